@@ -7,7 +7,7 @@ import numpy as np
 from mlir.passmanager import PassManager
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule
+from baco.gemmini.schedule import GemmSchedule, explicit_interior, explicit_ragged_k, pieces
 from baco.kernels.matmul import matmul_launch, reference
 from baco.options import CompileOptions
 from baco.passes.interior import _clamped_end, version_interior
@@ -51,3 +51,39 @@ def test_interior_and_edge_programs_of_one_launch_are_bit_exact():
     launch.kernel[launch.grid](*launch.args, target="sim", **dict(launch.options, loop_ws=False))
     expected = reference(a, b, bias=bias, out="int8", scale=0.02, schedule=schedule)
     np.testing.assert_array_equal(launch.y, expected)
+
+
+def test_the_ragged_k_version_keeps_only_the_k_windows_ends():
+    """Where M and N's windows are full but a K window is short: M and N's clamps removed, the K
+    windows' ends min(x, D), their starts unclamped (no lead rows); the edge version keeps all."""
+    res = run_pipeline(IR.read_text(), CompileOptions.of(loop_ws=False, double_buffer=True), until="loop-conv-ws")
+    with res.context:
+        cleanup = PassManager.parse("builtin.module(canonicalize,cse)")
+        cleanup.run(res.module.operation)
+        func = next(op for op in nested(res.module.operation) if op.name == "func.func" and len(op.regions[0].blocks))
+        assert version_interior(func)
+        cleanup.run(res.module.operation)
+        (branch,) = [op for op in body_ops(func) if op.name == "scf.if" and len(op.regions[1].blocks)]
+        (k_full,) = [op for op in body_ops(branch) if op.name == "scf.if"]
+        ragged_ops = [o for b in k_full.regions[1].blocks for op in b.operations for o in nested(op.operation)]
+        assert sum(_clamped_end(o) is not None for o in ragged_ops) == 0
+        assert not any(o.name == "arith.maxsi" for o in ragged_ops)
+        mins = [o for o in ragged_ops if o.name == "arith.minsi"]
+        assert len(mins) == 2          # A's and B's K window ends
+        assert sum(clamps(o.operation) for o in branch.regions[1].blocks[0].operations) >= 6     # the edge version
+
+
+def test_ragged_k_programs_are_bit_exact_and_classified():
+    """97 x 48 x 250 at 32/16/64: ragged-K programs (full M and N blocks, K steps 64, 64, 64, 58),
+    edge ones (the last row block); the model's classifier says which."""
+    rng = np.random.default_rng(6)
+    a = rng.integers(-128, 128, (97, 250), dtype=np.int8)
+    b = rng.integers(-128, 128, (250, 48), dtype=np.int8)
+    schedule = GemmSchedule(32, 16, 64, double_buffer=True)
+    launch = matmul_launch(a, b, out="int32", schedule=schedule, config=GemminiConfig())
+    launch.kernel[launch.grid](*launch.args, target="sim", **dict(launch.options, loop_ws=False))
+    np.testing.assert_array_equal(launch.y, reference(a, b, out="int32", schedule=schedule))
+    ksteps = pieces(250, 64)
+    assert explicit_ragged_k(32, 16, ksteps, schedule) and not explicit_interior(32, 16, ksteps, schedule)
+    assert not explicit_ragged_k(1, 16, ksteps, schedule) and not explicit_ragged_k(32, 16, pieces(256, 64), schedule)
+    assert explicit_ragged_k(32, 16, pieces(17, 64), schedule)      # K < the block: one short step

@@ -11,11 +11,11 @@ IR = Path(__file__).parent / "ir" / "matmul.baco.mlir"
 
 
 def k_loops(module):
-    """The K loops (those holding a compute nest) of the module's kernel: its interior and edge
-    versions' (baco.passes.interior)."""
+    """The K loops (those holding a compute nest) of the module's kernel: its interior, ragged-K and
+    edge versions' (baco.passes.interior)."""
     loops = [op for op in nested(module.operation) if op.name == "scf.for"
              and any(COMPUTE in o.attributes for o in body_ops(op) for o in nested(o))]
-    assert len(loops) == 2
+    assert len(loops) == 3
     return loops
 
 

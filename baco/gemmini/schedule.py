@@ -257,6 +257,14 @@ def explicit_interior(rows: int, cols: int, ksteps: list, s: GemmSchedule) -> bo
     return rows == s.block_m and cols == s.block_n and all(k == s.block_k for k in ksteps)
 
 
+def explicit_ragged_k(rows: int, cols: int, ksteps: list, s: GemmSchedule) -> bool:
+    """A program of a full rows x cols C block whose last K step is short (K not a multiple of the
+    K block, or K < the block) and all others full runs the compiler's ragged-K version
+    (baco.passes.interior): M and N extents constant, the K extent computed each step."""
+    return rows == s.block_m and cols == s.block_n and ksteps[-1] < s.block_k and \
+        all(k == s.block_k for k in ksteps[:-1])
+
+
 def instructions(terms: dict, table: dict):
     """RISC-V instructions of `terms` (term: how many times, numbers or tensors) at `table`'s
     instructions a term, summed in the terms' order."""

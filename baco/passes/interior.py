@@ -12,9 +12,18 @@ stepping by a constant (a block pointer advanced along K) is rewritten
 
 so the first copy's windows have constant extents and no lead rows: canonicalization folds
 them, and the lowering's streams get constant trip counts and no ragged branches. Other clamps
-stay in both copies. A K that is not a multiple of the K block fails the test for every program
-(its last K window is short). The test costs ~30 instructions a program; the kernel function of
-512^3 at 32/32/512 (DIM 16) grew from 11,618 to 13,866 bytes (the interior copy is small).
+stay in both copies. A K that is not a multiple of the K block fails that test for every program
+(its last K window is short), so where a loop's window ends past its offset (x = v + c, c > 0)
+the test is split in two:
+
+    if (those ends are >= 0 and every other clamp is the identity) {
+        if (those ends are <= D too) { body, clamps removed }
+        else { body, those clamps min(x, D), the others removed } } else { body }
+
+(the ragged-K version: M and N extents constant, only the K extent computed each step). The
+test costs ~30 instructions a program; the kernel function of 512^3 at 32/32/512 (DIM 16) grew
+from 11,618 to 13,866 bytes with the interior copy, to 18,498 with the ragged-K one (at 64/128/64:
+17,322 -> 23,438 bytes for the ragged-K copy).
 """
 from __future__ import annotations
 
@@ -131,12 +140,13 @@ def _clamps(top, hoist: _Hoist):
     return found
 
 
-def _condition(clamps, hoisted: dict):
-    """i1: every clamp's end lies in [0, D] on every iteration (built at the insertion point, over
-    the `hoisted` clones of the values it reads)."""
+def _condition(clamps, hoisted: dict, lows=True, skip_high=()):
+    """i1: every clamp's end lies in [0, D] on every iteration (only <= D without `lows`, only
+    >= 0 for the clamps in `skip_high`), built at the insertion point over the `hoisted` clones of
+    the values it reads."""
     conds = []
     at = lambda v: hoisted.get(v, v)      # noqa: E731
-    for _, (kind, what, c), bound in clamps:
+    for op, (kind, what, c), bound in clamps:
         bound = at(bound)
         if kind == "once":
             low = high = ir.binop("addi", at(what), ir.const_index(c)) if c else at(what)
@@ -145,7 +155,7 @@ def _condition(clamps, hoisted: dict):
             low = ir.binop("addi", init, ir.const_index(c))
             last = ir.binop("subi", ir.binop("subi", ub, lb), ir.const_index(1))
             high = ir.binop("addi", low, ir.binop("muli", last, ir.const_index(s)))
-        for cond in (("sge", low, None), ("sle", high, bound)):
+        for cond in (("sge", low, None),) * lows + (("sle", high, bound),) * (op not in skip_high):
             if cond not in conds:       # a window's two ends and its store's repeat a test
                 conds.append(cond)
     conds = [ir.cmpi(pred, a, ir.const_index(0) if b is None else b) for pred, a, b in conds]
@@ -153,6 +163,24 @@ def _condition(clamps, hoisted: dict):
     for c in conds[1:]:
         out = ir.binop("andi", out, c)
     return out
+
+
+def _unclamped_copy(rest, clamps, prefix, keep_min=()):
+    """Clone `rest` at the insertion point with each clamp min(max(x, 0), D) replaced by x, or by
+    min(x, D) for the clamps in `keep_min`; a clamp before the test is read as its x (`prefix`:
+    {its result: x})."""
+    clones = {}
+    for op, new in zip(rest, clone_with(rest, dict(prefix))):
+        clones.update(zip(nested(op), nested(new)))
+    for op in (op for op, _, _ in clamps if op in clones):
+        clamp = clones[op]
+        x = _clamped_end(clamp)[0]
+        if op in keep_min:
+            inner = next(i for i, v in enumerate(clamp.operands) if _binop_with_const(_defining(v), "arith.maxsi"))
+            clamp.operands[inner] = x
+        else:
+            clamp.result.replace_all_uses_with(x)
+    scf.YieldOp([])
 
 
 def versionable(func) -> bool:
@@ -178,20 +206,24 @@ def version_interior(func) -> bool:
     clamps = _clamps(ops[:-1], hoist)
     if not clamps:
         return False
-    prefix = set(ops[:split])       # clamps before the test, which the body copy reads: x instead
-    unclamped = {op.result: _clamped_end(op)[0] for op, _, _ in clamps if op in prefix}
+    prefix = {op.result: _clamped_end(op)[0] for op, _, _ in clamps if op in ops[:split]}
+    # the ends of a loop's windows past its offset (x = v + c, c > 0): a last short K step clips them
+    ragged = {op for op, (kind, _, c), _ in clamps if kind == "loop" and c > 0}
     with InsertionPoint(ops[split]), func.location:
         mapping = {}
         clone_with(sorted(hoist.needed, key=ops.index), mapping)
-        cond = _condition(clamps, mapping)
-        if_op = scf.IfOp(cond, [], has_else=True)
+        if_op = scf.IfOp(_condition(clamps, mapping, skip_high=ragged), [], has_else=True)
     with InsertionPoint(if_op.then_block), func.location:
-        clones = {}
-        for op, new in zip(rest, clone_with(rest, unclamped)):
-            clones.update(zip(nested(op), nested(new)))
-        for op in (op for op, _, _ in clamps if op not in prefix):     # min(max(x, 0), D) -> x
-            clones[op].result.replace_all_uses_with(_clamped_end(clones[op])[0])
-        scf.YieldOp([])
+        if ragged:          # M and N full: all K windows full too, or only the last K step's short
+            k_full = scf.IfOp(_condition([c for c in clamps if c[0] in ragged], mapping, lows=False), [],
+                              has_else=True)
+            with InsertionPoint(k_full.then_block):
+                _unclamped_copy(rest, clamps, prefix)
+            with InsertionPoint(k_full.else_block):
+                _unclamped_copy(rest, clamps, prefix, keep_min=ragged)
+            scf.YieldOp([])
+        else:
+            _unclamped_copy(rest, clamps, prefix)
     with InsertionPoint(if_op.else_block), func.location:
         anchor = scf.YieldOp([])
     for op in rest:

@@ -23,6 +23,18 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -84,461 +96,624 @@ module {
     %14 = arith.addi %5, %c16 : index
     %15 = arith.subi %12, %c1 : index
     %16 = arith.muli %15, %c32 : index
-    %17 = arith.addi %16, %c32 : index
-    %18 = arith.cmpi sge, %4, %c0 : index
-    %19 = arith.cmpi sle, %4, %arg3 : index
-    %20 = arith.cmpi sge, %13, %c0 : index
-    %21 = arith.cmpi sle, %13, %arg3 : index
-    %22 = arith.cmpi sge, %8, %c0 : index
-    %23 = arith.cmpi sle, %8, %c32 : index
-    %24 = arith.cmpi sge, %5, %c0 : index
-    %25 = arith.cmpi sle, %5, %arg4 : index
-    %26 = arith.cmpi sge, %14, %c0 : index
-    %27 = arith.cmpi sle, %14, %arg4 : index
-    %28 = arith.cmpi sge, %11, %c0 : index
-    %29 = arith.cmpi sle, %11, %c16 : index
-    %30 = arith.cmpi sle, %16, %arg5 : index
-    %31 = arith.cmpi sle, %17, %arg5 : index
-    %32 = arith.andi %18, %19 : i1
-    %33 = arith.andi %32, %20 : i1
-    %34 = arith.andi %33, %21 : i1
-    %35 = arith.andi %34, %22 : i1
-    %36 = arith.andi %35, %23 : i1
-    %37 = arith.andi %36, %24 : i1
-    %38 = arith.andi %37, %25 : i1
-    %39 = arith.andi %38, %26 : i1
-    %40 = arith.andi %39, %27 : i1
-    %41 = arith.andi %40, %28 : i1
+    %17 = arith.cmpi sge, %4, %c0 : index
+    %18 = arith.cmpi sle, %4, %arg3 : index
+    %19 = arith.cmpi sge, %13, %c0 : index
+    %20 = arith.cmpi sle, %13, %arg3 : index
+    %21 = arith.cmpi sge, %8, %c0 : index
+    %22 = arith.cmpi sle, %8, %c32 : index
+    %23 = arith.cmpi sge, %5, %c0 : index
+    %24 = arith.cmpi sle, %5, %arg4 : index
+    %25 = arith.cmpi sge, %14, %c0 : index
+    %26 = arith.cmpi sle, %14, %arg4 : index
+    %27 = arith.cmpi sge, %11, %c0 : index
+    %28 = arith.cmpi sle, %11, %c16 : index
+    %29 = arith.cmpi sle, %16, %arg5 : index
+    %30 = arith.andi %17, %18 : i1
+    %31 = arith.andi %30, %19 : i1
+    %32 = arith.andi %31, %20 : i1
+    %33 = arith.andi %32, %21 : i1
+    %34 = arith.andi %33, %22 : i1
+    %35 = arith.andi %34, %23 : i1
+    %36 = arith.andi %35, %24 : i1
+    %37 = arith.andi %36, %25 : i1
+    %38 = arith.andi %37, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
     %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    scf.if %46 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %47 = arith.index_cast %intptr : index to i64
-      %48 = arith.index_cast %offset : index to i64
-      %49 = arith.muli %48, %c4_i64 : i64
-      %50 = arith.addi %47, %49 : i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg14 = %c0 to %c2 step %c1 {
-        %58 = arith.index_cast %arg14 : index to i64
-        %59 = arith.muli %58, %c16_i64 : i64
-        %60 = arith.maxsi %59, %c0_i64 : i64
-        %61 = arith.addi %59, %c16_i64 : i64
-        %62 = arith.minsi %61, %c32_i64 : i64
-        %63 = arith.subi %62, %60 : i64
-        %64 = arith.ori %59, %c2147483648_i64 : i64
-        %65 = arith.subi %60, %59 : i64
-        %66 = arith.addi %64, %65 : i64
-        "instgem.mvin"(%50, %66, %c16_i64, %63) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %51:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %58 = arith.addi %arg15, %c32 : index
-        %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %59 = arith.index_cast %intptr_16 : index to i64
-        %60 = arith.index_cast %offset_13 : index to i64
-        %61 = arith.addi %59, %60 : i64
-        %62 = arith.index_cast %strides_15#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %62) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %68 = arith.index_cast %arg17 : index to i64
-          %69 = arith.muli %68, %c16_i64 : i64
-          %70 = arith.maxsi %69, %c0_i64 : i64
-          %71 = arith.addi %69, %c16_i64 : i64
-          %72 = arith.minsi %71, %c32_i64 : i64
-          %73 = arith.subi %72, %70 : i64
-          %74 = arith.muli %70, %62 : i64
-          %75 = arith.addi %61, %74 : i64
-          %76 = arith.muli %68, %c32_i64 : i64
-          %77 = arith.subi %70, %69 : i64
-          %78 = arith.addi %76, %77 : i64
-          "instgem.mvin"(%75, %78, %c32_i64, %73) : (i64, i64, i64, i64) -> ()
+    scf.if %42 {
+      %43 = arith.addi %16, %c32 : index
+      %44 = arith.cmpi sle, %43, %arg5 : index
+      %45 = arith.andi %44, %44 : i1
+      scf.if %45 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %46 = arith.index_cast %intptr : index to i64
+        %47 = arith.index_cast %offset : index to i64
+        %48 = arith.muli %47, %c4_i64 : i64
+        %49 = arith.addi %46, %48 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %57 = arith.index_cast %arg14 : index to i64
+          %58 = arith.muli %57, %c16_i64 : i64
+          %59 = arith.maxsi %58, %c0_i64 : i64
+          %60 = arith.addi %58, %c16_i64 : i64
+          %61 = arith.minsi %60, %c32_i64 : i64
+          %62 = arith.subi %61, %59 : i64
+          %63 = arith.ori %58, %c2147483648_i64 : i64
+          %64 = arith.subi %59, %58 : i64
+          %65 = arith.addi %63, %64 : i64
+          "instgem.mvin"(%49, %65, %c16_i64, %62) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %63 = arith.addi %arg16, %c32 : index
-        %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_18 = memref.cast %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %64 = arith.index_cast %intptr_23 : index to i64
-        %65 = arith.index_cast %offset_20 : index to i64
-        %66 = arith.addi %64, %65 : i64
-        %67 = arith.index_cast %strides_22#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %68 = arith.index_cast %arg17 : index to i64
-          %69 = arith.muli %68, %c16_i64 : i64
-          %70 = arith.maxsi %69, %c0_i64 : i64
-          %71 = arith.addi %69, %c16_i64 : i64
-          %72 = arith.minsi %71, %c32_i64 : i64
-          %73 = arith.subi %72, %70 : i64
-          %74 = arith.muli %70, %67 : i64
-          %75 = arith.addi %66, %74 : i64
-          %76 = arith.addi %69, %c64_i64 : i64
-          %77 = arith.subi %70, %69 : i64
-          %78 = arith.addi %76, %77 : i64
-          "instgem.mvin"(%75, %78, %c16_i64, %73) : (i64, i64, i64, i64) -> ()
+        %50:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %57 = arith.addi %arg15, %c32 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %58 = arith.index_cast %intptr_16 : index to i64
+          %59 = arith.index_cast %offset_13 : index to i64
+          %60 = arith.addi %58, %59 : i64
+          %61 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %61) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %67 = arith.index_cast %arg17 : index to i64
+            %68 = arith.muli %67, %c16_i64 : i64
+            %69 = arith.maxsi %68, %c0_i64 : i64
+            %70 = arith.addi %68, %c16_i64 : i64
+            %71 = arith.minsi %70, %c32_i64 : i64
+            %72 = arith.subi %71, %69 : i64
+            %73 = arith.muli %69, %61 : i64
+            %74 = arith.addi %60, %73 : i64
+            %75 = arith.muli %67, %c32_i64 : i64
+            %76 = arith.subi %69, %68 : i64
+            %77 = arith.addi %75, %76 : i64
+            "instgem.mvin"(%74, %77, %c32_i64, %72) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %62 = arith.addi %arg16, %c32 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %63 = arith.index_cast %intptr_23 : index to i64
+          %64 = arith.index_cast %offset_20 : index to i64
+          %65 = arith.addi %63, %64 : i64
+          %66 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %66) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %67 = arith.index_cast %arg17 : index to i64
+            %68 = arith.muli %67, %c16_i64 : i64
+            %69 = arith.maxsi %68, %c0_i64 : i64
+            %70 = arith.addi %68, %c16_i64 : i64
+            %71 = arith.minsi %70, %c32_i64 : i64
+            %72 = arith.subi %71, %69 : i64
+            %73 = arith.muli %69, %66 : i64
+            %74 = arith.addi %65, %73 : i64
+            %75 = arith.addi %68, %c64_i64 : i64
+            %76 = arith.subi %69, %68 : i64
+            %77 = arith.addi %75, %76 : i64
+            "instgem.mvin"(%74, %77, %c16_i64, %72) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %67 = arith.index_cast %arg17 : index to i64
+            %68 = arith.muli %67, %c16_i64 : i64
+            %69 = arith.subi %c32_i64, %68 : i64
+            %70 = arith.minsi %69, %c16_i64 : i64
+            %71 = arith.ori %68, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %70, %c4294967295_i64, %c16_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
+            %72 = arith.muli %67, %c32_i64 : i64
+            "instgem.compute_preloaded"(%72, %c16_i64, %70, %c64_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %70, %71, %c16_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
+            %73 = arith.addi %72, %c16_i64 : i64
+            "instgem.compute_accumulated"(%73, %c16_i64, %70, %c80_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          scf.yield %57, %62 : index, index
+        }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %51 = arith.index_cast %intptr_9 : index to i64
+        %52 = arith.index_cast %offset_6 : index to i64
+        %53 = arith.muli %52, %c4_i64 : i64
+        %54 = arith.addi %51, %53 : i64
+        %55 = arith.index_cast %strides_8#0 : index to i64
+        %56 = arith.muli %55, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %57 = arith.index_cast %arg14 : index to i64
+          %58 = arith.remsi %57, %c2_i64 : i64
+          %59 = arith.divsi %57, %c2_i64 : i64
+          %60 = arith.muli %58, %c16_i64 : i64
+          %61 = arith.maxsi %60, %c0_i64 : i64
+          %62 = arith.addi %60, %c16_i64 : i64
+          %63 = arith.minsi %62, %c32_i64 : i64
+          %64 = arith.subi %63, %61 : i64
+          %65 = arith.muli %61, %56 : i64
+          %66 = arith.addi %54, %65 : i64
+          %67 = arith.muli %59, %c64_i64 : i64
+          %68 = arith.addi %66, %67 : i64
+          %69 = arith.muli %59, %c16_i64 : i64
+          %70 = arith.addi %60, %69 : i64
+          %71 = arith.ori %70, %c2684354560_i64 : i64
+          %72 = arith.subi %61, %60 : i64
+          %73 = arith.addi %71, %72 : i64
+          %74 = arith.subi %c16_i64, %69 : i64
+          %75 = arith.minsi %74, %c16_i64 : i64
+          "instgem.mvout"(%68, %73, %75, %64) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %46 = arith.index_cast %intptr : index to i64
+        %47 = arith.index_cast %offset : index to i64
+        %48 = arith.muli %47, %c4_i64 : i64
+        %49 = arith.addi %46, %48 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %57 = arith.index_cast %arg14 : index to i64
+          %58 = arith.muli %57, %c16_i64 : i64
+          %59 = arith.maxsi %58, %c0_i64 : i64
+          %60 = arith.addi %58, %c16_i64 : i64
+          %61 = arith.minsi %60, %c32_i64 : i64
+          %62 = arith.subi %61, %59 : i64
+          %63 = arith.ori %58, %c2147483648_i64 : i64
+          %64 = arith.subi %59, %58 : i64
+          %65 = arith.addi %63, %64 : i64
+          "instgem.mvin"(%49, %65, %c16_i64, %62) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %68 = arith.index_cast %arg17 : index to i64
-          %69 = arith.muli %68, %c16_i64 : i64
-          %70 = arith.subi %c32_i64, %69 : i64
-          %71 = arith.minsi %70, %c16_i64 : i64
-          %72 = arith.ori %69, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %71, %c4294967295_i64, %c16_i64, %71) : (i64, i64, i64, i64, i64, i64) -> ()
-          %73 = arith.muli %68, %c32_i64 : i64
-          "instgem.compute_preloaded"(%73, %c16_i64, %71, %c64_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %71, %72, %c16_i64, %71) : (i64, i64, i64, i64, i64, i64) -> ()
-          %74 = arith.addi %73, %c16_i64 : i64
-          "instgem.compute_accumulated"(%74, %c16_i64, %71, %c80_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        } {gemmini.compute_nest}
-        scf.yield %58, %63 : index, index
-      }
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast_4 = memref.cast %subview_3 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %52 = arith.index_cast %intptr_9 : index to i64
-      %53 = arith.index_cast %offset_6 : index to i64
-      %54 = arith.muli %53, %c4_i64 : i64
-      %55 = arith.addi %52, %54 : i64
-      %56 = arith.index_cast %strides_8#0 : index to i64
-      %57 = arith.muli %56, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %57, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg14 = %c0 to %c2 step %c1 {
-        %58 = arith.index_cast %arg14 : index to i64
-        %59 = arith.remsi %58, %c2_i64 : i64
-        %60 = arith.divsi %58, %c2_i64 : i64
-        %61 = arith.muli %59, %c16_i64 : i64
-        %62 = arith.maxsi %61, %c0_i64 : i64
-        %63 = arith.addi %61, %c16_i64 : i64
-        %64 = arith.minsi %63, %c32_i64 : i64
-        %65 = arith.subi %64, %62 : i64
-        %66 = arith.muli %62, %57 : i64
-        %67 = arith.addi %55, %66 : i64
-        %68 = arith.muli %60, %c64_i64 : i64
-        %69 = arith.addi %67, %68 : i64
-        %70 = arith.muli %60, %c16_i64 : i64
-        %71 = arith.addi %61, %70 : i64
-        %72 = arith.ori %71, %c2684354560_i64 : i64
-        %73 = arith.subi %62, %61 : i64
-        %74 = arith.addi %72, %73 : i64
-        %75 = arith.subi %c16_i64, %70 : i64
-        %76 = arith.minsi %75, %c16_i64 : i64
-        "instgem.mvout"(%69, %74, %76, %65) : (i64, i64, i64, i64) -> ()
+        %50:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %57 = arith.addi %arg15, %c32 : index
+          %58 = arith.minsi %57, %arg5 : index
+          %59 = arith.subi %58, %arg15 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, %59] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %60 = arith.index_cast %59 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %61 = arith.index_cast %intptr_16 : index to i64
+          %62 = arith.index_cast %offset_13 : index to i64
+          %63 = arith.addi %61, %62 : i64
+          %64 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %89 = arith.index_cast %arg17 : index to i64
+            %90 = arith.muli %89, %c16_i64 : i64
+            %91 = arith.maxsi %90, %c0_i64 : i64
+            %92 = arith.addi %90, %c16_i64 : i64
+            %93 = arith.minsi %92, %c32_i64 : i64
+            %94 = arith.subi %93, %91 : i64
+            %95 = arith.muli %91, %64 : i64
+            %96 = arith.addi %63, %95 : i64
+            %97 = arith.muli %89, %c32_i64 : i64
+            %98 = arith.subi %91, %90 : i64
+            %99 = arith.addi %97, %98 : i64
+            %100 = arith.minsi %60, %c64_i64 : i64
+            "instgem.mvin"(%96, %99, %100, %94) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %65 = arith.addi %arg16, %c32 : index
+          %66 = arith.minsi %65, %arg5 : index
+          %67 = arith.subi %66, %arg16 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [%67, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %68 = arith.index_cast %67 : index to i64
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %69 = arith.index_cast %intptr_23 : index to i64
+          %70 = arith.index_cast %offset_20 : index to i64
+          %71 = arith.addi %69, %70 : i64
+          %72 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+          %73 = arith.maxsi %68, %c0_i64 : i64
+          %74 = arith.addi %73, %c15_i64 : i64
+          %75 = arith.divui %74, %c16_i64 : i64
+          %76 = arith.cmpi sgt, %68, %c0_i64 : i64
+          %77 = arith.extui %76 : i1 to i64
+          %78 = arith.muli %75, %77 : i64
+          %79 = arith.index_cast %78 : i64 to index
+          scf.for %arg17 = %c0 to %79 step %c1 {
+            %89 = arith.index_cast %arg17 : index to i64
+            %90 = arith.muli %89, %c16_i64 : i64
+            %91 = arith.maxsi %90, %c0_i64 : i64
+            %92 = arith.addi %90, %c16_i64 : i64
+            %93 = arith.minsi %92, %68 : i64
+            %94 = arith.subi %93, %91 : i64
+            %95 = arith.muli %91, %72 : i64
+            %96 = arith.addi %71, %95 : i64
+            %97 = arith.addi %90, %c64_i64 : i64
+            %98 = arith.subi %91, %90 : i64
+            %99 = arith.addi %97, %98 : i64
+            "instgem.mvin"(%96, %99, %c16_i64, %94) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %80 = arith.maxsi %60, %c0_i64 : i64
+          %81 = arith.minsi %80, %c32_i64 : i64
+          %82 = arith.minsi %73, %c32_i64 : i64
+          %83 = arith.minsi %81, %82 : i64
+          %84 = arith.ceildivsi %83, %c16_i64 : i64
+          %85 = arith.subi %84, %c1_i64 : i64
+          %86 = arith.cmpi sgt, %84, %c0_i64 : i64
+          %87 = arith.select %86, %c2_i64, %c0_i64 : i64
+          %88 = arith.index_cast %87 : i64 to index
+          scf.for %arg17 = %c0 to %88 step %c1 {
+            %89 = arith.index_cast %arg17 : index to i64
+            %90 = arith.muli %89, %c16_i64 : i64
+            %91 = arith.subi %c32_i64, %90 : i64
+            %92 = arith.minsi %91, %c16_i64 : i64
+            %93 = arith.ori %90, %c3221225472_i64 : i64
+            %94 = arith.cmpi eq, %85, %c0_i64 : i64
+            %95 = arith.select %94, %93, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %92, %95, %c16_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
+            %96 = arith.muli %89, %c32_i64 : i64
+            %97 = arith.minsi %81, %c16_i64 : i64
+            %98 = arith.minsi %82, %c16_i64 : i64
+            "instgem.compute_preloaded"(%96, %97, %92, %c64_i64, %c16_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+            %99 = arith.index_cast %84 : i64 to index
+            scf.for %arg18 = %c1 to %99 step %c1 {
+              %100 = arith.index_cast %arg18 : index to i64
+              %101 = arith.cmpi eq, %100, %85 : i64
+              %102 = arith.select %101, %93, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %92, %102, %c16_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
+              %103 = arith.muli %100, %c16_i64 : i64
+              %104 = arith.addi %96, %103 : i64
+              %105 = arith.subi %81, %103 : i64
+              %106 = arith.minsi %105, %c16_i64 : i64
+              %107 = arith.addi %103, %c64_i64 : i64
+              %108 = arith.subi %82, %103 : i64
+              %109 = arith.minsi %108, %c16_i64 : i64
+              "instgem.compute_accumulated"(%104, %106, %92, %107, %c16_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+          scf.yield %57, %65 : index, index
+        }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %51 = arith.index_cast %intptr_9 : index to i64
+        %52 = arith.index_cast %offset_6 : index to i64
+        %53 = arith.muli %52, %c4_i64 : i64
+        %54 = arith.addi %51, %53 : i64
+        %55 = arith.index_cast %strides_8#0 : index to i64
+        %56 = arith.muli %55, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %57 = arith.index_cast %arg14 : index to i64
+          %58 = arith.remsi %57, %c2_i64 : i64
+          %59 = arith.divsi %57, %c2_i64 : i64
+          %60 = arith.muli %58, %c16_i64 : i64
+          %61 = arith.maxsi %60, %c0_i64 : i64
+          %62 = arith.addi %60, %c16_i64 : i64
+          %63 = arith.minsi %62, %c32_i64 : i64
+          %64 = arith.subi %63, %61 : i64
+          %65 = arith.muli %61, %56 : i64
+          %66 = arith.addi %54, %65 : i64
+          %67 = arith.muli %59, %c64_i64 : i64
+          %68 = arith.addi %66, %67 : i64
+          %69 = arith.muli %59, %c16_i64 : i64
+          %70 = arith.addi %60, %69 : i64
+          %71 = arith.ori %70, %c2684354560_i64 : i64
+          %72 = arith.subi %61, %60 : i64
+          %73 = arith.addi %71, %72 : i64
+          %74 = arith.subi %c16_i64, %69 : i64
+          %75 = arith.minsi %74, %c16_i64 : i64
+          "instgem.mvout"(%68, %73, %75, %64) : (i64, i64, i64, i64) -> ()
+        }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %47 = arith.maxsi %13, %c0 : index
-      %48 = arith.minsi %47, %arg3 : index
-      %49 = arith.maxsi %8, %c0 : index
-      %50 = arith.minsi %49, %c32 : index
-      %51 = arith.subi %48, %7 : index
-      %52 = arith.maxsi %14, %c0 : index
-      %53 = arith.minsi %52, %arg4 : index
-      %54 = arith.maxsi %11, %c0 : index
-      %55 = arith.minsi %54, %c16 : index
-      %56 = arith.subi %53, %10 : index
-      %57 = arith.cmpi sgt, %55, %c0 : index
-      scf.if %57 {
+      %43 = arith.maxsi %13, %c0 : index
+      %44 = arith.minsi %43, %arg3 : index
+      %45 = arith.maxsi %8, %c0 : index
+      %46 = arith.minsi %45, %c32 : index
+      %47 = arith.subi %44, %7 : index
+      %48 = arith.maxsi %14, %c0 : index
+      %49 = arith.minsi %48, %arg4 : index
+      %50 = arith.maxsi %11, %c0 : index
+      %51 = arith.minsi %50, %c16 : index
+      %52 = arith.subi %49, %10 : index
+      %53 = arith.cmpi sgt, %51, %c0 : index
+      scf.if %53 {
         func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_1[%7, %10] [%51, %56] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %58 = arith.index_cast %50 : index to i64
-      %59 = arith.index_cast %51 : index to i64
-      %60 = arith.index_cast %56 : index to i64
+      %subview = memref.subview %reinterpret_cast_1[%7, %10] [%47, %52] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %54 = arith.index_cast %46 : index to i64
+      %55 = arith.index_cast %47 : index to i64
+      %56 = arith.index_cast %52 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %61 = arith.index_cast %intptr : index to i64
-      %62 = arith.index_cast %offset : index to i64
-      %63 = arith.muli %62, %c4_i64 : i64
-      %64 = arith.addi %61, %63 : i64
-      %65 = arith.addi %58, %59 : i64
-      %66 = arith.cmpi slt, %65, %c32_i64 : i64
-      %67 = arith.cmpi slt, %60, %c16_i64 : i64
-      %68 = arith.ori %66, %67 : i1
-      scf.if %68 {
+      %57 = arith.index_cast %intptr : index to i64
+      %58 = arith.index_cast %offset : index to i64
+      %59 = arith.muli %58, %c4_i64 : i64
+      %60 = arith.addi %57, %59 : i64
+      %61 = arith.addi %54, %55 : i64
+      %62 = arith.cmpi slt, %61, %c32_i64 : i64
+      %63 = arith.cmpi slt, %56, %c16_i64 : i64
+      %64 = arith.ori %62, %63 : i1
+      scf.if %64 {
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg14 = %c0 to %c2 step %c1 {
-          %95 = arith.index_cast %arg14 : index to i64
-          %96 = arith.muli %95, %c16_i64 : i64
-          %97 = arith.ori %96, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %97, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %91 = arith.index_cast %arg14 : index to i64
+          %92 = arith.muli %91, %c16_i64 : i64
+          %93 = arith.ori %92, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %93, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %69 = arith.maxsi %58, %c0_i64 : i64
-      %70 = arith.divui %69, %c16_i64 : i64
-      %71 = arith.maxsi %65, %c0_i64 : i64
-      %72 = arith.addi %71, %c15_i64 : i64
-      %73 = arith.divui %72, %c16_i64 : i64
-      %74 = arith.subi %73, %70 : i64
-      %75 = arith.cmpi sgt, %59, %c0_i64 : i64
-      %76 = arith.extui %75 : i1 to i64
-      %77 = arith.muli %74, %76 : i64
-      %78 = arith.index_cast %77 : i64 to index
-      scf.for %arg14 = %c0 to %78 step %c1 {
-        %95 = arith.index_cast %arg14 : index to i64
-        %96 = arith.addi %70, %95 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %58 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %65 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.ori %97, %c2147483648_i64 : i64
-        %103 = arith.subi %98, %97 : i64
-        %104 = arith.addi %102, %103 : i64
-        %105 = arith.minsi %60, %c16_i64 : i64
-        "instgem.mvin"(%64, %104, %105, %101) : (i64, i64, i64, i64) -> ()
+      %65 = arith.maxsi %54, %c0_i64 : i64
+      %66 = arith.divui %65, %c16_i64 : i64
+      %67 = arith.maxsi %61, %c0_i64 : i64
+      %68 = arith.addi %67, %c15_i64 : i64
+      %69 = arith.divui %68, %c16_i64 : i64
+      %70 = arith.subi %69, %66 : i64
+      %71 = arith.cmpi sgt, %55, %c0_i64 : i64
+      %72 = arith.extui %71 : i1 to i64
+      %73 = arith.muli %70, %72 : i64
+      %74 = arith.index_cast %73 : i64 to index
+      scf.for %arg14 = %c0 to %74 step %c1 {
+        %91 = arith.index_cast %arg14 : index to i64
+        %92 = arith.addi %66, %91 : i64
+        %93 = arith.muli %92, %c16_i64 : i64
+        %94 = arith.maxsi %93, %54 : i64
+        %95 = arith.addi %93, %c16_i64 : i64
+        %96 = arith.minsi %95, %61 : i64
+        %97 = arith.subi %96, %94 : i64
+        %98 = arith.ori %93, %c2147483648_i64 : i64
+        %99 = arith.subi %94, %93 : i64
+        %100 = arith.addi %98, %99 : i64
+        %101 = arith.minsi %56, %c16_i64 : i64
+        "instgem.mvin"(%60, %100, %101, %97) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %79 = arith.addi %69, %c15_i64 : i64
-      %80 = arith.divui %79, %c16_i64 : i64
-      %81 = arith.cmpi sgt, %58, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg14 = %c0 to %84 step %c1 {
-        %95 = arith.index_cast %arg14 : index to i64
-        %96 = arith.muli %95, %c16_i64 : i64
-        %97 = arith.maxsi %96, %c0_i64 : i64
-        %98 = arith.addi %96, %c16_i64 : i64
-        %99 = arith.minsi %98, %58 : i64
-        %100 = arith.subi %99, %97 : i64
-        %101 = arith.ori %96, %c2147483648_i64 : i64
-        %102 = arith.subi %97, %96 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.minsi %60, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %103, %104, %100) : (i64, i64, i64, i64) -> ()
+      %75 = arith.addi %65, %c15_i64 : i64
+      %76 = arith.divui %75, %c16_i64 : i64
+      %77 = arith.cmpi sgt, %54, %c0_i64 : i64
+      %78 = arith.extui %77 : i1 to i64
+      %79 = arith.muli %76, %78 : i64
+      %80 = arith.index_cast %79 : i64 to index
+      scf.for %arg14 = %c0 to %80 step %c1 {
+        %91 = arith.index_cast %arg14 : index to i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %c0_i64 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %54 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.ori %92, %c2147483648_i64 : i64
+        %98 = arith.subi %93, %92 : i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.minsi %56, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %99, %100, %96) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %85:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %95 = arith.maxsi %arg15, %c0 : index
-        %96 = arith.minsi %95, %arg5 : index
-        %97 = arith.addi %arg15, %c32 : index
-        %98 = arith.maxsi %97, %c0 : index
-        %99 = arith.minsi %98, %arg5 : index
-        %100 = arith.subi %96, %arg15 : index
-        %101 = arith.maxsi %100, %c0 : index
-        %102 = arith.minsi %101, %c32 : index
-        %103 = arith.subi %99, %96 : index
-        %104 = arith.cmpi sgt, %102, %c0 : index
-        scf.if %104 {
+      %81:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+        %91 = arith.maxsi %arg15, %c0 : index
+        %92 = arith.minsi %91, %arg5 : index
+        %93 = arith.addi %arg15, %c32 : index
+        %94 = arith.maxsi %93, %c0 : index
+        %95 = arith.minsi %94, %arg5 : index
+        %96 = arith.subi %92, %arg15 : index
+        %97 = arith.maxsi %96, %c0 : index
+        %98 = arith.minsi %97, %c32 : index
+        %99 = arith.subi %95, %92 : index
+        %100 = arith.cmpi sgt, %98, %c0 : index
+        scf.if %100 {
           func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_9 = memref.subview %reinterpret_cast[%7, %96] [%51, %103] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %105 = arith.index_cast %103 : index to i64
+        %subview_9 = memref.subview %reinterpret_cast[%7, %92] [%47, %99] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %101 = arith.index_cast %99 : index to i64
         %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %106 = arith.index_cast %intptr_14 : index to i64
-        %107 = arith.index_cast %offset_11 : index to i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.index_cast %strides_13#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %78 step %c1 {
-          %156 = arith.index_cast %arg17 : index to i64
-          %157 = arith.addi %70, %156 : i64
-          %158 = arith.muli %157, %c16_i64 : i64
-          %159 = arith.maxsi %158, %58 : i64
-          %160 = arith.addi %158, %c16_i64 : i64
-          %161 = arith.minsi %160, %65 : i64
-          %162 = arith.subi %161, %159 : i64
-          %163 = arith.subi %159, %58 : i64
-          %164 = arith.muli %163, %109 : i64
-          %165 = arith.addi %108, %164 : i64
-          %166 = arith.muli %157, %c32_i64 : i64
-          %167 = arith.subi %159, %158 : i64
-          %168 = arith.addi %166, %167 : i64
-          %169 = arith.minsi %105, %c64_i64 : i64
-          "instgem.mvin"(%165, %168, %169, %162) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg17 = %c0 to %84 step %c1 {
-          %156 = arith.index_cast %arg17 : index to i64
-          %157 = arith.muli %156, %c16_i64 : i64
-          %158 = arith.maxsi %157, %c0_i64 : i64
-          %159 = arith.addi %157, %c16_i64 : i64
-          %160 = arith.minsi %159, %58 : i64
-          %161 = arith.subi %160, %158 : i64
-          %162 = arith.muli %156, %c32_i64 : i64
-          %163 = arith.subi %158, %157 : i64
+        %102 = arith.index_cast %intptr_14 : index to i64
+        %103 = arith.index_cast %offset_11 : index to i64
+        %104 = arith.addi %102, %103 : i64
+        %105 = arith.index_cast %strides_13#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %105) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %74 step %c1 {
+          %152 = arith.index_cast %arg17 : index to i64
+          %153 = arith.addi %66, %152 : i64
+          %154 = arith.muli %153, %c16_i64 : i64
+          %155 = arith.maxsi %154, %54 : i64
+          %156 = arith.addi %154, %c16_i64 : i64
+          %157 = arith.minsi %156, %61 : i64
+          %158 = arith.subi %157, %155 : i64
+          %159 = arith.subi %155, %54 : i64
+          %160 = arith.muli %159, %105 : i64
+          %161 = arith.addi %104, %160 : i64
+          %162 = arith.muli %153, %c32_i64 : i64
+          %163 = arith.subi %155, %154 : i64
           %164 = arith.addi %162, %163 : i64
-          %165 = arith.minsi %105, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %164, %165, %161) : (i64, i64, i64, i64) -> ()
+          %165 = arith.minsi %101, %c64_i64 : i64
+          "instgem.mvin"(%161, %164, %165, %158) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %110 = arith.maxsi %arg16, %c0 : index
-        %111 = arith.minsi %110, %arg5 : index
-        %112 = arith.addi %arg16, %c32 : index
-        %113 = arith.maxsi %112, %c0 : index
-        %114 = arith.minsi %113, %arg5 : index
-        %115 = arith.subi %111, %arg16 : index
-        %116 = arith.maxsi %115, %c0 : index
-        %117 = arith.minsi %116, %c32 : index
-        %118 = arith.subi %114, %111 : index
-        scf.if %57 {
+        scf.for %arg17 = %c0 to %80 step %c1 {
+          %152 = arith.index_cast %arg17 : index to i64
+          %153 = arith.muli %152, %c16_i64 : i64
+          %154 = arith.maxsi %153, %c0_i64 : i64
+          %155 = arith.addi %153, %c16_i64 : i64
+          %156 = arith.minsi %155, %54 : i64
+          %157 = arith.subi %156, %154 : i64
+          %158 = arith.muli %152, %c32_i64 : i64
+          %159 = arith.subi %154, %153 : i64
+          %160 = arith.addi %158, %159 : i64
+          %161 = arith.minsi %101, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %160, %161, %157) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %106 = arith.maxsi %arg16, %c0 : index
+        %107 = arith.minsi %106, %arg5 : index
+        %108 = arith.addi %arg16, %c32 : index
+        %109 = arith.maxsi %108, %c0 : index
+        %110 = arith.minsi %109, %arg5 : index
+        %111 = arith.subi %107, %arg16 : index
+        %112 = arith.maxsi %111, %c0 : index
+        %113 = arith.minsi %112, %c32 : index
+        %114 = arith.subi %110, %107 : index
+        scf.if %53 {
           func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_15 = memref.subview %reinterpret_cast_0[%111, %10] [%118, %56] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %119 = arith.index_cast %117 : index to i64
-        %120 = arith.index_cast %118 : index to i64
-        %121 = arith.addi %119, %120 : i64
+        %subview_15 = memref.subview %reinterpret_cast_0[%107, %10] [%114, %52] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %115 = arith.index_cast %113 : index to i64
+        %116 = arith.index_cast %114 : index to i64
+        %117 = arith.addi %115, %116 : i64
         %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %122 = arith.index_cast %intptr_20 : index to i64
-        %123 = arith.index_cast %offset_17 : index to i64
-        %124 = arith.addi %122, %123 : i64
-        %125 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
-        %126 = arith.maxsi %119, %c0_i64 : i64
-        %127 = arith.divui %126, %c16_i64 : i64
-        %128 = arith.maxsi %121, %c0_i64 : i64
-        %129 = arith.addi %128, %c15_i64 : i64
-        %130 = arith.divui %129, %c16_i64 : i64
-        %131 = arith.subi %130, %127 : i64
-        %132 = arith.cmpi sgt, %120, %c0_i64 : i64
-        %133 = arith.extui %132 : i1 to i64
-        %134 = arith.muli %131, %133 : i64
-        %135 = arith.index_cast %134 : i64 to index
-        scf.for %arg17 = %c0 to %135 step %c1 {
-          %156 = arith.index_cast %arg17 : index to i64
-          %157 = arith.addi %127, %156 : i64
-          %158 = arith.muli %157, %c16_i64 : i64
-          %159 = arith.maxsi %158, %119 : i64
-          %160 = arith.addi %158, %c16_i64 : i64
-          %161 = arith.minsi %160, %121 : i64
-          %162 = arith.subi %161, %159 : i64
-          %163 = arith.subi %159, %119 : i64
-          %164 = arith.muli %163, %125 : i64
-          %165 = arith.addi %124, %164 : i64
-          %166 = arith.addi %158, %c64_i64 : i64
-          %167 = arith.subi %159, %158 : i64
-          %168 = arith.addi %166, %167 : i64
-          %169 = arith.minsi %60, %c64_i64 : i64
-          "instgem.mvin"(%165, %168, %169, %162) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %136 = arith.addi %126, %c15_i64 : i64
-        %137 = arith.divui %136, %c16_i64 : i64
-        %138 = arith.cmpi sgt, %119, %c0_i64 : i64
-        %139 = arith.extui %138 : i1 to i64
-        %140 = arith.muli %137, %139 : i64
-        %141 = arith.index_cast %140 : i64 to index
-        scf.for %arg17 = %c0 to %141 step %c1 {
-          %156 = arith.index_cast %arg17 : index to i64
-          %157 = arith.muli %156, %c16_i64 : i64
-          %158 = arith.maxsi %157, %c0_i64 : i64
-          %159 = arith.addi %157, %c16_i64 : i64
-          %160 = arith.minsi %159, %119 : i64
-          %161 = arith.subi %160, %158 : i64
-          %162 = arith.addi %157, %c64_i64 : i64
-          %163 = arith.subi %158, %157 : i64
+        %118 = arith.index_cast %intptr_20 : index to i64
+        %119 = arith.index_cast %offset_17 : index to i64
+        %120 = arith.addi %118, %119 : i64
+        %121 = arith.index_cast %strides_19#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
+        %122 = arith.maxsi %115, %c0_i64 : i64
+        %123 = arith.divui %122, %c16_i64 : i64
+        %124 = arith.maxsi %117, %c0_i64 : i64
+        %125 = arith.addi %124, %c15_i64 : i64
+        %126 = arith.divui %125, %c16_i64 : i64
+        %127 = arith.subi %126, %123 : i64
+        %128 = arith.cmpi sgt, %116, %c0_i64 : i64
+        %129 = arith.extui %128 : i1 to i64
+        %130 = arith.muli %127, %129 : i64
+        %131 = arith.index_cast %130 : i64 to index
+        scf.for %arg17 = %c0 to %131 step %c1 {
+          %152 = arith.index_cast %arg17 : index to i64
+          %153 = arith.addi %123, %152 : i64
+          %154 = arith.muli %153, %c16_i64 : i64
+          %155 = arith.maxsi %154, %115 : i64
+          %156 = arith.addi %154, %c16_i64 : i64
+          %157 = arith.minsi %156, %117 : i64
+          %158 = arith.subi %157, %155 : i64
+          %159 = arith.subi %155, %115 : i64
+          %160 = arith.muli %159, %121 : i64
+          %161 = arith.addi %120, %160 : i64
+          %162 = arith.addi %154, %c64_i64 : i64
+          %163 = arith.subi %155, %154 : i64
           %164 = arith.addi %162, %163 : i64
-          %165 = arith.minsi %60, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %164, %165, %161) : (i64, i64, i64, i64) -> ()
+          %165 = arith.minsi %56, %c64_i64 : i64
+          "instgem.mvin"(%161, %164, %165, %158) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %142 = arith.minsi %71, %c32_i64 : i64
-        %143 = arith.maxsi %105, %c0_i64 : i64
-        %144 = arith.minsi %143, %c32_i64 : i64
-        %145 = arith.minsi %128, %c32_i64 : i64
-        %146 = arith.maxsi %60, %c0_i64 : i64
-        %147 = arith.minsi %146, %c16_i64 : i64
-        %148 = arith.ceildivsi %142, %c16_i64 : i64
-        %149 = arith.ceildivsi %147, %c16_i64 : i64
-        %150 = arith.minsi %144, %145 : i64
-        %151 = arith.ceildivsi %150, %c16_i64 : i64
-        %152 = arith.subi %151, %c1_i64 : i64
-        %153 = arith.cmpi sgt, %151, %c0_i64 : i64
-        %154 = arith.select %153, %148, %c0_i64 : i64
-        %155 = arith.index_cast %154 : i64 to index
-        scf.for %arg17 = %c0 to %155 step %c1 {
-          %156 = arith.index_cast %arg17 : index to i64
-          %157 = arith.index_cast %149 : i64 to index
-          scf.for %arg18 = %c0 to %157 step %c1 {
-            %158 = arith.index_cast %arg18 : index to i64
-            %159 = arith.muli %156, %c16_i64 : i64
-            %160 = arith.subi %142, %159 : i64
-            %161 = arith.minsi %160, %c16_i64 : i64
-            %162 = arith.muli %158, %c16_i64 : i64
-            %163 = arith.subi %147, %162 : i64
-            %164 = arith.minsi %163, %c16_i64 : i64
-            %165 = arith.addi %159, %162 : i64
-            %166 = arith.ori %165, %c3221225472_i64 : i64
-            %167 = arith.cmpi eq, %152, %c0_i64 : i64
-            %168 = arith.select %167, %166, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %164, %161, %168, %164, %161) : (i64, i64, i64, i64, i64, i64) -> ()
-            %169 = arith.muli %156, %c32_i64 : i64
-            %170 = arith.minsi %144, %c16_i64 : i64
-            %171 = arith.addi %162, %c64_i64 : i64
-            %172 = arith.minsi %145, %c16_i64 : i64
-            "instgem.compute_preloaded"(%169, %170, %161, %171, %164, %172) : (i64, i64, i64, i64, i64, i64) -> ()
-            %173 = arith.index_cast %151 : i64 to index
-            scf.for %arg19 = %c1 to %173 step %c1 {
-              %174 = arith.index_cast %arg19 : index to i64
-              %175 = arith.cmpi eq, %174, %152 : i64
-              %176 = arith.select %175, %166, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %164, %161, %176, %164, %161) : (i64, i64, i64, i64, i64, i64) -> ()
-              %177 = arith.muli %174, %c16_i64 : i64
-              %178 = arith.addi %169, %177 : i64
-              %179 = arith.subi %144, %177 : i64
+        %132 = arith.addi %122, %c15_i64 : i64
+        %133 = arith.divui %132, %c16_i64 : i64
+        %134 = arith.cmpi sgt, %115, %c0_i64 : i64
+        %135 = arith.extui %134 : i1 to i64
+        %136 = arith.muli %133, %135 : i64
+        %137 = arith.index_cast %136 : i64 to index
+        scf.for %arg17 = %c0 to %137 step %c1 {
+          %152 = arith.index_cast %arg17 : index to i64
+          %153 = arith.muli %152, %c16_i64 : i64
+          %154 = arith.maxsi %153, %c0_i64 : i64
+          %155 = arith.addi %153, %c16_i64 : i64
+          %156 = arith.minsi %155, %115 : i64
+          %157 = arith.subi %156, %154 : i64
+          %158 = arith.addi %153, %c64_i64 : i64
+          %159 = arith.subi %154, %153 : i64
+          %160 = arith.addi %158, %159 : i64
+          %161 = arith.minsi %56, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %160, %161, %157) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %138 = arith.minsi %67, %c32_i64 : i64
+        %139 = arith.maxsi %101, %c0_i64 : i64
+        %140 = arith.minsi %139, %c32_i64 : i64
+        %141 = arith.minsi %124, %c32_i64 : i64
+        %142 = arith.maxsi %56, %c0_i64 : i64
+        %143 = arith.minsi %142, %c16_i64 : i64
+        %144 = arith.ceildivsi %138, %c16_i64 : i64
+        %145 = arith.ceildivsi %143, %c16_i64 : i64
+        %146 = arith.minsi %140, %141 : i64
+        %147 = arith.ceildivsi %146, %c16_i64 : i64
+        %148 = arith.subi %147, %c1_i64 : i64
+        %149 = arith.cmpi sgt, %147, %c0_i64 : i64
+        %150 = arith.select %149, %144, %c0_i64 : i64
+        %151 = arith.index_cast %150 : i64 to index
+        scf.for %arg17 = %c0 to %151 step %c1 {
+          %152 = arith.index_cast %arg17 : index to i64
+          %153 = arith.index_cast %145 : i64 to index
+          scf.for %arg18 = %c0 to %153 step %c1 {
+            %154 = arith.index_cast %arg18 : index to i64
+            %155 = arith.muli %152, %c16_i64 : i64
+            %156 = arith.subi %138, %155 : i64
+            %157 = arith.minsi %156, %c16_i64 : i64
+            %158 = arith.muli %154, %c16_i64 : i64
+            %159 = arith.subi %143, %158 : i64
+            %160 = arith.minsi %159, %c16_i64 : i64
+            %161 = arith.addi %155, %158 : i64
+            %162 = arith.ori %161, %c3221225472_i64 : i64
+            %163 = arith.cmpi eq, %148, %c0_i64 : i64
+            %164 = arith.select %163, %162, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %160, %157, %164, %160, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+            %165 = arith.muli %152, %c32_i64 : i64
+            %166 = arith.minsi %140, %c16_i64 : i64
+            %167 = arith.addi %158, %c64_i64 : i64
+            %168 = arith.minsi %141, %c16_i64 : i64
+            "instgem.compute_preloaded"(%165, %166, %157, %167, %160, %168) : (i64, i64, i64, i64, i64, i64) -> ()
+            %169 = arith.index_cast %147 : i64 to index
+            scf.for %arg19 = %c1 to %169 step %c1 {
+              %170 = arith.index_cast %arg19 : index to i64
+              %171 = arith.cmpi eq, %170, %148 : i64
+              %172 = arith.select %171, %162, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %160, %157, %172, %160, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+              %173 = arith.muli %170, %c16_i64 : i64
+              %174 = arith.addi %165, %173 : i64
+              %175 = arith.subi %140, %173 : i64
+              %176 = arith.minsi %175, %c16_i64 : i64
+              %177 = arith.addi %173, %158 : i64
+              %178 = arith.addi %177, %c64_i64 : i64
+              %179 = arith.subi %141, %173 : i64
               %180 = arith.minsi %179, %c16_i64 : i64
-              %181 = arith.addi %177, %162 : i64
-              %182 = arith.addi %181, %c64_i64 : i64
-              %183 = arith.subi %145, %177 : i64
-              %184 = arith.minsi %183, %c16_i64 : i64
-              "instgem.compute_accumulated"(%178, %180, %161, %182, %164, %184) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%174, %176, %157, %178, %160, %180) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.yield %97, %112 : index, index
+        scf.yield %93, %108 : index, index
       }
       %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      scf.if %57 {
+      scf.if %53 {
         func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
       }
-      %subview_3 = memref.subview %reinterpret_cast_2[%7, %10] [%51, %56] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %subview_3 = memref.subview %reinterpret_cast_2[%7, %10] [%47, %52] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
       %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %86 = arith.index_cast %intptr_8 : index to i64
-      %87 = arith.index_cast %offset_5 : index to i64
-      %88 = arith.muli %87, %c4_i64 : i64
-      %89 = arith.addi %86, %88 : i64
-      %90 = arith.index_cast %strides_7#0 : index to i64
-      %91 = arith.muli %90, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %91, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %92 = arith.ceildivsi %60, %c16_i64 : i64
-      %93 = arith.muli %77, %92 : i64
-      %94 = arith.index_cast %93 : i64 to index
-      scf.for %arg14 = %c0 to %94 step %c1 {
-        %95 = arith.index_cast %arg14 : index to i64
-        %96 = arith.remsi %95, %77 : i64
-        %97 = arith.divsi %95, %77 : i64
-        %98 = arith.addi %70, %96 : i64
-        %99 = arith.muli %98, %c16_i64 : i64
-        %100 = arith.maxsi %99, %58 : i64
-        %101 = arith.addi %99, %c16_i64 : i64
-        %102 = arith.minsi %101, %65 : i64
-        %103 = arith.subi %102, %100 : i64
-        %104 = arith.subi %100, %58 : i64
-        %105 = arith.muli %104, %91 : i64
-        %106 = arith.addi %89, %105 : i64
-        %107 = arith.muli %97, %c64_i64 : i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.muli %97, %c16_i64 : i64
-        %110 = arith.addi %99, %109 : i64
-        %111 = arith.ori %110, %c2684354560_i64 : i64
-        %112 = arith.subi %100, %99 : i64
-        %113 = arith.addi %111, %112 : i64
-        %114 = arith.subi %60, %109 : i64
-        %115 = arith.minsi %114, %c16_i64 : i64
-        "instgem.mvout"(%108, %113, %115, %103) : (i64, i64, i64, i64) -> ()
+      %82 = arith.index_cast %intptr_8 : index to i64
+      %83 = arith.index_cast %offset_5 : index to i64
+      %84 = arith.muli %83, %c4_i64 : i64
+      %85 = arith.addi %82, %84 : i64
+      %86 = arith.index_cast %strides_7#0 : index to i64
+      %87 = arith.muli %86, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %87, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %88 = arith.ceildivsi %56, %c16_i64 : i64
+      %89 = arith.muli %73, %88 : i64
+      %90 = arith.index_cast %89 : i64 to index
+      scf.for %arg14 = %c0 to %90 step %c1 {
+        %91 = arith.index_cast %arg14 : index to i64
+        %92 = arith.remsi %91, %73 : i64
+        %93 = arith.divsi %91, %73 : i64
+        %94 = arith.addi %66, %92 : i64
+        %95 = arith.muli %94, %c16_i64 : i64
+        %96 = arith.maxsi %95, %54 : i64
+        %97 = arith.addi %95, %c16_i64 : i64
+        %98 = arith.minsi %97, %61 : i64
+        %99 = arith.subi %98, %96 : i64
+        %100 = arith.subi %96, %54 : i64
+        %101 = arith.muli %100, %87 : i64
+        %102 = arith.addi %85, %101 : i64
+        %103 = arith.muli %93, %c64_i64 : i64
+        %104 = arith.addi %102, %103 : i64
+        %105 = arith.muli %93, %c16_i64 : i64
+        %106 = arith.addi %95, %105 : i64
+        %107 = arith.ori %106, %c2684354560_i64 : i64
+        %108 = arith.subi %96, %95 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.subi %56, %105 : i64
+        %111 = arith.minsi %110, %c16_i64 : i64
+        "instgem.mvout"(%104, %109, %111, %99) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -21,6 +21,18 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -74,393 +86,528 @@ module {
     %14 = arith.addi %5, %c32 : index
     %15 = arith.subi %6, %c1 : index
     %16 = arith.muli %15, %c16 : index
-    %17 = arith.addi %16, %c16 : index
-    %18 = arith.cmpi sge, %4, %c0 : index
-    %19 = arith.cmpi sle, %4, %arg3 : index
-    %20 = arith.cmpi sge, %13, %c0 : index
-    %21 = arith.cmpi sle, %13, %arg3 : index
-    %22 = arith.cmpi sge, %9, %c0 : index
-    %23 = arith.cmpi sle, %9, %c16 : index
-    %24 = arith.cmpi sge, %5, %c0 : index
-    %25 = arith.cmpi sle, %5, %arg4 : index
-    %26 = arith.cmpi sge, %14, %c0 : index
-    %27 = arith.cmpi sle, %14, %arg4 : index
-    %28 = arith.cmpi sge, %12, %c0 : index
-    %29 = arith.cmpi sle, %12, %c32 : index
-    %30 = arith.cmpi sle, %16, %arg5 : index
-    %31 = arith.cmpi sle, %17, %arg5 : index
-    %32 = arith.andi %18, %19 : i1
-    %33 = arith.andi %32, %20 : i1
-    %34 = arith.andi %33, %21 : i1
-    %35 = arith.andi %34, %22 : i1
-    %36 = arith.andi %35, %23 : i1
-    %37 = arith.andi %36, %24 : i1
-    %38 = arith.andi %37, %25 : i1
-    %39 = arith.andi %38, %26 : i1
-    %40 = arith.andi %39, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %20 : i1
-    %44 = arith.andi %43, %21 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %30 : i1
-    %48 = arith.andi %47, %31 : i1
-    %49 = arith.andi %48, %26 : i1
-    %50 = arith.andi %49, %27 : i1
-    scf.if %50 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %c2 step %c1 {
-        %58 = arith.index_cast %arg7 : index to i64
-        %59 = arith.muli %58, %c16_i64 : i64
-        %60 = arith.subi %c32_i64, %59 : i64
-        %61 = arith.minsi %60, %c16_i64 : i64
-        %62 = arith.ori %59, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %62, %61, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %51:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-        %58 = arith.addi %arg8, %c16 : index
-        %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
-        %cast_3 = memref.cast %subview_2 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %59 = arith.index_cast %intptr_8 : index to i64
-        %60 = arith.index_cast %offset_5 : index to i64
-        %61 = arith.addi %59, %60 : i64
-        %62 = arith.index_cast %strides_7#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %62) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%61, %c0_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %63 = arith.addi %arg9, %c16 : index
-        %subview_9 = memref.subview %reinterpret_cast_0[%arg9, %5] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
-        %cast_10 = memref.cast %subview_9 : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %64 = arith.index_cast %intptr_15 : index to i64
-        %65 = arith.index_cast %offset_12 : index to i64
-        %66 = arith.addi %64, %65 : i64
-        %67 = arith.index_cast %strides_14#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%66, %c16_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c2 step %c1 {
-          %68 = arith.index_cast %arg10 : index to i64
-          %69 = arith.muli %68, %c16_i64 : i64
-          %70 = arith.subi %c32_i64, %69 : i64
-          %71 = arith.minsi %70, %c16_i64 : i64
-          %72 = arith.ori %69, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %71, %c16_i64, %72, %71, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %73 = arith.addi %69, %c16_i64 : i64
-          "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %73, %71, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %17 = arith.cmpi sge, %4, %c0 : index
+    %18 = arith.cmpi sle, %4, %arg3 : index
+    %19 = arith.cmpi sge, %13, %c0 : index
+    %20 = arith.cmpi sle, %13, %arg3 : index
+    %21 = arith.cmpi sge, %9, %c0 : index
+    %22 = arith.cmpi sle, %9, %c16 : index
+    %23 = arith.cmpi sge, %5, %c0 : index
+    %24 = arith.cmpi sle, %5, %arg4 : index
+    %25 = arith.cmpi sge, %14, %c0 : index
+    %26 = arith.cmpi sle, %14, %arg4 : index
+    %27 = arith.cmpi sge, %12, %c0 : index
+    %28 = arith.cmpi sle, %12, %c32 : index
+    %29 = arith.cmpi sle, %16, %arg5 : index
+    %30 = arith.andi %17, %18 : i1
+    %31 = arith.andi %30, %19 : i1
+    %32 = arith.andi %31, %20 : i1
+    %33 = arith.andi %32, %21 : i1
+    %34 = arith.andi %33, %22 : i1
+    %35 = arith.andi %34, %23 : i1
+    %36 = arith.andi %35, %24 : i1
+    %37 = arith.andi %36, %25 : i1
+    %38 = arith.andi %37, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %19 : i1
+    %42 = arith.andi %41, %20 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %29 : i1
+    %45 = arith.andi %44, %25 : i1
+    %46 = arith.andi %45, %26 : i1
+    scf.if %46 {
+      %47 = arith.addi %16, %c16 : index
+      %48 = arith.cmpi sle, %47, %arg5 : index
+      %49 = arith.andi %48, %48 : i1
+      scf.if %49 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %57 = arith.index_cast %arg7 : index to i64
+          %58 = arith.muli %57, %c16_i64 : i64
+          %59 = arith.subi %c32_i64, %58 : i64
+          %60 = arith.minsi %59, %c16_i64 : i64
+          %61 = arith.ori %58, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %61, %60, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %50:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %57 = arith.addi %arg8, %c16 : index
+          %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
+          %cast_3 = memref.cast %subview_2 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %58 = arith.index_cast %intptr_8 : index to i64
+          %59 = arith.index_cast %offset_5 : index to i64
+          %60 = arith.addi %58, %59 : i64
+          %61 = arith.index_cast %strides_7#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %61) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%60, %c0_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %62 = arith.addi %arg9, %c16 : index
+          %subview_9 = memref.subview %reinterpret_cast_0[%arg9, %5] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+          %cast_10 = memref.cast %subview_9 : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %63 = arith.index_cast %intptr_15 : index to i64
+          %64 = arith.index_cast %offset_12 : index to i64
+          %65 = arith.addi %63, %64 : i64
+          %66 = arith.index_cast %strides_14#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %66) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%65, %c16_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %67 = arith.index_cast %arg10 : index to i64
+            %68 = arith.muli %67, %c16_i64 : i64
+            %69 = arith.subi %c32_i64, %68 : i64
+            %70 = arith.minsi %69, %c16_i64 : i64
+            %71 = arith.ori %68, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %70, %c16_i64, %71, %70, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %72 = arith.addi %68, %c16_i64 : i64
+            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %72, %70, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %57, %62 : index, index
         }
-        scf.yield %58, %63 : index, index
-      }
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_1[%4, %5] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %52 = arith.index_cast %intptr : index to i64
-      %53 = arith.index_cast %offset : index to i64
-      %54 = arith.addi %52, %53 : i64
-      %55 = arith.index_cast %strides#0 : index to i64
-      %56 = arith.bitcast %arg6 : f32 to i32
-      %57 = arith.extui %56 : i32 to i64
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %55, %57) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %c2 step %c1 {
-        %58 = arith.index_cast %arg7 : index to i64
-        %59 = arith.muli %58, %c16_i64 : i64
-        %60 = arith.addi %54, %59 : i64
-        %61 = arith.ori %59, %c2147483648_i64 : i64
-        %62 = arith.subi %c32_i64, %59 : i64
-        %63 = arith.minsi %62, %c16_i64 : i64
-        "instgem.mvout"(%60, %61, %63, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %51 = arith.index_cast %intptr : index to i64
+        %52 = arith.index_cast %offset : index to i64
+        %53 = arith.addi %51, %52 : i64
+        %54 = arith.index_cast %strides#0 : index to i64
+        %55 = arith.bitcast %arg6 : f32 to i32
+        %56 = arith.extui %55 : i32 to i64
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %54, %56) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %57 = arith.index_cast %arg7 : index to i64
+          %58 = arith.muli %57, %c16_i64 : i64
+          %59 = arith.addi %53, %58 : i64
+          %60 = arith.ori %58, %c2147483648_i64 : i64
+          %61 = arith.subi %c32_i64, %58 : i64
+          %62 = arith.minsi %61, %c16_i64 : i64
+          "instgem.mvout"(%59, %60, %62, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %57 = arith.index_cast %arg7 : index to i64
+          %58 = arith.muli %57, %c16_i64 : i64
+          %59 = arith.subi %c32_i64, %58 : i64
+          %60 = arith.minsi %59, %c16_i64 : i64
+          %61 = arith.ori %58, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %61, %60, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %50:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %57 = arith.addi %arg8, %c16 : index
+          %58 = arith.minsi %57, %arg5 : index
+          %59 = arith.subi %58, %arg8 : index
+          %subview_2 = memref.subview %reinterpret_cast[%4, %arg8] [16, %59] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x?xi8, strided<[?, 1], offset: ?>>
+          %cast_3 = memref.cast %subview_2 : memref<16x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %60 = arith.index_cast %59 : index to i64
+          %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<16x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %61 = arith.index_cast %intptr_8 : index to i64
+          %62 = arith.index_cast %offset_5 : index to i64
+          %63 = arith.addi %61, %62 : i64
+          %64 = arith.index_cast %strides_7#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %65 = arith.minsi %60, %c64_i64 : i64
+          "instgem.mvin"(%63, %c0_i64, %65, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %66 = arith.addi %arg9, %c16 : index
+          %67 = arith.minsi %66, %arg5 : index
+          %68 = arith.subi %67, %arg9 : index
+          %subview_9 = memref.subview %reinterpret_cast_0[%arg9, %5] [%68, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+          %cast_10 = memref.cast %subview_9 : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %69 = arith.index_cast %68 : index to i64
+          %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %70 = arith.index_cast %intptr_15 : index to i64
+          %71 = arith.index_cast %offset_12 : index to i64
+          %72 = arith.addi %70, %71 : i64
+          %73 = arith.index_cast %strides_14#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
+          %74 = arith.maxsi %69, %c0_i64 : i64
+          %75 = arith.addi %74, %c15_i64 : i64
+          %76 = arith.divui %75, %c16_i64 : i64
+          %77 = arith.cmpi sgt, %69, %c0_i64 : i64
+          %78 = arith.extui %77 : i1 to i64
+          %79 = arith.muli %76, %78 : i64
+          %80 = arith.index_cast %79 : i64 to index
+          scf.for %arg10 = %c0 to %80 step %c1 {
+            %90 = arith.index_cast %arg10 : index to i64
+            %91 = arith.muli %90, %c16_i64 : i64
+            %92 = arith.maxsi %91, %c0_i64 : i64
+            %93 = arith.addi %91, %c16_i64 : i64
+            %94 = arith.minsi %93, %69 : i64
+            %95 = arith.subi %94, %92 : i64
+            %96 = arith.muli %92, %73 : i64
+            %97 = arith.addi %72, %96 : i64
+            %98 = arith.muli %90, %c32_i64 : i64
+            %99 = arith.addi %98, %c16_i64 : i64
+            %100 = arith.subi %92, %91 : i64
+            %101 = arith.addi %99, %100 : i64
+            "instgem.mvin"(%97, %101, %c32_i64, %95) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %81 = arith.maxsi %60, %c0_i64 : i64
+          %82 = arith.minsi %81, %c16_i64 : i64
+          %83 = arith.minsi %74, %c16_i64 : i64
+          %84 = arith.minsi %82, %83 : i64
+          %85 = arith.ceildivsi %84, %c16_i64 : i64
+          %86 = arith.subi %85, %c1_i64 : i64
+          %87 = arith.cmpi sgt, %85, %c0_i64 : i64
+          %88 = arith.extui %87 : i1 to i64
+          %89 = arith.index_cast %88 : i64 to index
+          scf.for %arg10 = %c0 to %89 step %c1 {
+            %90 = arith.index_cast %arg10 : index to i64
+            scf.for %arg11 = %c0 to %c2 step %c1 {
+              %91 = arith.index_cast %arg11 : index to i64
+              %92 = arith.muli %90, %c16_i64 : i64
+              %93 = arith.subi %c16_i64, %92 : i64
+              %94 = arith.minsi %93, %c16_i64 : i64
+              %95 = arith.muli %91, %c16_i64 : i64
+              %96 = arith.subi %c32_i64, %95 : i64
+              %97 = arith.minsi %96, %c16_i64 : i64
+              %98 = arith.muli %90, %c32_i64 : i64
+              %99 = arith.addi %98, %95 : i64
+              %100 = arith.ori %99, %c3221225472_i64 : i64
+              %101 = arith.cmpi eq, %86, %c0_i64 : i64
+              %102 = arith.select %101, %100, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %97, %94, %102, %97, %94) : (i64, i64, i64, i64, i64, i64) -> ()
+              %103 = arith.minsi %82, %c16_i64 : i64
+              %104 = arith.addi %95, %c16_i64 : i64
+              %105 = arith.minsi %83, %c16_i64 : i64
+              "instgem.compute_preloaded"(%92, %103, %94, %104, %97, %105) : (i64, i64, i64, i64, i64, i64) -> ()
+              %106 = arith.index_cast %85 : i64 to index
+              scf.for %arg12 = %c1 to %106 step %c1 {
+                %107 = arith.index_cast %arg12 : index to i64
+                %108 = arith.cmpi eq, %107, %86 : i64
+                %109 = arith.select %108, %100, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %97, %94, %109, %97, %94) : (i64, i64, i64, i64, i64, i64) -> ()
+                %110 = arith.muli %107, %c16_i64 : i64
+                %111 = arith.addi %92, %110 : i64
+                %112 = arith.subi %82, %110 : i64
+                %113 = arith.minsi %112, %c16_i64 : i64
+                %114 = arith.muli %107, %c32_i64 : i64
+                %115 = arith.addi %114, %95 : i64
+                %116 = arith.addi %115, %c16_i64 : i64
+                %117 = arith.subi %83, %110 : i64
+                %118 = arith.minsi %117, %c16_i64 : i64
+                "instgem.compute_accumulated"(%111, %113, %94, %116, %97, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          scf.yield %57, %66 : index, index
+        }
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %51 = arith.index_cast %intptr : index to i64
+        %52 = arith.index_cast %offset : index to i64
+        %53 = arith.addi %51, %52 : i64
+        %54 = arith.index_cast %strides#0 : index to i64
+        %55 = arith.bitcast %arg6 : f32 to i32
+        %56 = arith.extui %55 : i32 to i64
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %54, %56) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %57 = arith.index_cast %arg7 : index to i64
+          %58 = arith.muli %57, %c16_i64 : i64
+          %59 = arith.addi %53, %58 : i64
+          %60 = arith.ori %58, %c2147483648_i64 : i64
+          %61 = arith.subi %c32_i64, %58 : i64
+          %62 = arith.minsi %61, %c16_i64 : i64
+          "instgem.mvout"(%59, %60, %62, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg7 = %c0 to %c2 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.muli %85, %c16_i64 : i64
-        %87 = arith.subi %c32_i64, %86 : i64
-        %88 = arith.minsi %87, %c16_i64 : i64
-        %89 = arith.ori %86, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %89, %88, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %81 = arith.index_cast %arg7 : index to i64
+        %82 = arith.muli %81, %c16_i64 : i64
+        %83 = arith.subi %c32_i64, %82 : i64
+        %84 = arith.minsi %83, %c16_i64 : i64
+        %85 = arith.ori %82, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %85, %84, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %51:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-        %85 = arith.maxsi %13, %c0 : index
-        %86 = arith.minsi %85, %arg3 : index
-        %87 = arith.maxsi %9, %c0 : index
-        %88 = arith.minsi %87, %c16 : index
-        %89 = arith.subi %86, %8 : index
-        %90 = arith.maxsi %arg8, %c0 : index
-        %91 = arith.minsi %90, %arg5 : index
-        %92 = arith.addi %arg8, %c16 : index
-        %93 = arith.maxsi %92, %c0 : index
-        %94 = arith.minsi %93, %arg5 : index
-        %95 = arith.subi %91, %arg8 : index
-        %96 = arith.maxsi %95, %c0 : index
-        %97 = arith.minsi %96, %c16 : index
-        %98 = arith.subi %94, %91 : index
-        %99 = arith.cmpi sgt, %97, %c0 : index
-        scf.if %99 {
+      %47:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %81 = arith.maxsi %13, %c0 : index
+        %82 = arith.minsi %81, %arg3 : index
+        %83 = arith.maxsi %9, %c0 : index
+        %84 = arith.minsi %83, %c16 : index
+        %85 = arith.subi %82, %8 : index
+        %86 = arith.maxsi %arg8, %c0 : index
+        %87 = arith.minsi %86, %arg5 : index
+        %88 = arith.addi %arg8, %c16 : index
+        %89 = arith.maxsi %88, %c0 : index
+        %90 = arith.minsi %89, %arg5 : index
+        %91 = arith.subi %87, %arg8 : index
+        %92 = arith.maxsi %91, %c0 : index
+        %93 = arith.minsi %92, %c16 : index
+        %94 = arith.subi %90, %87 : index
+        %95 = arith.cmpi sgt, %93, %c0 : index
+        scf.if %95 {
           func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
         }
-        %subview_2 = memref.subview %reinterpret_cast[%8, %91] [%89, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %100 = arith.index_cast %88 : index to i64
-        %101 = arith.index_cast %89 : index to i64
-        %102 = arith.index_cast %98 : index to i64
-        %103 = arith.addi %100, %101 : i64
+        %subview_2 = memref.subview %reinterpret_cast[%8, %87] [%85, %94] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %96 = arith.index_cast %84 : index to i64
+        %97 = arith.index_cast %85 : index to i64
+        %98 = arith.index_cast %94 : index to i64
+        %99 = arith.addi %96, %97 : i64
         %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %104 = arith.index_cast %intptr_7 : index to i64
-        %105 = arith.index_cast %offset_4 : index to i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.index_cast %strides_6#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
-        %108 = arith.maxsi %100, %c0_i64 : i64
-        %109 = arith.divui %108, %c16_i64 : i64
-        %110 = arith.maxsi %103, %c0_i64 : i64
-        %111 = arith.addi %110, %c15_i64 : i64
-        %112 = arith.divui %111, %c16_i64 : i64
-        %113 = arith.subi %112, %109 : i64
-        %114 = arith.cmpi sgt, %101, %c0_i64 : i64
-        %115 = arith.extui %114 : i1 to i64
-        %116 = arith.muli %113, %115 : i64
-        %117 = arith.index_cast %116 : i64 to index
-        scf.for %arg10 = %c0 to %117 step %c1 {
-          %177 = arith.index_cast %arg10 : index to i64
-          %178 = arith.addi %109, %177 : i64
-          %179 = arith.muli %178, %c16_i64 : i64
-          %180 = arith.maxsi %179, %100 : i64
-          %181 = arith.addi %179, %c16_i64 : i64
-          %182 = arith.minsi %181, %103 : i64
-          %183 = arith.subi %182, %180 : i64
-          %184 = arith.subi %180, %100 : i64
-          %185 = arith.muli %184, %107 : i64
-          %186 = arith.addi %106, %185 : i64
-          %187 = arith.subi %180, %179 : i64
-          %188 = arith.addi %179, %187 : i64
-          %189 = arith.minsi %102, %c64_i64 : i64
-          "instgem.mvin"(%186, %188, %189, %183) : (i64, i64, i64, i64) -> ()
+        %100 = arith.index_cast %intptr_7 : index to i64
+        %101 = arith.index_cast %offset_4 : index to i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.index_cast %strides_6#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %103) : (i64, i64, i64, i64, i64, i64) -> ()
+        %104 = arith.maxsi %96, %c0_i64 : i64
+        %105 = arith.divui %104, %c16_i64 : i64
+        %106 = arith.maxsi %99, %c0_i64 : i64
+        %107 = arith.addi %106, %c15_i64 : i64
+        %108 = arith.divui %107, %c16_i64 : i64
+        %109 = arith.subi %108, %105 : i64
+        %110 = arith.cmpi sgt, %97, %c0_i64 : i64
+        %111 = arith.extui %110 : i1 to i64
+        %112 = arith.muli %109, %111 : i64
+        %113 = arith.index_cast %112 : i64 to index
+        scf.for %arg10 = %c0 to %113 step %c1 {
+          %173 = arith.index_cast %arg10 : index to i64
+          %174 = arith.addi %105, %173 : i64
+          %175 = arith.muli %174, %c16_i64 : i64
+          %176 = arith.maxsi %175, %96 : i64
+          %177 = arith.addi %175, %c16_i64 : i64
+          %178 = arith.minsi %177, %99 : i64
+          %179 = arith.subi %178, %176 : i64
+          %180 = arith.subi %176, %96 : i64
+          %181 = arith.muli %180, %103 : i64
+          %182 = arith.addi %102, %181 : i64
+          %183 = arith.subi %176, %175 : i64
+          %184 = arith.addi %175, %183 : i64
+          %185 = arith.minsi %98, %c64_i64 : i64
+          "instgem.mvin"(%182, %184, %185, %179) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %118 = arith.addi %108, %c15_i64 : i64
-        %119 = arith.divui %118, %c16_i64 : i64
-        %120 = arith.cmpi sgt, %100, %c0_i64 : i64
-        %121 = arith.extui %120 : i1 to i64
-        %122 = arith.muli %119, %121 : i64
-        %123 = arith.index_cast %122 : i64 to index
-        scf.for %arg10 = %c0 to %123 step %c1 {
-          %177 = arith.index_cast %arg10 : index to i64
-          %178 = arith.muli %177, %c16_i64 : i64
-          %179 = arith.maxsi %178, %c0_i64 : i64
-          %180 = arith.addi %178, %c16_i64 : i64
-          %181 = arith.minsi %180, %100 : i64
-          %182 = arith.subi %181, %179 : i64
-          %183 = arith.subi %179, %178 : i64
-          %184 = arith.addi %178, %183 : i64
-          %185 = arith.minsi %102, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %184, %185, %182) : (i64, i64, i64, i64) -> ()
+        %114 = arith.addi %104, %c15_i64 : i64
+        %115 = arith.divui %114, %c16_i64 : i64
+        %116 = arith.cmpi sgt, %96, %c0_i64 : i64
+        %117 = arith.extui %116 : i1 to i64
+        %118 = arith.muli %115, %117 : i64
+        %119 = arith.index_cast %118 : i64 to index
+        scf.for %arg10 = %c0 to %119 step %c1 {
+          %173 = arith.index_cast %arg10 : index to i64
+          %174 = arith.muli %173, %c16_i64 : i64
+          %175 = arith.maxsi %174, %c0_i64 : i64
+          %176 = arith.addi %174, %c16_i64 : i64
+          %177 = arith.minsi %176, %96 : i64
+          %178 = arith.subi %177, %175 : i64
+          %179 = arith.subi %175, %174 : i64
+          %180 = arith.addi %174, %179 : i64
+          %181 = arith.minsi %98, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %180, %181, %178) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %124 = arith.maxsi %arg9, %c0 : index
-        %125 = arith.minsi %124, %arg5 : index
-        %126 = arith.addi %arg9, %c16 : index
-        %127 = arith.maxsi %126, %c0 : index
-        %128 = arith.minsi %127, %arg5 : index
-        %129 = arith.subi %125, %arg9 : index
-        %130 = arith.maxsi %129, %c0 : index
-        %131 = arith.minsi %130, %c16 : index
-        %132 = arith.subi %128, %125 : index
-        %133 = arith.maxsi %14, %c0 : index
-        %134 = arith.minsi %133, %arg4 : index
-        %135 = arith.maxsi %12, %c0 : index
-        %136 = arith.minsi %135, %c32 : index
-        %137 = arith.subi %134, %11 : index
-        %138 = arith.cmpi sgt, %136, %c0 : index
-        scf.if %138 {
+        %120 = arith.maxsi %arg9, %c0 : index
+        %121 = arith.minsi %120, %arg5 : index
+        %122 = arith.addi %arg9, %c16 : index
+        %123 = arith.maxsi %122, %c0 : index
+        %124 = arith.minsi %123, %arg5 : index
+        %125 = arith.subi %121, %arg9 : index
+        %126 = arith.maxsi %125, %c0 : index
+        %127 = arith.minsi %126, %c16 : index
+        %128 = arith.subi %124, %121 : index
+        %129 = arith.maxsi %14, %c0 : index
+        %130 = arith.minsi %129, %arg4 : index
+        %131 = arith.maxsi %12, %c0 : index
+        %132 = arith.minsi %131, %c32 : index
+        %133 = arith.subi %130, %11 : index
+        %134 = arith.cmpi sgt, %132, %c0 : index
+        scf.if %134 {
           func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
         }
-        %subview_8 = memref.subview %reinterpret_cast_0[%125, %11] [%132, %137] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %139 = arith.index_cast %131 : index to i64
-        %140 = arith.index_cast %132 : index to i64
-        %141 = arith.index_cast %137 : index to i64
-        %142 = arith.addi %139, %140 : i64
+        %subview_8 = memref.subview %reinterpret_cast_0[%121, %11] [%128, %133] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %135 = arith.index_cast %127 : index to i64
+        %136 = arith.index_cast %128 : index to i64
+        %137 = arith.index_cast %133 : index to i64
+        %138 = arith.addi %135, %136 : i64
         %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %143 = arith.index_cast %intptr_13 : index to i64
-        %144 = arith.index_cast %offset_10 : index to i64
-        %145 = arith.addi %143, %144 : i64
-        %146 = arith.index_cast %strides_12#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %146) : (i64, i64, i64, i64, i64, i64) -> ()
-        %147 = arith.maxsi %139, %c0_i64 : i64
-        %148 = arith.divui %147, %c16_i64 : i64
-        %149 = arith.maxsi %142, %c0_i64 : i64
-        %150 = arith.addi %149, %c15_i64 : i64
-        %151 = arith.divui %150, %c16_i64 : i64
-        %152 = arith.subi %151, %148 : i64
-        %153 = arith.cmpi sgt, %140, %c0_i64 : i64
-        %154 = arith.extui %153 : i1 to i64
-        %155 = arith.muli %152, %154 : i64
-        %156 = arith.index_cast %155 : i64 to index
-        scf.for %arg10 = %c0 to %156 step %c1 {
-          %177 = arith.index_cast %arg10 : index to i64
-          %178 = arith.addi %148, %177 : i64
-          %179 = arith.muli %178, %c16_i64 : i64
-          %180 = arith.maxsi %179, %139 : i64
-          %181 = arith.addi %179, %c16_i64 : i64
-          %182 = arith.minsi %181, %142 : i64
-          %183 = arith.subi %182, %180 : i64
-          %184 = arith.subi %180, %139 : i64
-          %185 = arith.muli %184, %146 : i64
-          %186 = arith.addi %145, %185 : i64
-          %187 = arith.muli %178, %c32_i64 : i64
-          %188 = arith.addi %187, %c16_i64 : i64
-          %189 = arith.subi %180, %179 : i64
-          %190 = arith.addi %188, %189 : i64
-          %191 = arith.minsi %141, %c64_i64 : i64
-          "instgem.mvin"(%186, %190, %191, %183) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %157 = arith.addi %147, %c15_i64 : i64
-        %158 = arith.divui %157, %c16_i64 : i64
-        %159 = arith.cmpi sgt, %139, %c0_i64 : i64
-        %160 = arith.extui %159 : i1 to i64
-        %161 = arith.muli %158, %160 : i64
-        %162 = arith.index_cast %161 : i64 to index
-        scf.for %arg10 = %c0 to %162 step %c1 {
-          %177 = arith.index_cast %arg10 : index to i64
-          %178 = arith.muli %177, %c16_i64 : i64
-          %179 = arith.maxsi %178, %c0_i64 : i64
-          %180 = arith.addi %178, %c16_i64 : i64
-          %181 = arith.minsi %180, %139 : i64
-          %182 = arith.subi %181, %179 : i64
-          %183 = arith.muli %177, %c32_i64 : i64
+        %139 = arith.index_cast %intptr_13 : index to i64
+        %140 = arith.index_cast %offset_10 : index to i64
+        %141 = arith.addi %139, %140 : i64
+        %142 = arith.index_cast %strides_12#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
+        %143 = arith.maxsi %135, %c0_i64 : i64
+        %144 = arith.divui %143, %c16_i64 : i64
+        %145 = arith.maxsi %138, %c0_i64 : i64
+        %146 = arith.addi %145, %c15_i64 : i64
+        %147 = arith.divui %146, %c16_i64 : i64
+        %148 = arith.subi %147, %144 : i64
+        %149 = arith.cmpi sgt, %136, %c0_i64 : i64
+        %150 = arith.extui %149 : i1 to i64
+        %151 = arith.muli %148, %150 : i64
+        %152 = arith.index_cast %151 : i64 to index
+        scf.for %arg10 = %c0 to %152 step %c1 {
+          %173 = arith.index_cast %arg10 : index to i64
+          %174 = arith.addi %144, %173 : i64
+          %175 = arith.muli %174, %c16_i64 : i64
+          %176 = arith.maxsi %175, %135 : i64
+          %177 = arith.addi %175, %c16_i64 : i64
+          %178 = arith.minsi %177, %138 : i64
+          %179 = arith.subi %178, %176 : i64
+          %180 = arith.subi %176, %135 : i64
+          %181 = arith.muli %180, %142 : i64
+          %182 = arith.addi %141, %181 : i64
+          %183 = arith.muli %174, %c32_i64 : i64
           %184 = arith.addi %183, %c16_i64 : i64
-          %185 = arith.subi %179, %178 : i64
+          %185 = arith.subi %176, %175 : i64
           %186 = arith.addi %184, %185 : i64
-          %187 = arith.minsi %141, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %186, %187, %182) : (i64, i64, i64, i64) -> ()
+          %187 = arith.minsi %137, %c64_i64 : i64
+          "instgem.mvin"(%182, %186, %187, %179) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %163 = arith.minsi %110, %c16_i64 : i64
-        %164 = arith.maxsi %102, %c0_i64 : i64
-        %165 = arith.minsi %164, %c16_i64 : i64
-        %166 = arith.minsi %149, %c16_i64 : i64
-        %167 = arith.maxsi %141, %c0_i64 : i64
-        %168 = arith.minsi %167, %c32_i64 : i64
-        %169 = arith.ceildivsi %163, %c16_i64 : i64
-        %170 = arith.ceildivsi %168, %c16_i64 : i64
-        %171 = arith.minsi %165, %166 : i64
-        %172 = arith.ceildivsi %171, %c16_i64 : i64
-        %173 = arith.subi %172, %c1_i64 : i64
-        %174 = arith.cmpi sgt, %172, %c0_i64 : i64
-        %175 = arith.select %174, %169, %c0_i64 : i64
-        %176 = arith.index_cast %175 : i64 to index
-        scf.for %arg10 = %c0 to %176 step %c1 {
-          %177 = arith.index_cast %arg10 : index to i64
-          %178 = arith.index_cast %170 : i64 to index
-          scf.for %arg11 = %c0 to %178 step %c1 {
-            %179 = arith.index_cast %arg11 : index to i64
-            %180 = arith.muli %177, %c16_i64 : i64
-            %181 = arith.subi %163, %180 : i64
-            %182 = arith.minsi %181, %c16_i64 : i64
-            %183 = arith.muli %179, %c16_i64 : i64
-            %184 = arith.subi %168, %183 : i64
-            %185 = arith.minsi %184, %c16_i64 : i64
-            %186 = arith.muli %177, %c32_i64 : i64
-            %187 = arith.addi %186, %183 : i64
-            %188 = arith.ori %187, %c3221225472_i64 : i64
-            %189 = arith.cmpi eq, %173, %c0_i64 : i64
-            %190 = arith.select %189, %188, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %185, %182, %190, %185, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-            %191 = arith.minsi %165, %c16_i64 : i64
-            %192 = arith.addi %183, %c16_i64 : i64
-            %193 = arith.minsi %166, %c16_i64 : i64
-            "instgem.compute_preloaded"(%180, %191, %182, %192, %185, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-            %194 = arith.index_cast %172 : i64 to index
-            scf.for %arg12 = %c1 to %194 step %c1 {
-              %195 = arith.index_cast %arg12 : index to i64
-              %196 = arith.cmpi eq, %195, %173 : i64
-              %197 = arith.select %196, %188, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %185, %182, %197, %185, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-              %198 = arith.muli %195, %c16_i64 : i64
-              %199 = arith.addi %180, %198 : i64
-              %200 = arith.subi %165, %198 : i64
-              %201 = arith.minsi %200, %c16_i64 : i64
-              %202 = arith.muli %195, %c32_i64 : i64
-              %203 = arith.addi %202, %183 : i64
-              %204 = arith.addi %203, %c16_i64 : i64
-              %205 = arith.subi %166, %198 : i64
-              %206 = arith.minsi %205, %c16_i64 : i64
-              "instgem.compute_accumulated"(%199, %201, %182, %204, %185, %206) : (i64, i64, i64, i64, i64, i64) -> ()
+        %153 = arith.addi %143, %c15_i64 : i64
+        %154 = arith.divui %153, %c16_i64 : i64
+        %155 = arith.cmpi sgt, %135, %c0_i64 : i64
+        %156 = arith.extui %155 : i1 to i64
+        %157 = arith.muli %154, %156 : i64
+        %158 = arith.index_cast %157 : i64 to index
+        scf.for %arg10 = %c0 to %158 step %c1 {
+          %173 = arith.index_cast %arg10 : index to i64
+          %174 = arith.muli %173, %c16_i64 : i64
+          %175 = arith.maxsi %174, %c0_i64 : i64
+          %176 = arith.addi %174, %c16_i64 : i64
+          %177 = arith.minsi %176, %135 : i64
+          %178 = arith.subi %177, %175 : i64
+          %179 = arith.muli %173, %c32_i64 : i64
+          %180 = arith.addi %179, %c16_i64 : i64
+          %181 = arith.subi %175, %174 : i64
+          %182 = arith.addi %180, %181 : i64
+          %183 = arith.minsi %137, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %182, %183, %178) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %159 = arith.minsi %106, %c16_i64 : i64
+        %160 = arith.maxsi %98, %c0_i64 : i64
+        %161 = arith.minsi %160, %c16_i64 : i64
+        %162 = arith.minsi %145, %c16_i64 : i64
+        %163 = arith.maxsi %137, %c0_i64 : i64
+        %164 = arith.minsi %163, %c32_i64 : i64
+        %165 = arith.ceildivsi %159, %c16_i64 : i64
+        %166 = arith.ceildivsi %164, %c16_i64 : i64
+        %167 = arith.minsi %161, %162 : i64
+        %168 = arith.ceildivsi %167, %c16_i64 : i64
+        %169 = arith.subi %168, %c1_i64 : i64
+        %170 = arith.cmpi sgt, %168, %c0_i64 : i64
+        %171 = arith.select %170, %165, %c0_i64 : i64
+        %172 = arith.index_cast %171 : i64 to index
+        scf.for %arg10 = %c0 to %172 step %c1 {
+          %173 = arith.index_cast %arg10 : index to i64
+          %174 = arith.index_cast %166 : i64 to index
+          scf.for %arg11 = %c0 to %174 step %c1 {
+            %175 = arith.index_cast %arg11 : index to i64
+            %176 = arith.muli %173, %c16_i64 : i64
+            %177 = arith.subi %159, %176 : i64
+            %178 = arith.minsi %177, %c16_i64 : i64
+            %179 = arith.muli %175, %c16_i64 : i64
+            %180 = arith.subi %164, %179 : i64
+            %181 = arith.minsi %180, %c16_i64 : i64
+            %182 = arith.muli %173, %c32_i64 : i64
+            %183 = arith.addi %182, %179 : i64
+            %184 = arith.ori %183, %c3221225472_i64 : i64
+            %185 = arith.cmpi eq, %169, %c0_i64 : i64
+            %186 = arith.select %185, %184, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %181, %178, %186, %181, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+            %187 = arith.minsi %161, %c16_i64 : i64
+            %188 = arith.addi %179, %c16_i64 : i64
+            %189 = arith.minsi %162, %c16_i64 : i64
+            "instgem.compute_preloaded"(%176, %187, %178, %188, %181, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+            %190 = arith.index_cast %168 : i64 to index
+            scf.for %arg12 = %c1 to %190 step %c1 {
+              %191 = arith.index_cast %arg12 : index to i64
+              %192 = arith.cmpi eq, %191, %169 : i64
+              %193 = arith.select %192, %184, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %181, %178, %193, %181, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+              %194 = arith.muli %191, %c16_i64 : i64
+              %195 = arith.addi %176, %194 : i64
+              %196 = arith.subi %161, %194 : i64
+              %197 = arith.minsi %196, %c16_i64 : i64
+              %198 = arith.muli %191, %c32_i64 : i64
+              %199 = arith.addi %198, %179 : i64
+              %200 = arith.addi %199, %c16_i64 : i64
+              %201 = arith.subi %162, %194 : i64
+              %202 = arith.minsi %201, %c16_i64 : i64
+              "instgem.compute_accumulated"(%195, %197, %178, %200, %181, %202) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.yield %92, %126 : index, index
+        scf.yield %88, %122 : index, index
       }
       %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %52 = arith.maxsi %13, %c0 : index
-      %53 = arith.minsi %52, %arg3 : index
-      %54 = arith.maxsi %9, %c0 : index
-      %55 = arith.minsi %54, %c16 : index
-      %56 = arith.subi %53, %8 : index
-      %57 = arith.maxsi %14, %c0 : index
-      %58 = arith.minsi %57, %arg4 : index
-      %59 = arith.maxsi %12, %c0 : index
-      %60 = arith.minsi %59, %c32 : index
-      %61 = arith.subi %58, %11 : index
-      %62 = arith.cmpi sgt, %60, %c0 : index
-      scf.if %62 {
+      %48 = arith.maxsi %13, %c0 : index
+      %49 = arith.minsi %48, %arg3 : index
+      %50 = arith.maxsi %9, %c0 : index
+      %51 = arith.minsi %50, %c16 : index
+      %52 = arith.subi %49, %8 : index
+      %53 = arith.maxsi %14, %c0 : index
+      %54 = arith.minsi %53, %arg4 : index
+      %55 = arith.maxsi %12, %c0 : index
+      %56 = arith.minsi %55, %c32 : index
+      %57 = arith.subi %54, %11 : index
+      %58 = arith.cmpi sgt, %56, %c0 : index
+      scf.if %58 {
         func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_1[%8, %11] [%56, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %63 = arith.index_cast %55 : index to i64
-      %64 = arith.index_cast %56 : index to i64
-      %65 = arith.index_cast %61 : index to i64
+      %subview = memref.subview %reinterpret_cast_1[%8, %11] [%52, %57] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %59 = arith.index_cast %51 : index to i64
+      %60 = arith.index_cast %52 : index to i64
+      %61 = arith.index_cast %57 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %66 = arith.index_cast %intptr : index to i64
-      %67 = arith.index_cast %offset : index to i64
-      %68 = arith.addi %66, %67 : i64
-      %69 = arith.index_cast %strides#0 : index to i64
-      %70 = arith.bitcast %arg6 : f32 to i32
-      %71 = arith.extui %70 : i32 to i64
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %69, %71) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %72 = arith.maxsi %63, %c0_i64 : i64
+      %62 = arith.index_cast %intptr : index to i64
+      %63 = arith.index_cast %offset : index to i64
+      %64 = arith.addi %62, %63 : i64
+      %65 = arith.index_cast %strides#0 : index to i64
+      %66 = arith.bitcast %arg6 : f32 to i32
+      %67 = arith.extui %66 : i32 to i64
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %65, %67) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %68 = arith.maxsi %59, %c0_i64 : i64
+      %69 = arith.divui %68, %c16_i64 : i64
+      %70 = arith.addi %59, %60 : i64
+      %71 = arith.maxsi %70, %c0_i64 : i64
+      %72 = arith.addi %71, %c15_i64 : i64
       %73 = arith.divui %72, %c16_i64 : i64
-      %74 = arith.addi %63, %64 : i64
-      %75 = arith.maxsi %74, %c0_i64 : i64
-      %76 = arith.addi %75, %c15_i64 : i64
-      %77 = arith.divui %76, %c16_i64 : i64
-      %78 = arith.subi %77, %73 : i64
-      %79 = arith.cmpi sgt, %64, %c0_i64 : i64
-      %80 = arith.extui %79 : i1 to i64
-      %81 = arith.muli %78, %80 : i64
-      %82 = arith.ceildivsi %65, %c16_i64 : i64
-      %83 = arith.muli %81, %82 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg7 = %c0 to %84 step %c1 {
-        %85 = arith.index_cast %arg7 : index to i64
-        %86 = arith.remsi %85, %81 : i64
-        %87 = arith.divsi %85, %81 : i64
-        %88 = arith.addi %73, %86 : i64
-        %89 = arith.muli %88, %c16_i64 : i64
-        %90 = arith.maxsi %89, %63 : i64
-        %91 = arith.addi %89, %c16_i64 : i64
-        %92 = arith.minsi %91, %74 : i64
-        %93 = arith.subi %92, %90 : i64
-        %94 = arith.subi %90, %63 : i64
-        %95 = arith.muli %94, %69 : i64
-        %96 = arith.addi %68, %95 : i64
-        %97 = arith.muli %87, %c16_i64 : i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.muli %88, %c32_i64 : i64
-        %100 = arith.addi %99, %97 : i64
-        %101 = arith.ori %100, %c2147483648_i64 : i64
-        %102 = arith.subi %90, %89 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.subi %65, %97 : i64
-        %105 = arith.minsi %104, %c16_i64 : i64
-        "instgem.mvout"(%98, %103, %105, %93) : (i64, i64, i64, i64) -> ()
+      %74 = arith.subi %73, %69 : i64
+      %75 = arith.cmpi sgt, %60, %c0_i64 : i64
+      %76 = arith.extui %75 : i1 to i64
+      %77 = arith.muli %74, %76 : i64
+      %78 = arith.ceildivsi %61, %c16_i64 : i64
+      %79 = arith.muli %77, %78 : i64
+      %80 = arith.index_cast %79 : i64 to index
+      scf.for %arg7 = %c0 to %80 step %c1 {
+        %81 = arith.index_cast %arg7 : index to i64
+        %82 = arith.remsi %81, %77 : i64
+        %83 = arith.divsi %81, %77 : i64
+        %84 = arith.addi %69, %82 : i64
+        %85 = arith.muli %84, %c16_i64 : i64
+        %86 = arith.maxsi %85, %59 : i64
+        %87 = arith.addi %85, %c16_i64 : i64
+        %88 = arith.minsi %87, %70 : i64
+        %89 = arith.subi %88, %86 : i64
+        %90 = arith.subi %86, %59 : i64
+        %91 = arith.muli %90, %65 : i64
+        %92 = arith.addi %64, %91 : i64
+        %93 = arith.muli %83, %c16_i64 : i64
+        %94 = arith.addi %92, %93 : i64
+        %95 = arith.muli %84, %c32_i64 : i64
+        %96 = arith.addi %95, %93 : i64
+        %97 = arith.ori %96, %c2147483648_i64 : i64
+        %98 = arith.subi %86, %85 : i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.subi %61, %93 : i64
+        %101 = arith.minsi %100, %c16_i64 : i64
+        "instgem.mvout"(%94, %99, %101, %89) : (i64, i64, i64, i64) -> ()
       }
     }
     return

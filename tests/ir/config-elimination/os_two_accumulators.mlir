@@ -31,6 +31,25 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -100,231 +119,494 @@ module {
     %14 = arith.addi %5, %c16 : index
     %15 = arith.subi %6, %c1 : index
     %16 = arith.muli %15, %c32 : index
-    %17 = arith.addi %16, %c32 : index
-    %18 = arith.cmpi sge, %4, %c0 : index
-    %19 = arith.cmpi sle, %4, %arg5 : index
-    %20 = arith.cmpi sge, %13, %c0 : index
-    %21 = arith.cmpi sle, %13, %arg5 : index
-    %22 = arith.cmpi sge, %9, %c0 : index
-    %23 = arith.cmpi sle, %9, %c32 : index
-    %24 = arith.cmpi sge, %5, %c0 : index
-    %25 = arith.cmpi sle, %5, %arg6 : index
-    %26 = arith.cmpi sge, %14, %c0 : index
-    %27 = arith.cmpi sle, %14, %arg6 : index
-    %28 = arith.cmpi sge, %12, %c0 : index
-    %29 = arith.cmpi sle, %12, %c16 : index
-    %30 = arith.cmpi sle, %16, %arg7 : index
-    %31 = arith.cmpi sle, %17, %arg7 : index
-    %32 = arith.andi %18, %19 : i1
-    %33 = arith.andi %32, %20 : i1
-    %34 = arith.andi %33, %21 : i1
-    %35 = arith.andi %34, %22 : i1
-    %36 = arith.andi %35, %23 : i1
-    %37 = arith.andi %36, %24 : i1
-    %38 = arith.andi %37, %25 : i1
-    %39 = arith.andi %38, %26 : i1
-    %40 = arith.andi %39, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %20 : i1
-    %44 = arith.andi %43, %21 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %30 : i1
-    %48 = arith.andi %47, %31 : i1
-    %49 = arith.andi %48, %26 : i1
-    %50 = arith.andi %49, %27 : i1
-    %51 = arith.andi %50, %30 : i1
-    %52 = arith.andi %51, %31 : i1
-    scf.if %52 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.ori %67, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.addi %67, %c32_i64 : i64
-        %69 = arith.ori %68, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %69, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %66 = arith.addi %arg9, %c32 : index
-        %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_12 = memref.cast %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %67 = arith.index_cast %intptr_17 : index to i64
-        %68 = arith.index_cast %offset_14 : index to i64
-        %69 = arith.addi %67, %68 : i64
-        %70 = arith.index_cast %strides_16#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg12 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.maxsi %82, %c0_i64 : i64
-          %84 = arith.addi %82, %c16_i64 : i64
-          %85 = arith.minsi %84, %c32_i64 : i64
-          %86 = arith.subi %85, %83 : i64
-          %87 = arith.muli %83, %70 : i64
-          %88 = arith.addi %69, %87 : i64
-          %89 = arith.muli %81, %c32_i64 : i64
-          %90 = arith.subi %83, %82 : i64
-          %91 = arith.addi %89, %90 : i64
-          "instgem.mvin"(%88, %91, %c32_i64, %86) : (i64, i64, i64, i64) -> ()
+    %17 = arith.cmpi sge, %4, %c0 : index
+    %18 = arith.cmpi sle, %4, %arg5 : index
+    %19 = arith.cmpi sge, %13, %c0 : index
+    %20 = arith.cmpi sle, %13, %arg5 : index
+    %21 = arith.cmpi sge, %9, %c0 : index
+    %22 = arith.cmpi sle, %9, %c32 : index
+    %23 = arith.cmpi sge, %5, %c0 : index
+    %24 = arith.cmpi sle, %5, %arg6 : index
+    %25 = arith.cmpi sge, %14, %c0 : index
+    %26 = arith.cmpi sle, %14, %arg6 : index
+    %27 = arith.cmpi sge, %12, %c0 : index
+    %28 = arith.cmpi sle, %12, %c16 : index
+    %29 = arith.cmpi sle, %16, %arg7 : index
+    %30 = arith.andi %17, %18 : i1
+    %31 = arith.andi %30, %19 : i1
+    %32 = arith.andi %31, %20 : i1
+    %33 = arith.andi %32, %21 : i1
+    %34 = arith.andi %33, %22 : i1
+    %35 = arith.andi %34, %23 : i1
+    %36 = arith.andi %35, %24 : i1
+    %37 = arith.andi %36, %25 : i1
+    %38 = arith.andi %37, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %19 : i1
+    %42 = arith.andi %41, %20 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %29 : i1
+    %45 = arith.andi %44, %25 : i1
+    %46 = arith.andi %45, %26 : i1
+    %47 = arith.andi %46, %29 : i1
+    scf.if %47 {
+      %48 = arith.addi %16, %c32 : index
+      %49 = arith.cmpi sle, %48, %arg7 : index
+      %50 = arith.andi %49, %49 : i1
+      %51 = arith.andi %50, %49 : i1
+      scf.if %51 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %71 = arith.addi %arg10, %c32 : index
-        %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_19 = memref.cast %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %72 = arith.index_cast %intptr_24 : index to i64
-        %73 = arith.index_cast %offset_21 : index to i64
-        %74 = arith.addi %72, %73 : i64
-        %75 = arith.index_cast %strides_23#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg12 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.maxsi %82, %c0_i64 : i64
-          %84 = arith.addi %82, %c16_i64 : i64
-          %85 = arith.minsi %84, %c32_i64 : i64
-          %86 = arith.subi %85, %83 : i64
-          %87 = arith.muli %83, %75 : i64
-          %88 = arith.addi %74, %87 : i64
-          %89 = arith.addi %82, %c64_i64 : i64
-          %90 = arith.subi %83, %82 : i64
-          %91 = arith.addi %89, %90 : i64
-          "instgem.mvin"(%88, %91, %c16_i64, %86) : (i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %66, %c32_i64 : i64
+          %68 = arith.ori %67, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg12 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.subi %c32_i64, %82 : i64
+        %52:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %65 = arith.addi %arg9, %c32 : index
+          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_12 = memref.cast %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %66 = arith.index_cast %intptr_17 : index to i64
+          %67 = arith.index_cast %offset_14 : index to i64
+          %68 = arith.addi %66, %67 : i64
+          %69 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %69) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg12 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.maxsi %81, %c0_i64 : i64
+            %83 = arith.addi %81, %c16_i64 : i64
+            %84 = arith.minsi %83, %c32_i64 : i64
+            %85 = arith.subi %84, %82 : i64
+            %86 = arith.muli %82, %69 : i64
+            %87 = arith.addi %68, %86 : i64
+            %88 = arith.muli %80, %c32_i64 : i64
+            %89 = arith.subi %82, %81 : i64
+            %90 = arith.addi %88, %89 : i64
+            "instgem.mvin"(%87, %90, %c32_i64, %85) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %70 = arith.addi %arg10, %c32 : index
+          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_19 = memref.cast %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %71 = arith.index_cast %intptr_24 : index to i64
+          %72 = arith.index_cast %offset_21 : index to i64
+          %73 = arith.addi %71, %72 : i64
+          %74 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg12 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.maxsi %81, %c0_i64 : i64
+            %83 = arith.addi %81, %c16_i64 : i64
+            %84 = arith.minsi %83, %c32_i64 : i64
+            %85 = arith.subi %84, %82 : i64
+            %86 = arith.muli %82, %74 : i64
+            %87 = arith.addi %73, %86 : i64
+            %88 = arith.addi %81, %c64_i64 : i64
+            %89 = arith.subi %82, %81 : i64
+            %90 = arith.addi %88, %89 : i64
+            "instgem.mvin"(%87, %90, %c16_i64, %85) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg12 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.subi %c32_i64, %81 : i64
+            %83 = arith.minsi %82, %c16_i64 : i64
+            %84 = arith.ori %81, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %83, %c4294967295_i64, %c16_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
+            %85 = arith.muli %80, %c32_i64 : i64
+            "instgem.compute_preloaded"(%85, %c16_i64, %83, %c64_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %83, %84, %c16_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
+            %86 = arith.addi %85, %c16_i64 : i64
+            "instgem.compute_accumulated"(%86, %c16_i64, %83, %c80_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          %75 = arith.addi %arg11, %c32 : index
+          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_26 = memref.cast %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %76 = arith.index_cast %intptr_31 : index to i64
+          %77 = arith.index_cast %offset_28 : index to i64
+          %78 = arith.addi %76, %77 : i64
+          %79 = arith.index_cast %strides_30#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg12 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.maxsi %81, %c0_i64 : i64
+            %83 = arith.addi %81, %c16_i64 : i64
+            %84 = arith.minsi %83, %c32_i64 : i64
+            %85 = arith.subi %84, %82 : i64
+            %86 = arith.muli %82, %79 : i64
+            %87 = arith.addi %78, %86 : i64
+            %88 = arith.addi %81, %c96_i64 : i64
+            %89 = arith.subi %82, %81 : i64
+            %90 = arith.addi %88, %89 : i64
+            "instgem.mvin"(%87, %90, %c16_i64, %85) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg12 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.subi %c32_i64, %81 : i64
+            %83 = arith.minsi %82, %c16_i64 : i64
+            %84 = arith.addi %81, %c32_i64 : i64
+            %85 = arith.ori %84, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %83, %c4294967295_i64, %c16_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
+            %86 = arith.muli %80, %c32_i64 : i64
+            "instgem.compute_preloaded"(%86, %c16_i64, %83, %c96_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %83, %85, %c16_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
+            %87 = arith.addi %86, %c16_i64 : i64
+            "instgem.compute_accumulated"(%87, %c16_i64, %83, %c112_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          scf.yield %65, %70, %75 : index, index, index
+        }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %53 = arith.index_cast %intptr : index to i64
+        %54 = arith.index_cast %offset : index to i64
+        %55 = arith.muli %54, %c4_i64 : i64
+        %56 = arith.addi %53, %55 : i64
+        %57 = arith.index_cast %strides#0 : index to i64
+        %58 = arith.muli %57, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %58 : i64
+          %74 = arith.addi %56, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.ori %78, %c2684354560_i64 : i64
+          %80 = arith.subi %69, %68 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.subi %c16_i64, %77 : i64
+          %83 = arith.minsi %82, %c16_i64 : i64
+          "instgem.mvout"(%76, %81, %83, %72) : (i64, i64, i64, i64) -> ()
+        }
+        %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr_10 : index to i64
+        %60 = arith.index_cast %offset_7 : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides_9#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %64 : i64
+          %74 = arith.addi %62, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.addi %78, %c32_i64 : i64
+          %80 = arith.ori %79, %c2684354560_i64 : i64
+          %81 = arith.subi %69, %68 : i64
+          %82 = arith.addi %80, %81 : i64
+          %83 = arith.subi %c16_i64, %77 : i64
           %84 = arith.minsi %83, %c16_i64 : i64
-          %85 = arith.ori %82, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %84, %c4294967295_i64, %c16_i64, %84) : (i64, i64, i64, i64, i64, i64) -> ()
-          %86 = arith.muli %81, %c32_i64 : i64
-          "instgem.compute_preloaded"(%86, %c16_i64, %84, %c64_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %84, %85, %c16_i64, %84) : (i64, i64, i64, i64, i64, i64) -> ()
-          %87 = arith.addi %86, %c16_i64 : i64
-          "instgem.compute_accumulated"(%87, %c16_i64, %84, %c80_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        } {gemmini.compute_nest}
-        %76 = arith.addi %arg11, %c32 : index
-        %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_26 = memref.cast %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %77 = arith.index_cast %intptr_31 : index to i64
-        %78 = arith.index_cast %offset_28 : index to i64
-        %79 = arith.addi %77, %78 : i64
-        %80 = arith.index_cast %strides_30#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg12 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.maxsi %82, %c0_i64 : i64
-          %84 = arith.addi %82, %c16_i64 : i64
-          %85 = arith.minsi %84, %c32_i64 : i64
-          %86 = arith.subi %85, %83 : i64
-          %87 = arith.muli %83, %80 : i64
-          %88 = arith.addi %79, %87 : i64
-          %89 = arith.addi %82, %c96_i64 : i64
-          %90 = arith.subi %83, %82 : i64
-          %91 = arith.addi %89, %90 : i64
-          "instgem.mvin"(%88, %91, %c16_i64, %86) : (i64, i64, i64, i64) -> ()
+          "instgem.mvout"(%76, %82, %84, %72) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg12 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.subi %c32_i64, %82 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %66, %c32_i64 : i64
+          %68 = arith.ori %67, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %52:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %65 = arith.addi %arg9, %c32 : index
+          %66 = arith.minsi %65, %arg7 : index
+          %67 = arith.subi %66, %arg9 : index
+          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, %67] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_12 = memref.cast %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %68 = arith.index_cast %67 : index to i64
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %69 = arith.index_cast %intptr_17 : index to i64
+          %70 = arith.index_cast %offset_14 : index to i64
+          %71 = arith.addi %69, %70 : i64
+          %72 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %119 = arith.index_cast %arg12 : index to i64
+            %120 = arith.muli %119, %c16_i64 : i64
+            %121 = arith.maxsi %120, %c0_i64 : i64
+            %122 = arith.addi %120, %c16_i64 : i64
+            %123 = arith.minsi %122, %c32_i64 : i64
+            %124 = arith.subi %123, %121 : i64
+            %125 = arith.muli %121, %72 : i64
+            %126 = arith.addi %71, %125 : i64
+            %127 = arith.muli %119, %c32_i64 : i64
+            %128 = arith.subi %121, %120 : i64
+            %129 = arith.addi %127, %128 : i64
+            %130 = arith.minsi %68, %c64_i64 : i64
+            "instgem.mvin"(%126, %129, %130, %124) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %73 = arith.addi %arg10, %c32 : index
+          %74 = arith.minsi %73, %arg7 : index
+          %75 = arith.subi %74, %arg10 : index
+          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [%75, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_19 = memref.cast %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %76 = arith.index_cast %75 : index to i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %77 = arith.index_cast %intptr_24 : index to i64
+          %78 = arith.index_cast %offset_21 : index to i64
+          %79 = arith.addi %77, %78 : i64
+          %80 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+          %81 = arith.maxsi %76, %c0_i64 : i64
+          %82 = arith.addi %81, %c15_i64 : i64
+          %83 = arith.divui %82, %c16_i64 : i64
+          %84 = arith.cmpi sgt, %76, %c0_i64 : i64
+          %85 = arith.extui %84 : i1 to i64
+          %86 = arith.muli %83, %85 : i64
+          %87 = arith.index_cast %86 : i64 to index
+          scf.for %arg12 = %c0 to %87 step %c1 {
+            %119 = arith.index_cast %arg12 : index to i64
+            %120 = arith.muli %119, %c16_i64 : i64
+            %121 = arith.maxsi %120, %c0_i64 : i64
+            %122 = arith.addi %120, %c16_i64 : i64
+            %123 = arith.minsi %122, %76 : i64
+            %124 = arith.subi %123, %121 : i64
+            %125 = arith.muli %121, %80 : i64
+            %126 = arith.addi %79, %125 : i64
+            %127 = arith.addi %120, %c64_i64 : i64
+            %128 = arith.subi %121, %120 : i64
+            %129 = arith.addi %127, %128 : i64
+            "instgem.mvin"(%126, %129, %c16_i64, %124) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %88 = arith.maxsi %68, %c0_i64 : i64
+          %89 = arith.minsi %88, %c32_i64 : i64
+          %90 = arith.minsi %81, %c32_i64 : i64
+          %91 = arith.minsi %89, %90 : i64
+          %92 = arith.ceildivsi %91, %c16_i64 : i64
+          %93 = arith.subi %92, %c1_i64 : i64
+          %94 = arith.cmpi sgt, %92, %c0_i64 : i64
+          %95 = arith.select %94, %c2_i64, %c0_i64 : i64
+          %96 = arith.index_cast %95 : i64 to index
+          scf.for %arg12 = %c0 to %96 step %c1 {
+            %119 = arith.index_cast %arg12 : index to i64
+            %120 = arith.muli %119, %c16_i64 : i64
+            %121 = arith.subi %c32_i64, %120 : i64
+            %122 = arith.minsi %121, %c16_i64 : i64
+            %123 = arith.ori %120, %c3221225472_i64 : i64
+            %124 = arith.cmpi eq, %93, %c0_i64 : i64
+            %125 = arith.select %124, %123, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %122, %125, %c16_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
+            %126 = arith.muli %119, %c32_i64 : i64
+            %127 = arith.minsi %89, %c16_i64 : i64
+            %128 = arith.minsi %90, %c16_i64 : i64
+            "instgem.compute_preloaded"(%126, %127, %122, %c64_i64, %c16_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+            %129 = arith.index_cast %92 : i64 to index
+            scf.for %arg13 = %c1 to %129 step %c1 {
+              %130 = arith.index_cast %arg13 : index to i64
+              %131 = arith.cmpi eq, %130, %93 : i64
+              %132 = arith.select %131, %123, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %122, %132, %c16_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
+              %133 = arith.muli %130, %c16_i64 : i64
+              %134 = arith.addi %126, %133 : i64
+              %135 = arith.subi %89, %133 : i64
+              %136 = arith.minsi %135, %c16_i64 : i64
+              %137 = arith.addi %133, %c64_i64 : i64
+              %138 = arith.subi %90, %133 : i64
+              %139 = arith.minsi %138, %c16_i64 : i64
+              "instgem.compute_accumulated"(%134, %136, %122, %137, %c16_i64, %139) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+          %97 = arith.addi %arg11, %c32 : index
+          %98 = arith.minsi %97, %arg7 : index
+          %99 = arith.subi %98, %arg11 : index
+          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [%99, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_26 = memref.cast %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %100 = arith.index_cast %99 : index to i64
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %101 = arith.index_cast %intptr_31 : index to i64
+          %102 = arith.index_cast %offset_28 : index to i64
+          %103 = arith.addi %101, %102 : i64
+          %104 = arith.index_cast %strides_30#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %104) : (i64, i64, i64, i64, i64, i64) -> ()
+          %105 = arith.maxsi %100, %c0_i64 : i64
+          %106 = arith.addi %105, %c15_i64 : i64
+          %107 = arith.divui %106, %c16_i64 : i64
+          %108 = arith.cmpi sgt, %100, %c0_i64 : i64
+          %109 = arith.extui %108 : i1 to i64
+          %110 = arith.muli %107, %109 : i64
+          %111 = arith.index_cast %110 : i64 to index
+          scf.for %arg12 = %c0 to %111 step %c1 {
+            %119 = arith.index_cast %arg12 : index to i64
+            %120 = arith.muli %119, %c16_i64 : i64
+            %121 = arith.maxsi %120, %c0_i64 : i64
+            %122 = arith.addi %120, %c16_i64 : i64
+            %123 = arith.minsi %122, %100 : i64
+            %124 = arith.subi %123, %121 : i64
+            %125 = arith.muli %121, %104 : i64
+            %126 = arith.addi %103, %125 : i64
+            %127 = arith.addi %120, %c96_i64 : i64
+            %128 = arith.subi %121, %120 : i64
+            %129 = arith.addi %127, %128 : i64
+            "instgem.mvin"(%126, %129, %c16_i64, %124) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %112 = arith.minsi %105, %c32_i64 : i64
+          %113 = arith.minsi %89, %112 : i64
+          %114 = arith.ceildivsi %113, %c16_i64 : i64
+          %115 = arith.subi %114, %c1_i64 : i64
+          %116 = arith.cmpi sgt, %114, %c0_i64 : i64
+          %117 = arith.select %116, %c2_i64, %c0_i64 : i64
+          %118 = arith.index_cast %117 : i64 to index
+          scf.for %arg12 = %c0 to %118 step %c1 {
+            %119 = arith.index_cast %arg12 : index to i64
+            %120 = arith.muli %119, %c16_i64 : i64
+            %121 = arith.subi %c32_i64, %120 : i64
+            %122 = arith.minsi %121, %c16_i64 : i64
+            %123 = arith.addi %120, %c32_i64 : i64
+            %124 = arith.ori %123, %c3221225472_i64 : i64
+            %125 = arith.cmpi eq, %115, %c0_i64 : i64
+            %126 = arith.select %125, %124, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %122, %126, %c16_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
+            %127 = arith.muli %119, %c32_i64 : i64
+            %128 = arith.minsi %89, %c16_i64 : i64
+            %129 = arith.minsi %112, %c16_i64 : i64
+            "instgem.compute_preloaded"(%127, %128, %122, %c96_i64, %c16_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+            %130 = arith.index_cast %114 : i64 to index
+            scf.for %arg13 = %c1 to %130 step %c1 {
+              %131 = arith.index_cast %arg13 : index to i64
+              %132 = arith.cmpi eq, %131, %115 : i64
+              %133 = arith.select %132, %124, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %122, %133, %c16_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
+              %134 = arith.muli %131, %c16_i64 : i64
+              %135 = arith.addi %127, %134 : i64
+              %136 = arith.subi %89, %134 : i64
+              %137 = arith.minsi %136, %c16_i64 : i64
+              %138 = arith.addi %134, %c96_i64 : i64
+              %139 = arith.subi %112, %134 : i64
+              %140 = arith.minsi %139, %c16_i64 : i64
+              "instgem.compute_accumulated"(%135, %137, %122, %138, %c16_i64, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+          scf.yield %65, %73, %97 : index, index, index
+        }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %53 = arith.index_cast %intptr : index to i64
+        %54 = arith.index_cast %offset : index to i64
+        %55 = arith.muli %54, %c4_i64 : i64
+        %56 = arith.addi %53, %55 : i64
+        %57 = arith.index_cast %strides#0 : index to i64
+        %58 = arith.muli %57, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %58 : i64
+          %74 = arith.addi %56, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.ori %78, %c2684354560_i64 : i64
+          %80 = arith.subi %69, %68 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.subi %c16_i64, %77 : i64
+          %83 = arith.minsi %82, %c16_i64 : i64
+          "instgem.mvout"(%76, %81, %83, %72) : (i64, i64, i64, i64) -> ()
+        }
+        %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr_10 : index to i64
+        %60 = arith.index_cast %offset_7 : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides_9#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %64 : i64
+          %74 = arith.addi %62, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.addi %78, %c32_i64 : i64
+          %80 = arith.ori %79, %c2684354560_i64 : i64
+          %81 = arith.subi %69, %68 : i64
+          %82 = arith.addi %80, %81 : i64
+          %83 = arith.subi %c16_i64, %77 : i64
           %84 = arith.minsi %83, %c16_i64 : i64
-          %85 = arith.addi %82, %c32_i64 : i64
-          %86 = arith.ori %85, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %84, %c4294967295_i64, %c16_i64, %84) : (i64, i64, i64, i64, i64, i64) -> ()
-          %87 = arith.muli %81, %c32_i64 : i64
-          "instgem.compute_preloaded"(%87, %c16_i64, %84, %c96_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %84, %86, %c16_i64, %84) : (i64, i64, i64, i64, i64, i64) -> ()
-          %88 = arith.addi %87, %c16_i64 : i64
-          "instgem.compute_accumulated"(%88, %c16_i64, %84, %c112_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        } {gemmini.compute_nest}
-        scf.yield %66, %71, %76 : index, index, index
-      }
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %54 = arith.index_cast %intptr : index to i64
-      %55 = arith.index_cast %offset : index to i64
-      %56 = arith.muli %55, %c4_i64 : i64
-      %57 = arith.addi %54, %56 : i64
-      %58 = arith.index_cast %strides#0 : index to i64
-      %59 = arith.muli %58, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.remsi %66, %c2_i64 : i64
-        %68 = arith.divsi %66, %c2_i64 : i64
-        %69 = arith.muli %67, %c16_i64 : i64
-        %70 = arith.maxsi %69, %c0_i64 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %c32_i64 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.muli %70, %59 : i64
-        %75 = arith.addi %57, %74 : i64
-        %76 = arith.muli %68, %c64_i64 : i64
-        %77 = arith.addi %75, %76 : i64
-        %78 = arith.muli %68, %c16_i64 : i64
-        %79 = arith.addi %69, %78 : i64
-        %80 = arith.ori %79, %c2684354560_i64 : i64
-        %81 = arith.subi %70, %69 : i64
-        %82 = arith.addi %80, %81 : i64
-        %83 = arith.subi %c16_i64, %78 : i64
-        %84 = arith.minsi %83, %c16_i64 : i64
-        "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
-      }
-      %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %60 = arith.index_cast %intptr_10 : index to i64
-      %61 = arith.index_cast %offset_7 : index to i64
-      %62 = arith.muli %61, %c4_i64 : i64
-      %63 = arith.addi %60, %62 : i64
-      %64 = arith.index_cast %strides_9#0 : index to i64
-      %65 = arith.muli %64, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %65, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.remsi %66, %c2_i64 : i64
-        %68 = arith.divsi %66, %c2_i64 : i64
-        %69 = arith.muli %67, %c16_i64 : i64
-        %70 = arith.maxsi %69, %c0_i64 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %c32_i64 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.muli %70, %65 : i64
-        %75 = arith.addi %63, %74 : i64
-        %76 = arith.muli %68, %c64_i64 : i64
-        %77 = arith.addi %75, %76 : i64
-        %78 = arith.muli %68, %c16_i64 : i64
-        %79 = arith.addi %69, %78 : i64
-        %80 = arith.addi %79, %c32_i64 : i64
-        %81 = arith.ori %80, %c2684354560_i64 : i64
-        %82 = arith.subi %70, %69 : i64
-        %83 = arith.addi %81, %82 : i64
-        %84 = arith.subi %c16_i64, %78 : i64
-        %85 = arith.minsi %84, %c16_i64 : i64
-        "instgem.mvout"(%77, %83, %85, %73) : (i64, i64, i64, i64) -> ()
+          "instgem.mvout"(%76, %82, %84, %72) : (i64, i64, i64, i64) -> ()
+        }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
@@ -332,446 +614,446 @@ module {
       %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg8 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.ori %94, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.muli %88, %c16_i64 : i64
+        %90 = arith.ori %89, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %90, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg8 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.addi %94, %c32_i64 : i64
-        %96 = arith.ori %95, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.muli %88, %c16_i64 : i64
+        %90 = arith.addi %89, %c32_i64 : i64
+        %91 = arith.ori %90, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %91, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %93 = arith.maxsi %13, %c0 : index
-        %94 = arith.minsi %93, %arg5 : index
-        %95 = arith.maxsi %9, %c0 : index
-        %96 = arith.minsi %95, %c32 : index
-        %97 = arith.subi %94, %8 : index
-        %98 = arith.maxsi %arg9, %c0 : index
-        %99 = arith.minsi %98, %arg7 : index
-        %100 = arith.addi %arg9, %c32 : index
-        %101 = arith.maxsi %100, %c0 : index
-        %102 = arith.minsi %101, %arg7 : index
-        %103 = arith.subi %99, %arg9 : index
-        %104 = arith.maxsi %103, %c0 : index
-        %105 = arith.minsi %104, %c32 : index
-        %106 = arith.subi %102, %99 : index
-        %107 = arith.cmpi sgt, %105, %c0 : index
-        scf.if %107 {
+      %48:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %88 = arith.maxsi %13, %c0 : index
+        %89 = arith.minsi %88, %arg5 : index
+        %90 = arith.maxsi %9, %c0 : index
+        %91 = arith.minsi %90, %c32 : index
+        %92 = arith.subi %89, %8 : index
+        %93 = arith.maxsi %arg9, %c0 : index
+        %94 = arith.minsi %93, %arg7 : index
+        %95 = arith.addi %arg9, %c32 : index
+        %96 = arith.maxsi %95, %c0 : index
+        %97 = arith.minsi %96, %arg7 : index
+        %98 = arith.subi %94, %arg9 : index
+        %99 = arith.maxsi %98, %c0 : index
+        %100 = arith.minsi %99, %c32 : index
+        %101 = arith.subi %97, %94 : index
+        %102 = arith.cmpi sgt, %100, %c0 : index
+        scf.if %102 {
           func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_10 = memref.subview %reinterpret_cast[%8, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %108 = arith.index_cast %96 : index to i64
-        %109 = arith.index_cast %97 : index to i64
-        %110 = arith.index_cast %106 : index to i64
-        %111 = arith.addi %108, %109 : i64
+        %subview_10 = memref.subview %reinterpret_cast[%8, %94] [%92, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %103 = arith.index_cast %91 : index to i64
+        %104 = arith.index_cast %92 : index to i64
+        %105 = arith.index_cast %101 : index to i64
+        %106 = arith.addi %103, %104 : i64
         %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %112 = arith.index_cast %intptr_15 : index to i64
-        %113 = arith.index_cast %offset_12 : index to i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.index_cast %strides_14#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
-        %116 = arith.maxsi %108, %c0_i64 : i64
-        %117 = arith.divui %116, %c16_i64 : i64
-        %118 = arith.maxsi %111, %c0_i64 : i64
-        %119 = arith.addi %118, %c15_i64 : i64
-        %120 = arith.divui %119, %c16_i64 : i64
-        %121 = arith.subi %120, %117 : i64
-        %122 = arith.cmpi sgt, %109, %c0_i64 : i64
-        %123 = arith.extui %122 : i1 to i64
-        %124 = arith.muli %121, %123 : i64
-        %125 = arith.index_cast %124 : i64 to index
-        scf.for %arg12 = %c0 to %125 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.addi %117, %224 : i64
-          %226 = arith.muli %225, %c16_i64 : i64
-          %227 = arith.maxsi %226, %108 : i64
-          %228 = arith.addi %226, %c16_i64 : i64
-          %229 = arith.minsi %228, %111 : i64
-          %230 = arith.subi %229, %227 : i64
-          %231 = arith.subi %227, %108 : i64
-          %232 = arith.muli %231, %115 : i64
-          %233 = arith.addi %114, %232 : i64
-          %234 = arith.muli %225, %c32_i64 : i64
-          %235 = arith.subi %227, %226 : i64
-          %236 = arith.addi %234, %235 : i64
-          %237 = arith.minsi %110, %c64_i64 : i64
-          "instgem.mvin"(%233, %236, %237, %230) : (i64, i64, i64, i64) -> ()
+        %107 = arith.index_cast %intptr_15 : index to i64
+        %108 = arith.index_cast %offset_12 : index to i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.index_cast %strides_14#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+        %111 = arith.maxsi %103, %c0_i64 : i64
+        %112 = arith.divui %111, %c16_i64 : i64
+        %113 = arith.maxsi %106, %c0_i64 : i64
+        %114 = arith.addi %113, %c15_i64 : i64
+        %115 = arith.divui %114, %c16_i64 : i64
+        %116 = arith.subi %115, %112 : i64
+        %117 = arith.cmpi sgt, %104, %c0_i64 : i64
+        %118 = arith.extui %117 : i1 to i64
+        %119 = arith.muli %116, %118 : i64
+        %120 = arith.index_cast %119 : i64 to index
+        scf.for %arg12 = %c0 to %120 step %c1 {
+          %219 = arith.index_cast %arg12 : index to i64
+          %220 = arith.addi %112, %219 : i64
+          %221 = arith.muli %220, %c16_i64 : i64
+          %222 = arith.maxsi %221, %103 : i64
+          %223 = arith.addi %221, %c16_i64 : i64
+          %224 = arith.minsi %223, %106 : i64
+          %225 = arith.subi %224, %222 : i64
+          %226 = arith.subi %222, %103 : i64
+          %227 = arith.muli %226, %110 : i64
+          %228 = arith.addi %109, %227 : i64
+          %229 = arith.muli %220, %c32_i64 : i64
+          %230 = arith.subi %222, %221 : i64
+          %231 = arith.addi %229, %230 : i64
+          %232 = arith.minsi %105, %c64_i64 : i64
+          "instgem.mvin"(%228, %231, %232, %225) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %126 = arith.addi %116, %c15_i64 : i64
-        %127 = arith.divui %126, %c16_i64 : i64
-        %128 = arith.cmpi sgt, %108, %c0_i64 : i64
-        %129 = arith.extui %128 : i1 to i64
-        %130 = arith.muli %127, %129 : i64
-        %131 = arith.index_cast %130 : i64 to index
-        scf.for %arg12 = %c0 to %131 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.muli %224, %c16_i64 : i64
-          %226 = arith.maxsi %225, %c0_i64 : i64
-          %227 = arith.addi %225, %c16_i64 : i64
-          %228 = arith.minsi %227, %108 : i64
-          %229 = arith.subi %228, %226 : i64
-          %230 = arith.muli %224, %c32_i64 : i64
-          %231 = arith.subi %226, %225 : i64
-          %232 = arith.addi %230, %231 : i64
-          %233 = arith.minsi %110, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %232, %233, %229) : (i64, i64, i64, i64) -> ()
+        %121 = arith.addi %111, %c15_i64 : i64
+        %122 = arith.divui %121, %c16_i64 : i64
+        %123 = arith.cmpi sgt, %103, %c0_i64 : i64
+        %124 = arith.extui %123 : i1 to i64
+        %125 = arith.muli %122, %124 : i64
+        %126 = arith.index_cast %125 : i64 to index
+        scf.for %arg12 = %c0 to %126 step %c1 {
+          %219 = arith.index_cast %arg12 : index to i64
+          %220 = arith.muli %219, %c16_i64 : i64
+          %221 = arith.maxsi %220, %c0_i64 : i64
+          %222 = arith.addi %220, %c16_i64 : i64
+          %223 = arith.minsi %222, %103 : i64
+          %224 = arith.subi %223, %221 : i64
+          %225 = arith.muli %219, %c32_i64 : i64
+          %226 = arith.subi %221, %220 : i64
+          %227 = arith.addi %225, %226 : i64
+          %228 = arith.minsi %105, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %227, %228, %224) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %132 = arith.maxsi %arg10, %c0 : index
-        %133 = arith.minsi %132, %arg7 : index
-        %134 = arith.addi %arg10, %c32 : index
-        %135 = arith.maxsi %134, %c0 : index
-        %136 = arith.minsi %135, %arg7 : index
-        %137 = arith.subi %133, %arg10 : index
-        %138 = arith.maxsi %137, %c0 : index
-        %139 = arith.minsi %138, %c32 : index
-        %140 = arith.subi %136, %133 : index
-        %141 = arith.maxsi %14, %c0 : index
-        %142 = arith.minsi %141, %arg6 : index
-        %143 = arith.maxsi %12, %c0 : index
-        %144 = arith.minsi %143, %c16 : index
-        %145 = arith.subi %142, %11 : index
-        %146 = arith.cmpi sgt, %144, %c0 : index
-        scf.if %146 {
+        %127 = arith.maxsi %arg10, %c0 : index
+        %128 = arith.minsi %127, %arg7 : index
+        %129 = arith.addi %arg10, %c32 : index
+        %130 = arith.maxsi %129, %c0 : index
+        %131 = arith.minsi %130, %arg7 : index
+        %132 = arith.subi %128, %arg10 : index
+        %133 = arith.maxsi %132, %c0 : index
+        %134 = arith.minsi %133, %c32 : index
+        %135 = arith.subi %131, %128 : index
+        %136 = arith.maxsi %14, %c0 : index
+        %137 = arith.minsi %136, %arg6 : index
+        %138 = arith.maxsi %12, %c0 : index
+        %139 = arith.minsi %138, %c16 : index
+        %140 = arith.subi %137, %11 : index
+        %141 = arith.cmpi sgt, %139, %c0 : index
+        scf.if %141 {
           func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
         }
-        %subview_16 = memref.subview %reinterpret_cast_0[%133, %11] [%140, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %147 = arith.index_cast %139 : index to i64
-        %148 = arith.index_cast %140 : index to i64
-        %149 = arith.index_cast %145 : index to i64
-        %150 = arith.addi %147, %148 : i64
+        %subview_16 = memref.subview %reinterpret_cast_0[%128, %11] [%135, %140] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %142 = arith.index_cast %134 : index to i64
+        %143 = arith.index_cast %135 : index to i64
+        %144 = arith.index_cast %140 : index to i64
+        %145 = arith.addi %142, %143 : i64
         %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %151 = arith.index_cast %intptr_21 : index to i64
-        %152 = arith.index_cast %offset_18 : index to i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.index_cast %strides_20#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
-        %155 = arith.maxsi %147, %c0_i64 : i64
-        %156 = arith.divui %155, %c16_i64 : i64
-        %157 = arith.maxsi %150, %c0_i64 : i64
-        %158 = arith.addi %157, %c15_i64 : i64
-        %159 = arith.divui %158, %c16_i64 : i64
-        %160 = arith.subi %159, %156 : i64
-        %161 = arith.cmpi sgt, %148, %c0_i64 : i64
-        %162 = arith.extui %161 : i1 to i64
-        %163 = arith.muli %160, %162 : i64
-        %164 = arith.index_cast %163 : i64 to index
-        scf.for %arg12 = %c0 to %164 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.addi %156, %224 : i64
-          %226 = arith.muli %225, %c16_i64 : i64
-          %227 = arith.maxsi %226, %147 : i64
-          %228 = arith.addi %226, %c16_i64 : i64
-          %229 = arith.minsi %228, %150 : i64
-          %230 = arith.subi %229, %227 : i64
-          %231 = arith.subi %227, %147 : i64
-          %232 = arith.muli %231, %154 : i64
-          %233 = arith.addi %153, %232 : i64
-          %234 = arith.addi %226, %c64_i64 : i64
-          %235 = arith.subi %227, %226 : i64
-          %236 = arith.addi %234, %235 : i64
-          %237 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%233, %236, %237, %230) : (i64, i64, i64, i64) -> ()
+        %146 = arith.index_cast %intptr_21 : index to i64
+        %147 = arith.index_cast %offset_18 : index to i64
+        %148 = arith.addi %146, %147 : i64
+        %149 = arith.index_cast %strides_20#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %149) : (i64, i64, i64, i64, i64, i64) -> ()
+        %150 = arith.maxsi %142, %c0_i64 : i64
+        %151 = arith.divui %150, %c16_i64 : i64
+        %152 = arith.maxsi %145, %c0_i64 : i64
+        %153 = arith.addi %152, %c15_i64 : i64
+        %154 = arith.divui %153, %c16_i64 : i64
+        %155 = arith.subi %154, %151 : i64
+        %156 = arith.cmpi sgt, %143, %c0_i64 : i64
+        %157 = arith.extui %156 : i1 to i64
+        %158 = arith.muli %155, %157 : i64
+        %159 = arith.index_cast %158 : i64 to index
+        scf.for %arg12 = %c0 to %159 step %c1 {
+          %219 = arith.index_cast %arg12 : index to i64
+          %220 = arith.addi %151, %219 : i64
+          %221 = arith.muli %220, %c16_i64 : i64
+          %222 = arith.maxsi %221, %142 : i64
+          %223 = arith.addi %221, %c16_i64 : i64
+          %224 = arith.minsi %223, %145 : i64
+          %225 = arith.subi %224, %222 : i64
+          %226 = arith.subi %222, %142 : i64
+          %227 = arith.muli %226, %149 : i64
+          %228 = arith.addi %148, %227 : i64
+          %229 = arith.addi %221, %c64_i64 : i64
+          %230 = arith.subi %222, %221 : i64
+          %231 = arith.addi %229, %230 : i64
+          %232 = arith.minsi %144, %c64_i64 : i64
+          "instgem.mvin"(%228, %231, %232, %225) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %165 = arith.addi %155, %c15_i64 : i64
-        %166 = arith.divui %165, %c16_i64 : i64
-        %167 = arith.cmpi sgt, %147, %c0_i64 : i64
-        %168 = arith.extui %167 : i1 to i64
-        %169 = arith.muli %166, %168 : i64
-        %170 = arith.index_cast %169 : i64 to index
-        scf.for %arg12 = %c0 to %170 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.muli %224, %c16_i64 : i64
-          %226 = arith.maxsi %225, %c0_i64 : i64
-          %227 = arith.addi %225, %c16_i64 : i64
-          %228 = arith.minsi %227, %147 : i64
-          %229 = arith.subi %228, %226 : i64
-          %230 = arith.addi %225, %c64_i64 : i64
-          %231 = arith.subi %226, %225 : i64
-          %232 = arith.addi %230, %231 : i64
-          %233 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %232, %233, %229) : (i64, i64, i64, i64) -> ()
+        %160 = arith.addi %150, %c15_i64 : i64
+        %161 = arith.divui %160, %c16_i64 : i64
+        %162 = arith.cmpi sgt, %142, %c0_i64 : i64
+        %163 = arith.extui %162 : i1 to i64
+        %164 = arith.muli %161, %163 : i64
+        %165 = arith.index_cast %164 : i64 to index
+        scf.for %arg12 = %c0 to %165 step %c1 {
+          %219 = arith.index_cast %arg12 : index to i64
+          %220 = arith.muli %219, %c16_i64 : i64
+          %221 = arith.maxsi %220, %c0_i64 : i64
+          %222 = arith.addi %220, %c16_i64 : i64
+          %223 = arith.minsi %222, %142 : i64
+          %224 = arith.subi %223, %221 : i64
+          %225 = arith.addi %220, %c64_i64 : i64
+          %226 = arith.subi %221, %220 : i64
+          %227 = arith.addi %225, %226 : i64
+          %228 = arith.minsi %144, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %227, %228, %224) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %171 = arith.minsi %118, %c32_i64 : i64
-        %172 = arith.maxsi %110, %c0_i64 : i64
-        %173 = arith.minsi %172, %c32_i64 : i64
-        %174 = arith.minsi %157, %c32_i64 : i64
-        %175 = arith.maxsi %149, %c0_i64 : i64
-        %176 = arith.minsi %175, %c16_i64 : i64
-        %177 = arith.ceildivsi %171, %c16_i64 : i64
-        %178 = arith.ceildivsi %176, %c16_i64 : i64
-        %179 = arith.minsi %173, %174 : i64
-        %180 = arith.ceildivsi %179, %c16_i64 : i64
-        %181 = arith.subi %180, %c1_i64 : i64
-        %182 = arith.cmpi sgt, %180, %c0_i64 : i64
-        %183 = arith.select %182, %177, %c0_i64 : i64
-        %184 = arith.index_cast %183 : i64 to index
-        scf.for %arg12 = %c0 to %184 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.index_cast %178 : i64 to index
-          scf.for %arg13 = %c0 to %225 step %c1 {
-            %226 = arith.index_cast %arg13 : index to i64
-            %227 = arith.muli %224, %c16_i64 : i64
-            %228 = arith.subi %171, %227 : i64
-            %229 = arith.minsi %228, %c16_i64 : i64
-            %230 = arith.muli %226, %c16_i64 : i64
-            %231 = arith.subi %176, %230 : i64
-            %232 = arith.minsi %231, %c16_i64 : i64
-            %233 = arith.addi %227, %230 : i64
-            %234 = arith.ori %233, %c3221225472_i64 : i64
-            %235 = arith.cmpi eq, %181, %c0_i64 : i64
-            %236 = arith.select %235, %234, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %232, %229, %236, %232, %229) : (i64, i64, i64, i64, i64, i64) -> ()
-            %237 = arith.muli %224, %c32_i64 : i64
-            %238 = arith.minsi %173, %c16_i64 : i64
-            %239 = arith.addi %230, %c64_i64 : i64
-            %240 = arith.minsi %174, %c16_i64 : i64
-            "instgem.compute_preloaded"(%237, %238, %229, %239, %232, %240) : (i64, i64, i64, i64, i64, i64) -> ()
-            %241 = arith.index_cast %180 : i64 to index
-            scf.for %arg14 = %c1 to %241 step %c1 {
-              %242 = arith.index_cast %arg14 : index to i64
-              %243 = arith.cmpi eq, %242, %181 : i64
-              %244 = arith.select %243, %234, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %232, %229, %244, %232, %229) : (i64, i64, i64, i64, i64, i64) -> ()
-              %245 = arith.muli %242, %c16_i64 : i64
-              %246 = arith.addi %237, %245 : i64
-              %247 = arith.subi %173, %245 : i64
-              %248 = arith.minsi %247, %c16_i64 : i64
-              %249 = arith.addi %245, %230 : i64
-              %250 = arith.addi %249, %c64_i64 : i64
-              %251 = arith.subi %174, %245 : i64
-              %252 = arith.minsi %251, %c16_i64 : i64
-              "instgem.compute_accumulated"(%246, %248, %229, %250, %232, %252) : (i64, i64, i64, i64, i64, i64) -> ()
+        %166 = arith.minsi %113, %c32_i64 : i64
+        %167 = arith.maxsi %105, %c0_i64 : i64
+        %168 = arith.minsi %167, %c32_i64 : i64
+        %169 = arith.minsi %152, %c32_i64 : i64
+        %170 = arith.maxsi %144, %c0_i64 : i64
+        %171 = arith.minsi %170, %c16_i64 : i64
+        %172 = arith.ceildivsi %166, %c16_i64 : i64
+        %173 = arith.ceildivsi %171, %c16_i64 : i64
+        %174 = arith.minsi %168, %169 : i64
+        %175 = arith.ceildivsi %174, %c16_i64 : i64
+        %176 = arith.subi %175, %c1_i64 : i64
+        %177 = arith.cmpi sgt, %175, %c0_i64 : i64
+        %178 = arith.select %177, %172, %c0_i64 : i64
+        %179 = arith.index_cast %178 : i64 to index
+        scf.for %arg12 = %c0 to %179 step %c1 {
+          %219 = arith.index_cast %arg12 : index to i64
+          %220 = arith.index_cast %173 : i64 to index
+          scf.for %arg13 = %c0 to %220 step %c1 {
+            %221 = arith.index_cast %arg13 : index to i64
+            %222 = arith.muli %219, %c16_i64 : i64
+            %223 = arith.subi %166, %222 : i64
+            %224 = arith.minsi %223, %c16_i64 : i64
+            %225 = arith.muli %221, %c16_i64 : i64
+            %226 = arith.subi %171, %225 : i64
+            %227 = arith.minsi %226, %c16_i64 : i64
+            %228 = arith.addi %222, %225 : i64
+            %229 = arith.ori %228, %c3221225472_i64 : i64
+            %230 = arith.cmpi eq, %176, %c0_i64 : i64
+            %231 = arith.select %230, %229, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %227, %224, %231, %227, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+            %232 = arith.muli %219, %c32_i64 : i64
+            %233 = arith.minsi %168, %c16_i64 : i64
+            %234 = arith.addi %225, %c64_i64 : i64
+            %235 = arith.minsi %169, %c16_i64 : i64
+            "instgem.compute_preloaded"(%232, %233, %224, %234, %227, %235) : (i64, i64, i64, i64, i64, i64) -> ()
+            %236 = arith.index_cast %175 : i64 to index
+            scf.for %arg14 = %c1 to %236 step %c1 {
+              %237 = arith.index_cast %arg14 : index to i64
+              %238 = arith.cmpi eq, %237, %176 : i64
+              %239 = arith.select %238, %229, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %227, %224, %239, %227, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+              %240 = arith.muli %237, %c16_i64 : i64
+              %241 = arith.addi %232, %240 : i64
+              %242 = arith.subi %168, %240 : i64
+              %243 = arith.minsi %242, %c16_i64 : i64
+              %244 = arith.addi %240, %225 : i64
+              %245 = arith.addi %244, %c64_i64 : i64
+              %246 = arith.subi %169, %240 : i64
+              %247 = arith.minsi %246, %c16_i64 : i64
+              "instgem.compute_accumulated"(%241, %243, %224, %245, %227, %247) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %185 = arith.maxsi %arg11, %c0 : index
-        %186 = arith.minsi %185, %arg7 : index
-        %187 = arith.addi %arg11, %c32 : index
-        %188 = arith.maxsi %187, %c0 : index
-        %189 = arith.minsi %188, %arg7 : index
-        %190 = arith.subi %186, %arg11 : index
-        %191 = arith.maxsi %190, %c0 : index
-        %192 = arith.minsi %191, %c32 : index
-        %193 = arith.subi %189, %186 : index
-        scf.if %146 {
+        %180 = arith.maxsi %arg11, %c0 : index
+        %181 = arith.minsi %180, %arg7 : index
+        %182 = arith.addi %arg11, %c32 : index
+        %183 = arith.maxsi %182, %c0 : index
+        %184 = arith.minsi %183, %arg7 : index
+        %185 = arith.subi %181, %arg11 : index
+        %186 = arith.maxsi %185, %c0 : index
+        %187 = arith.minsi %186, %c32 : index
+        %188 = arith.subi %184, %181 : index
+        scf.if %141 {
           func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
         }
-        %subview_22 = memref.subview %reinterpret_cast_1[%186, %11] [%193, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %194 = arith.index_cast %192 : index to i64
-        %195 = arith.index_cast %193 : index to i64
-        %196 = arith.addi %194, %195 : i64
+        %subview_22 = memref.subview %reinterpret_cast_1[%181, %11] [%188, %140] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %189 = arith.index_cast %187 : index to i64
+        %190 = arith.index_cast %188 : index to i64
+        %191 = arith.addi %189, %190 : i64
         %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %197 = arith.index_cast %intptr_27 : index to i64
-        %198 = arith.index_cast %offset_24 : index to i64
-        %199 = arith.addi %197, %198 : i64
-        %200 = arith.index_cast %strides_26#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %200) : (i64, i64, i64, i64, i64, i64) -> ()
-        %201 = arith.maxsi %194, %c0_i64 : i64
-        %202 = arith.divui %201, %c16_i64 : i64
-        %203 = arith.maxsi %196, %c0_i64 : i64
-        %204 = arith.addi %203, %c15_i64 : i64
-        %205 = arith.divui %204, %c16_i64 : i64
-        %206 = arith.subi %205, %202 : i64
-        %207 = arith.cmpi sgt, %195, %c0_i64 : i64
-        %208 = arith.extui %207 : i1 to i64
-        %209 = arith.muli %206, %208 : i64
-        %210 = arith.index_cast %209 : i64 to index
-        scf.for %arg12 = %c0 to %210 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.addi %202, %224 : i64
-          %226 = arith.muli %225, %c16_i64 : i64
-          %227 = arith.maxsi %226, %194 : i64
-          %228 = arith.addi %226, %c16_i64 : i64
-          %229 = arith.minsi %228, %196 : i64
-          %230 = arith.subi %229, %227 : i64
-          %231 = arith.subi %227, %194 : i64
-          %232 = arith.muli %231, %200 : i64
-          %233 = arith.addi %199, %232 : i64
-          %234 = arith.addi %226, %c96_i64 : i64
-          %235 = arith.subi %227, %226 : i64
-          %236 = arith.addi %234, %235 : i64
-          %237 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%233, %236, %237, %230) : (i64, i64, i64, i64) -> ()
+        %192 = arith.index_cast %intptr_27 : index to i64
+        %193 = arith.index_cast %offset_24 : index to i64
+        %194 = arith.addi %192, %193 : i64
+        %195 = arith.index_cast %strides_26#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+        %196 = arith.maxsi %189, %c0_i64 : i64
+        %197 = arith.divui %196, %c16_i64 : i64
+        %198 = arith.maxsi %191, %c0_i64 : i64
+        %199 = arith.addi %198, %c15_i64 : i64
+        %200 = arith.divui %199, %c16_i64 : i64
+        %201 = arith.subi %200, %197 : i64
+        %202 = arith.cmpi sgt, %190, %c0_i64 : i64
+        %203 = arith.extui %202 : i1 to i64
+        %204 = arith.muli %201, %203 : i64
+        %205 = arith.index_cast %204 : i64 to index
+        scf.for %arg12 = %c0 to %205 step %c1 {
+          %219 = arith.index_cast %arg12 : index to i64
+          %220 = arith.addi %197, %219 : i64
+          %221 = arith.muli %220, %c16_i64 : i64
+          %222 = arith.maxsi %221, %189 : i64
+          %223 = arith.addi %221, %c16_i64 : i64
+          %224 = arith.minsi %223, %191 : i64
+          %225 = arith.subi %224, %222 : i64
+          %226 = arith.subi %222, %189 : i64
+          %227 = arith.muli %226, %195 : i64
+          %228 = arith.addi %194, %227 : i64
+          %229 = arith.addi %221, %c96_i64 : i64
+          %230 = arith.subi %222, %221 : i64
+          %231 = arith.addi %229, %230 : i64
+          %232 = arith.minsi %144, %c64_i64 : i64
+          "instgem.mvin"(%228, %231, %232, %225) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %211 = arith.addi %201, %c15_i64 : i64
-        %212 = arith.divui %211, %c16_i64 : i64
-        %213 = arith.cmpi sgt, %194, %c0_i64 : i64
-        %214 = arith.extui %213 : i1 to i64
-        %215 = arith.muli %212, %214 : i64
-        %216 = arith.index_cast %215 : i64 to index
-        scf.for %arg12 = %c0 to %216 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.muli %224, %c16_i64 : i64
-          %226 = arith.maxsi %225, %c0_i64 : i64
-          %227 = arith.addi %225, %c16_i64 : i64
-          %228 = arith.minsi %227, %194 : i64
-          %229 = arith.subi %228, %226 : i64
-          %230 = arith.addi %225, %c96_i64 : i64
-          %231 = arith.subi %226, %225 : i64
-          %232 = arith.addi %230, %231 : i64
-          %233 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %232, %233, %229) : (i64, i64, i64, i64) -> ()
+        %206 = arith.addi %196, %c15_i64 : i64
+        %207 = arith.divui %206, %c16_i64 : i64
+        %208 = arith.cmpi sgt, %189, %c0_i64 : i64
+        %209 = arith.extui %208 : i1 to i64
+        %210 = arith.muli %207, %209 : i64
+        %211 = arith.index_cast %210 : i64 to index
+        scf.for %arg12 = %c0 to %211 step %c1 {
+          %219 = arith.index_cast %arg12 : index to i64
+          %220 = arith.muli %219, %c16_i64 : i64
+          %221 = arith.maxsi %220, %c0_i64 : i64
+          %222 = arith.addi %220, %c16_i64 : i64
+          %223 = arith.minsi %222, %189 : i64
+          %224 = arith.subi %223, %221 : i64
+          %225 = arith.addi %220, %c96_i64 : i64
+          %226 = arith.subi %221, %220 : i64
+          %227 = arith.addi %225, %226 : i64
+          %228 = arith.minsi %144, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %227, %228, %224) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %217 = arith.minsi %203, %c32_i64 : i64
-        %218 = arith.minsi %173, %217 : i64
-        %219 = arith.ceildivsi %218, %c16_i64 : i64
-        %220 = arith.subi %219, %c1_i64 : i64
-        %221 = arith.cmpi sgt, %219, %c0_i64 : i64
-        %222 = arith.select %221, %177, %c0_i64 : i64
-        %223 = arith.index_cast %222 : i64 to index
-        scf.for %arg12 = %c0 to %223 step %c1 {
-          %224 = arith.index_cast %arg12 : index to i64
-          %225 = arith.index_cast %178 : i64 to index
-          scf.for %arg13 = %c0 to %225 step %c1 {
-            %226 = arith.index_cast %arg13 : index to i64
-            %227 = arith.muli %224, %c16_i64 : i64
-            %228 = arith.subi %171, %227 : i64
-            %229 = arith.minsi %228, %c16_i64 : i64
-            %230 = arith.muli %226, %c16_i64 : i64
-            %231 = arith.subi %176, %230 : i64
-            %232 = arith.minsi %231, %c16_i64 : i64
-            %233 = arith.addi %227, %230 : i64
-            %234 = arith.addi %233, %c32_i64 : i64
-            %235 = arith.ori %234, %c3221225472_i64 : i64
-            %236 = arith.cmpi eq, %220, %c0_i64 : i64
-            %237 = arith.select %236, %235, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %232, %229, %237, %232, %229) : (i64, i64, i64, i64, i64, i64) -> ()
-            %238 = arith.muli %224, %c32_i64 : i64
-            %239 = arith.minsi %173, %c16_i64 : i64
-            %240 = arith.addi %230, %c96_i64 : i64
-            %241 = arith.minsi %217, %c16_i64 : i64
-            "instgem.compute_preloaded"(%238, %239, %229, %240, %232, %241) : (i64, i64, i64, i64, i64, i64) -> ()
-            %242 = arith.index_cast %219 : i64 to index
-            scf.for %arg14 = %c1 to %242 step %c1 {
-              %243 = arith.index_cast %arg14 : index to i64
-              %244 = arith.cmpi eq, %243, %220 : i64
-              %245 = arith.select %244, %235, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %232, %229, %245, %232, %229) : (i64, i64, i64, i64, i64, i64) -> ()
-              %246 = arith.muli %243, %c16_i64 : i64
-              %247 = arith.addi %238, %246 : i64
-              %248 = arith.subi %173, %246 : i64
-              %249 = arith.minsi %248, %c16_i64 : i64
-              %250 = arith.addi %246, %230 : i64
-              %251 = arith.addi %250, %c96_i64 : i64
-              %252 = arith.subi %217, %246 : i64
-              %253 = arith.minsi %252, %c16_i64 : i64
-              "instgem.compute_accumulated"(%247, %249, %229, %251, %232, %253) : (i64, i64, i64, i64, i64, i64) -> ()
+        %212 = arith.minsi %198, %c32_i64 : i64
+        %213 = arith.minsi %168, %212 : i64
+        %214 = arith.ceildivsi %213, %c16_i64 : i64
+        %215 = arith.subi %214, %c1_i64 : i64
+        %216 = arith.cmpi sgt, %214, %c0_i64 : i64
+        %217 = arith.select %216, %172, %c0_i64 : i64
+        %218 = arith.index_cast %217 : i64 to index
+        scf.for %arg12 = %c0 to %218 step %c1 {
+          %219 = arith.index_cast %arg12 : index to i64
+          %220 = arith.index_cast %173 : i64 to index
+          scf.for %arg13 = %c0 to %220 step %c1 {
+            %221 = arith.index_cast %arg13 : index to i64
+            %222 = arith.muli %219, %c16_i64 : i64
+            %223 = arith.subi %166, %222 : i64
+            %224 = arith.minsi %223, %c16_i64 : i64
+            %225 = arith.muli %221, %c16_i64 : i64
+            %226 = arith.subi %171, %225 : i64
+            %227 = arith.minsi %226, %c16_i64 : i64
+            %228 = arith.addi %222, %225 : i64
+            %229 = arith.addi %228, %c32_i64 : i64
+            %230 = arith.ori %229, %c3221225472_i64 : i64
+            %231 = arith.cmpi eq, %215, %c0_i64 : i64
+            %232 = arith.select %231, %230, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %227, %224, %232, %227, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+            %233 = arith.muli %219, %c32_i64 : i64
+            %234 = arith.minsi %168, %c16_i64 : i64
+            %235 = arith.addi %225, %c96_i64 : i64
+            %236 = arith.minsi %212, %c16_i64 : i64
+            "instgem.compute_preloaded"(%233, %234, %224, %235, %227, %236) : (i64, i64, i64, i64, i64, i64) -> ()
+            %237 = arith.index_cast %214 : i64 to index
+            scf.for %arg14 = %c1 to %237 step %c1 {
+              %238 = arith.index_cast %arg14 : index to i64
+              %239 = arith.cmpi eq, %238, %215 : i64
+              %240 = arith.select %239, %230, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %227, %224, %240, %227, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+              %241 = arith.muli %238, %c16_i64 : i64
+              %242 = arith.addi %233, %241 : i64
+              %243 = arith.subi %168, %241 : i64
+              %244 = arith.minsi %243, %c16_i64 : i64
+              %245 = arith.addi %241, %225 : i64
+              %246 = arith.addi %245, %c96_i64 : i64
+              %247 = arith.subi %212, %241 : i64
+              %248 = arith.minsi %247, %c16_i64 : i64
+              "instgem.compute_accumulated"(%242, %244, %224, %246, %227, %248) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.yield %100, %134, %187 : index, index, index
+        scf.yield %95, %129, %182 : index, index, index
       }
       %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
       %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %54 = arith.maxsi %13, %c0 : index
-      %55 = arith.minsi %54, %arg5 : index
-      %56 = arith.maxsi %9, %c0 : index
-      %57 = arith.minsi %56, %c32 : index
-      %58 = arith.subi %55, %8 : index
-      %59 = arith.maxsi %14, %c0 : index
-      %60 = arith.minsi %59, %arg6 : index
-      %61 = arith.maxsi %12, %c0 : index
-      %62 = arith.minsi %61, %c16 : index
-      %63 = arith.subi %60, %11 : index
-      %64 = arith.cmpi sgt, %62, %c0 : index
-      scf.if %64 {
+      %49 = arith.maxsi %13, %c0 : index
+      %50 = arith.minsi %49, %arg5 : index
+      %51 = arith.maxsi %9, %c0 : index
+      %52 = arith.minsi %51, %c32 : index
+      %53 = arith.subi %50, %8 : index
+      %54 = arith.maxsi %14, %c0 : index
+      %55 = arith.minsi %54, %arg6 : index
+      %56 = arith.maxsi %12, %c0 : index
+      %57 = arith.minsi %56, %c16 : index
+      %58 = arith.subi %55, %11 : index
+      %59 = arith.cmpi sgt, %57, %c0 : index
+      scf.if %59 {
         func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %65 = arith.index_cast %57 : index to i64
-      %66 = arith.index_cast %58 : index to i64
-      %67 = arith.index_cast %63 : index to i64
+      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%53, %58] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %60 = arith.index_cast %52 : index to i64
+      %61 = arith.index_cast %53 : index to i64
+      %62 = arith.index_cast %58 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %68 = arith.index_cast %intptr : index to i64
-      %69 = arith.index_cast %offset : index to i64
-      %70 = arith.muli %69, %c4_i64 : i64
-      %71 = arith.addi %68, %70 : i64
-      %72 = arith.index_cast %strides#0 : index to i64
-      %73 = arith.muli %72, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %73, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %74 = arith.maxsi %65, %c0_i64 : i64
-      %75 = arith.divui %74, %c16_i64 : i64
-      %76 = arith.addi %65, %66 : i64
-      %77 = arith.maxsi %76, %c0_i64 : i64
-      %78 = arith.addi %77, %c15_i64 : i64
-      %79 = arith.divui %78, %c16_i64 : i64
-      %80 = arith.subi %79, %75 : i64
-      %81 = arith.cmpi sgt, %66, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.ceildivsi %67, %c16_i64 : i64
-      %85 = arith.muli %83, %84 : i64
-      %86 = arith.index_cast %85 : i64 to index
-      scf.for %arg8 = %c0 to %86 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.remsi %93, %83 : i64
-        %95 = arith.divsi %93, %83 : i64
-        %96 = arith.addi %75, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %65 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %76 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %65 : i64
-        %103 = arith.muli %102, %73 : i64
-        %104 = arith.addi %71, %103 : i64
-        %105 = arith.muli %95, %c64_i64 : i64
+      %63 = arith.index_cast %intptr : index to i64
+      %64 = arith.index_cast %offset : index to i64
+      %65 = arith.muli %64, %c4_i64 : i64
+      %66 = arith.addi %63, %65 : i64
+      %67 = arith.index_cast %strides#0 : index to i64
+      %68 = arith.muli %67, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %68, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %69 = arith.maxsi %60, %c0_i64 : i64
+      %70 = arith.divui %69, %c16_i64 : i64
+      %71 = arith.addi %60, %61 : i64
+      %72 = arith.maxsi %71, %c0_i64 : i64
+      %73 = arith.addi %72, %c15_i64 : i64
+      %74 = arith.divui %73, %c16_i64 : i64
+      %75 = arith.subi %74, %70 : i64
+      %76 = arith.cmpi sgt, %61, %c0_i64 : i64
+      %77 = arith.extui %76 : i1 to i64
+      %78 = arith.muli %75, %77 : i64
+      %79 = arith.ceildivsi %62, %c16_i64 : i64
+      %80 = arith.muli %78, %79 : i64
+      %81 = arith.index_cast %80 : i64 to index
+      scf.for %arg8 = %c0 to %81 step %c1 {
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.remsi %88, %78 : i64
+        %90 = arith.divsi %88, %78 : i64
+        %91 = arith.addi %70, %89 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %60 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %71 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.subi %93, %60 : i64
+        %98 = arith.muli %97, %68 : i64
+        %99 = arith.addi %66, %98 : i64
+        %100 = arith.muli %90, %c64_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.muli %90, %c16_i64 : i64
+        %103 = arith.addi %92, %102 : i64
+        %104 = arith.ori %103, %c2684354560_i64 : i64
+        %105 = arith.subi %93, %92 : i64
         %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c16_i64 : i64
-        %108 = arith.addi %97, %107 : i64
-        %109 = arith.ori %108, %c2684354560_i64 : i64
-        %110 = arith.subi %98, %97 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %67, %107 : i64
-        %113 = arith.minsi %112, %c16_i64 : i64
-        "instgem.mvout"(%106, %111, %113, %101) : (i64, i64, i64, i64) -> ()
+        %107 = arith.subi %62, %102 : i64
+        %108 = arith.minsi %107, %c16_i64 : i64
+        "instgem.mvout"(%101, %106, %108, %96) : (i64, i64, i64, i64) -> ()
       }
-      scf.if %64 {
+      scf.if %59 {
         func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%53, %58] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
       %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %87 = arith.index_cast %intptr_9 : index to i64
-      %88 = arith.index_cast %offset_6 : index to i64
-      %89 = arith.muli %88, %c4_i64 : i64
-      %90 = arith.addi %87, %89 : i64
-      %91 = arith.index_cast %strides_8#0 : index to i64
-      %92 = arith.muli %91, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %86 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.remsi %93, %83 : i64
-        %95 = arith.divsi %93, %83 : i64
-        %96 = arith.addi %75, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %65 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %76 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %65 : i64
-        %103 = arith.muli %102, %92 : i64
-        %104 = arith.addi %90, %103 : i64
-        %105 = arith.muli %95, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c16_i64 : i64
-        %108 = arith.addi %97, %107 : i64
-        %109 = arith.addi %108, %c32_i64 : i64
-        %110 = arith.ori %109, %c2684354560_i64 : i64
-        %111 = arith.subi %98, %97 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.subi %67, %107 : i64
-        %114 = arith.minsi %113, %c16_i64 : i64
-        "instgem.mvout"(%106, %112, %114, %101) : (i64, i64, i64, i64) -> ()
+      %82 = arith.index_cast %intptr_9 : index to i64
+      %83 = arith.index_cast %offset_6 : index to i64
+      %84 = arith.muli %83, %c4_i64 : i64
+      %85 = arith.addi %82, %84 : i64
+      %86 = arith.index_cast %strides_8#0 : index to i64
+      %87 = arith.muli %86, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %87, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %81 step %c1 {
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.remsi %88, %78 : i64
+        %90 = arith.divsi %88, %78 : i64
+        %91 = arith.addi %70, %89 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %60 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %71 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.subi %93, %60 : i64
+        %98 = arith.muli %97, %87 : i64
+        %99 = arith.addi %85, %98 : i64
+        %100 = arith.muli %90, %c64_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.muli %90, %c16_i64 : i64
+        %103 = arith.addi %92, %102 : i64
+        %104 = arith.addi %103, %c32_i64 : i64
+        %105 = arith.ori %104, %c2684354560_i64 : i64
+        %106 = arith.subi %93, %92 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.subi %62, %102 : i64
+        %109 = arith.minsi %108, %c16_i64 : i64
+        "instgem.mvout"(%101, %107, %109, %96) : (i64, i64, i64, i64) -> ()
       }
     }
     return

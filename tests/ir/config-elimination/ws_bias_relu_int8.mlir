@@ -29,6 +29,37 @@
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -130,917 +161,1144 @@ module {
     %14 = arith.addi %5, %c16 : index
     %15 = arith.subi %12, %c1 : index
     %16 = arith.muli %15, %c32 : index
-    %17 = arith.addi %16, %c32 : index
-    %18 = arith.cmpi sge, %4, %c0 : index
-    %19 = arith.cmpi sle, %4, %arg3 : index
-    %20 = arith.cmpi sge, %13, %c0 : index
-    %21 = arith.cmpi sle, %13, %arg3 : index
-    %22 = arith.cmpi sge, %8, %c0 : index
-    %23 = arith.cmpi sle, %8, %c32 : index
-    %24 = arith.cmpi sge, %5, %c0 : index
-    %25 = arith.cmpi sle, %5, %arg4 : index
-    %26 = arith.cmpi sge, %14, %c0 : index
-    %27 = arith.cmpi sle, %14, %arg4 : index
-    %28 = arith.cmpi sge, %11, %c0 : index
-    %29 = arith.cmpi sle, %11, %c16 : index
-    %30 = arith.cmpi sle, %16, %arg5 : index
-    %31 = arith.cmpi sle, %17, %arg5 : index
-    %32 = arith.andi %18, %19 : i1
-    %33 = arith.andi %32, %20 : i1
-    %34 = arith.andi %33, %21 : i1
-    %35 = arith.andi %34, %22 : i1
-    %36 = arith.andi %35, %23 : i1
-    %37 = arith.andi %36, %24 : i1
-    %38 = arith.andi %37, %25 : i1
-    %39 = arith.andi %38, %26 : i1
-    %40 = arith.andi %39, %27 : i1
-    %41 = arith.andi %40, %28 : i1
+    %17 = arith.cmpi sge, %4, %c0 : index
+    %18 = arith.cmpi sle, %4, %arg3 : index
+    %19 = arith.cmpi sge, %13, %c0 : index
+    %20 = arith.cmpi sle, %13, %arg3 : index
+    %21 = arith.cmpi sge, %8, %c0 : index
+    %22 = arith.cmpi sle, %8, %c32 : index
+    %23 = arith.cmpi sge, %5, %c0 : index
+    %24 = arith.cmpi sle, %5, %arg4 : index
+    %25 = arith.cmpi sge, %14, %c0 : index
+    %26 = arith.cmpi sle, %14, %arg4 : index
+    %27 = arith.cmpi sge, %11, %c0 : index
+    %28 = arith.cmpi sle, %11, %c16 : index
+    %29 = arith.cmpi sle, %16, %arg5 : index
+    %30 = arith.andi %17, %18 : i1
+    %31 = arith.andi %30, %19 : i1
+    %32 = arith.andi %31, %20 : i1
+    %33 = arith.andi %32, %21 : i1
+    %34 = arith.andi %33, %22 : i1
+    %35 = arith.andi %34, %23 : i1
+    %36 = arith.andi %35, %24 : i1
+    %37 = arith.andi %36, %25 : i1
+    %38 = arith.andi %37, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
     %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    scf.if %46 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %47 = arith.index_cast %intptr : index to i64
-      %48 = arith.index_cast %offset : index to i64
-      %49 = arith.muli %48, %c4_i64 : i64
-      %50 = arith.addi %47, %49 : i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg14 = %c0 to %c2 step %c1 {
-        %59 = arith.index_cast %arg14 : index to i64
-        %60 = arith.muli %59, %c16_i64 : i64
-        %61 = arith.maxsi %60, %c0_i64 : i64
-        %62 = arith.addi %60, %c16_i64 : i64
-        %63 = arith.minsi %62, %c32_i64 : i64
-        %64 = arith.subi %63, %61 : i64
-        %65 = arith.ori %60, %c2147483648_i64 : i64
-        %66 = arith.subi %61, %60 : i64
-        %67 = arith.addi %65, %66 : i64
-        "instgem.mvin"(%50, %67, %c16_i64, %64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-      %cast_4 = memref.cast %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %51 = arith.index_cast %intptr_9 : index to i64
-      %52 = arith.index_cast %offset_6 : index to i64
-      %53 = arith.addi %51, %52 : i64
-      %54 = arith.index_cast %strides_8#0 : index to i64
-      %55 = arith.bitcast %arg12 : f32 to i32
-      %56 = arith.extui %55 : i32 to i64
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %54, %56) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %57:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %59 = arith.addi %arg15, %c32 : index
-        %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %60 = arith.index_cast %intptr_16 : index to i64
-        %61 = arith.index_cast %offset_13 : index to i64
-        %62 = arith.addi %60, %61 : i64
-        %63 = arith.index_cast %strides_15#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %63) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %71 = arith.index_cast %arg17 : index to i64
-          %72 = arith.muli %71, %c16_i64 : i64
-          %73 = arith.maxsi %72, %c0_i64 : i64
-          %74 = arith.addi %72, %c16_i64 : i64
-          %75 = arith.minsi %74, %c32_i64 : i64
-          %76 = arith.subi %75, %73 : i64
-          %77 = arith.muli %73, %63 : i64
-          %78 = arith.addi %62, %77 : i64
-          %79 = arith.muli %71, %c32_i64 : i64
-          %80 = arith.subi %73, %72 : i64
-          %81 = arith.addi %79, %80 : i64
-          "instgem.mvin"(%78, %81, %c32_i64, %76) : (i64, i64, i64, i64) -> ()
+    scf.if %42 {
+      %43 = arith.addi %16, %c32 : index
+      %44 = arith.cmpi sle, %43, %arg5 : index
+      %45 = arith.andi %44, %44 : i1
+      scf.if %45 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %46 = arith.index_cast %intptr : index to i64
+        %47 = arith.index_cast %offset : index to i64
+        %48 = arith.muli %47, %c4_i64 : i64
+        %49 = arith.addi %46, %48 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %58 = arith.index_cast %arg14 : index to i64
+          %59 = arith.muli %58, %c16_i64 : i64
+          %60 = arith.maxsi %59, %c0_i64 : i64
+          %61 = arith.addi %59, %c16_i64 : i64
+          %62 = arith.minsi %61, %c32_i64 : i64
+          %63 = arith.subi %62, %60 : i64
+          %64 = arith.ori %59, %c2147483648_i64 : i64
+          %65 = arith.subi %60, %59 : i64
+          %66 = arith.addi %64, %65 : i64
+          "instgem.mvin"(%49, %66, %c16_i64, %63) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %64 = arith.addi %arg16, %c32 : index
-        %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_18 = memref.cast %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %65 = arith.index_cast %intptr_23 : index to i64
-        %66 = arith.index_cast %offset_20 : index to i64
-        %67 = arith.addi %65, %66 : i64
-        %68 = arith.index_cast %strides_22#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %68) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %71 = arith.index_cast %arg17 : index to i64
-          %72 = arith.muli %71, %c16_i64 : i64
-          %73 = arith.maxsi %72, %c0_i64 : i64
-          %74 = arith.addi %72, %c16_i64 : i64
-          %75 = arith.minsi %74, %c32_i64 : i64
-          %76 = arith.subi %75, %73 : i64
-          %77 = arith.muli %73, %68 : i64
-          %78 = arith.addi %67, %77 : i64
-          %79 = arith.addi %72, %c64_i64 : i64
-          %80 = arith.subi %73, %72 : i64
-          %81 = arith.addi %79, %80 : i64
-          "instgem.mvin"(%78, %81, %c16_i64, %76) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %69 = arith.addi %arg14, %c1 : index
-        %70 = arith.cmpi sge, %69, %12 : index
-        scf.if %70 {
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %50 = arith.index_cast %intptr_9 : index to i64
+        %51 = arith.index_cast %offset_6 : index to i64
+        %52 = arith.addi %50, %51 : i64
+        %53 = arith.index_cast %strides_8#0 : index to i64
+        %54 = arith.bitcast %arg12 : f32 to i32
+        %55 = arith.extui %54 : i32 to i64
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %53, %55) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %56:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %58 = arith.addi %arg15, %c32 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %59 = arith.index_cast %intptr_16 : index to i64
+          %60 = arith.index_cast %offset_13 : index to i64
+          %61 = arith.addi %59, %60 : i64
+          %62 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %62) : (i64, i64, i64, i64, i64, i64) -> ()
           scf.for %arg17 = %c0 to %c2 step %c1 {
-            %73 = arith.index_cast %arg17 : index to i64
-            %74 = arith.muli %73, %c16_i64 : i64
-            %75 = arith.addi %74, %c64_i64 : i64
-            "instgem.preload"(%75, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%74, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %76 = arith.cmpi eq, %73, %c1_i64 : i64
-            scf.if %76 {
+            %70 = arith.index_cast %arg17 : index to i64
+            %71 = arith.muli %70, %c16_i64 : i64
+            %72 = arith.maxsi %71, %c0_i64 : i64
+            %73 = arith.addi %71, %c16_i64 : i64
+            %74 = arith.minsi %73, %c32_i64 : i64
+            %75 = arith.subi %74, %72 : i64
+            %76 = arith.muli %72, %62 : i64
+            %77 = arith.addi %61, %76 : i64
+            %78 = arith.muli %70, %c32_i64 : i64
+            %79 = arith.subi %72, %71 : i64
+            %80 = arith.addi %78, %79 : i64
+            "instgem.mvin"(%77, %80, %c32_i64, %75) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %63 = arith.addi %arg16, %c32 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %64 = arith.index_cast %intptr_23 : index to i64
+          %65 = arith.index_cast %offset_20 : index to i64
+          %66 = arith.addi %64, %65 : i64
+          %67 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %70 = arith.index_cast %arg17 : index to i64
+            %71 = arith.muli %70, %c16_i64 : i64
+            %72 = arith.maxsi %71, %c0_i64 : i64
+            %73 = arith.addi %71, %c16_i64 : i64
+            %74 = arith.minsi %73, %c32_i64 : i64
+            %75 = arith.subi %74, %72 : i64
+            %76 = arith.muli %72, %67 : i64
+            %77 = arith.addi %66, %76 : i64
+            %78 = arith.addi %71, %c64_i64 : i64
+            %79 = arith.subi %72, %71 : i64
+            %80 = arith.addi %78, %79 : i64
+            "instgem.mvin"(%77, %80, %c16_i64, %75) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %68 = arith.addi %arg14, %c1 : index
+          %69 = arith.cmpi sge, %68, %12 : index
+          scf.if %69 {
+            scf.for %arg17 = %c0 to %c2 step %c1 {
+              %72 = arith.index_cast %arg17 : index to i64
+              %73 = arith.muli %72, %c16_i64 : i64
+              %74 = arith.addi %73, %c64_i64 : i64
+              "instgem.preload"(%74, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%73, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %75 = arith.cmpi eq, %72, %c1_i64 : i64
+              scf.if %75 {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %76 = arith.addi %73, %c32_i64 : i64
+                "instgem.compute_accumulated"(%76, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%52, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              } else {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %76 = arith.addi %73, %c32_i64 : i64
+                "instgem.compute_accumulated"(%76, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %70 = arith.muli %53, %c16_i64 : i64
+            %71 = arith.addi %52, %70 : i64
+            "instgem.mvout"(%71, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } else {
+            scf.for %arg17 = %c0 to %c2 step %c1 {
+              %70 = arith.index_cast %arg17 : index to i64
+              %71 = arith.muli %70, %c16_i64 : i64
+              %72 = arith.addi %71, %c64_i64 : i64
+              "instgem.preload"(%72, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%71, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %77 = arith.addi %74, %c32_i64 : i64
-              "instgem.compute_accumulated"(%77, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.mvout"(%53, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-            } else {
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %77 = arith.addi %74, %c32_i64 : i64
-              "instgem.compute_accumulated"(%77, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %73 = arith.addi %71, %c32_i64 : i64
+              "instgem.compute_accumulated"(%73, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %71 = arith.muli %54, %c16_i64 : i64
-          %72 = arith.addi %53, %71 : i64
-          "instgem.mvout"(%72, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } else {
-          scf.for %arg17 = %c0 to %c2 step %c1 {
-            %71 = arith.index_cast %arg17 : index to i64
-            %72 = arith.muli %71, %c16_i64 : i64
-            %73 = arith.addi %72, %c64_i64 : i64
-            "instgem.preload"(%73, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%72, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %74 = arith.addi %72, %c32_i64 : i64
-            "instgem.compute_accumulated"(%74, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.yield %58, %63 : index, index
+        }
+        %57 = arith.cmpi sle, %12, %c0 : index
+        scf.if %57 {
+          "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %53, %55) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg14 = %c0 to %c2 step %c1 {
+            %58 = arith.index_cast %arg14 : index to i64
+            %59 = arith.remsi %58, %c2_i64 : i64
+            %60 = arith.divsi %58, %c2_i64 : i64
+            %61 = arith.muli %59, %c16_i64 : i64
+            %62 = arith.maxsi %61, %c0_i64 : i64
+            %63 = arith.addi %61, %c16_i64 : i64
+            %64 = arith.minsi %63, %c32_i64 : i64
+            %65 = arith.subi %64, %62 : i64
+            %66 = arith.muli %62, %53 : i64
+            %67 = arith.addi %52, %66 : i64
+            %68 = arith.muli %60, %c16_i64 : i64
+            %69 = arith.addi %67, %68 : i64
+            %70 = arith.addi %61, %68 : i64
+            %71 = arith.ori %70, %c2147483648_i64 : i64
+            %72 = arith.subi %62, %61 : i64
+            %73 = arith.addi %71, %72 : i64
+            %74 = arith.subi %c16_i64, %68 : i64
+            %75 = arith.minsi %74, %c16_i64 : i64
+            "instgem.mvout"(%69, %73, %75, %65) : (i64, i64, i64, i64) -> ()
           }
         }
-        scf.yield %59, %64 : index, index
-      }
-      %58 = arith.cmpi sle, %12, %c0 : index
-      scf.if %58 {
-        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %54, %56) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %46 = arith.index_cast %intptr : index to i64
+        %47 = arith.index_cast %offset : index to i64
+        %48 = arith.muli %47, %c4_i64 : i64
+        %49 = arith.addi %46, %48 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg14 = %c0 to %c2 step %c1 {
-          %59 = arith.index_cast %arg14 : index to i64
-          %60 = arith.remsi %59, %c2_i64 : i64
-          %61 = arith.divsi %59, %c2_i64 : i64
-          %62 = arith.muli %60, %c16_i64 : i64
-          %63 = arith.maxsi %62, %c0_i64 : i64
-          %64 = arith.addi %62, %c16_i64 : i64
-          %65 = arith.minsi %64, %c32_i64 : i64
-          %66 = arith.subi %65, %63 : i64
-          %67 = arith.muli %63, %54 : i64
-          %68 = arith.addi %53, %67 : i64
-          %69 = arith.muli %61, %c16_i64 : i64
-          %70 = arith.addi %68, %69 : i64
-          %71 = arith.addi %62, %69 : i64
-          %72 = arith.ori %71, %c2147483648_i64 : i64
-          %73 = arith.subi %63, %62 : i64
-          %74 = arith.addi %72, %73 : i64
-          %75 = arith.subi %c16_i64, %69 : i64
-          %76 = arith.minsi %75, %c16_i64 : i64
-          "instgem.mvout"(%70, %74, %76, %66) : (i64, i64, i64, i64) -> ()
+          %58 = arith.index_cast %arg14 : index to i64
+          %59 = arith.muli %58, %c16_i64 : i64
+          %60 = arith.maxsi %59, %c0_i64 : i64
+          %61 = arith.addi %59, %c16_i64 : i64
+          %62 = arith.minsi %61, %c32_i64 : i64
+          %63 = arith.subi %62, %60 : i64
+          %64 = arith.ori %59, %c2147483648_i64 : i64
+          %65 = arith.subi %60, %59 : i64
+          %66 = arith.addi %64, %65 : i64
+          "instgem.mvin"(%49, %66, %c16_i64, %63) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %50 = arith.index_cast %intptr_9 : index to i64
+        %51 = arith.index_cast %offset_6 : index to i64
+        %52 = arith.addi %50, %51 : i64
+        %53 = arith.index_cast %strides_8#0 : index to i64
+        %54 = arith.bitcast %arg12 : f32 to i32
+        %55 = arith.extui %54 : i32 to i64
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %53, %55) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %56:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %58 = arith.addi %arg15, %c32 : index
+          %59 = arith.minsi %58, %arg5 : index
+          %60 = arith.subi %59, %arg15 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg15] [32, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %61 = arith.index_cast %60 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %62 = arith.index_cast %intptr_16 : index to i64
+          %63 = arith.index_cast %offset_13 : index to i64
+          %64 = arith.addi %62, %63 : i64
+          %65 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %65) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %91 = arith.index_cast %arg17 : index to i64
+            %92 = arith.muli %91, %c16_i64 : i64
+            %93 = arith.maxsi %92, %c0_i64 : i64
+            %94 = arith.addi %92, %c16_i64 : i64
+            %95 = arith.minsi %94, %c32_i64 : i64
+            %96 = arith.subi %95, %93 : i64
+            %97 = arith.muli %93, %65 : i64
+            %98 = arith.addi %64, %97 : i64
+            %99 = arith.muli %91, %c32_i64 : i64
+            %100 = arith.subi %93, %92 : i64
+            %101 = arith.addi %99, %100 : i64
+            %102 = arith.minsi %61, %c64_i64 : i64
+            "instgem.mvin"(%98, %101, %102, %96) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %66 = arith.addi %arg16, %c32 : index
+          %67 = arith.minsi %66, %arg5 : index
+          %68 = arith.subi %67, %arg16 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg16, %5] [%68, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %69 = arith.index_cast %68 : index to i64
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %70 = arith.index_cast %intptr_23 : index to i64
+          %71 = arith.index_cast %offset_20 : index to i64
+          %72 = arith.addi %70, %71 : i64
+          %73 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
+          %74 = arith.maxsi %69, %c0_i64 : i64
+          %75 = arith.addi %74, %c15_i64 : i64
+          %76 = arith.divui %75, %c16_i64 : i64
+          %77 = arith.cmpi sgt, %69, %c0_i64 : i64
+          %78 = arith.extui %77 : i1 to i64
+          %79 = arith.muli %76, %78 : i64
+          %80 = arith.index_cast %79 : i64 to index
+          scf.for %arg17 = %c0 to %80 step %c1 {
+            %91 = arith.index_cast %arg17 : index to i64
+            %92 = arith.muli %91, %c16_i64 : i64
+            %93 = arith.maxsi %92, %c0_i64 : i64
+            %94 = arith.addi %92, %c16_i64 : i64
+            %95 = arith.minsi %94, %69 : i64
+            %96 = arith.subi %95, %93 : i64
+            %97 = arith.muli %93, %73 : i64
+            %98 = arith.addi %72, %97 : i64
+            %99 = arith.addi %92, %c64_i64 : i64
+            %100 = arith.subi %93, %92 : i64
+            %101 = arith.addi %99, %100 : i64
+            "instgem.mvin"(%98, %101, %c16_i64, %96) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %81 = arith.maxsi %61, %c0_i64 : i64
+          %82 = arith.minsi %81, %c32_i64 : i64
+          %83 = arith.minsi %74, %c32_i64 : i64
+          %84 = arith.minsi %82, %83 : i64
+          %85 = arith.ceildivsi %84, %c16_i64 : i64
+          %86 = arith.addi %arg14, %c1 : index
+          %87 = arith.cmpi sge, %86, %12 : index
+          %88 = arith.divsi %84, %c16_i64 : i64
+          %89 = arith.minsi %85, %88 : i64
+          %90 = arith.maxsi %89, %c0_i64 : i64
+          scf.if %87 {
+            %91 = arith.subi %85, %c1_i64 : i64
+            %92 = arith.index_cast %90 : i64 to index
+            scf.for %arg17 = %c0 to %92 step %c1 {
+              %97 = arith.index_cast %arg17 : index to i64
+              %98 = arith.muli %97, %c16_i64 : i64
+              %99 = arith.addi %98, %c64_i64 : i64
+              "instgem.preload"(%99, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%98, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %100 = arith.cmpi eq, %97, %91 : i64
+              scf.if %100 {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %101 = arith.addi %98, %c32_i64 : i64
+                "instgem.compute_accumulated"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%52, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              } else {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %101 = arith.addi %98, %c32_i64 : i64
+                "instgem.compute_accumulated"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %93 = arith.index_cast %85 : i64 to index
+            scf.for %arg17 = %92 to %93 step %c1 {
+              %97 = arith.index_cast %arg17 : index to i64
+              %98 = arith.muli %97, %c16_i64 : i64
+              %99 = arith.subi %82, %98 : i64
+              %100 = arith.minsi %99, %c16_i64 : i64
+              %101 = arith.subi %83, %98 : i64
+              %102 = arith.minsi %101, %c16_i64 : i64
+              %103 = arith.addi %98, %c64_i64 : i64
+              "instgem.preload"(%103, %c16_i64, %102, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%98, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %104 = arith.cmpi eq, %97, %91 : i64
+              scf.if %104 {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %105 = arith.addi %98, %c32_i64 : i64
+                "instgem.compute_accumulated"(%105, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%52, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              } else {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %105 = arith.addi %98, %c32_i64 : i64
+                "instgem.compute_accumulated"(%105, %100, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %94 = arith.cmpi sgt, %85, %c0_i64 : i64
+            %95 = arith.extui %94 : i1 to i64
+            %96 = arith.index_cast %95 : i64 to index
+            scf.for %arg17 = %96 to %c2 step %c1 {
+              %97 = arith.index_cast %arg17 : index to i64
+              %98 = arith.muli %97, %c16_i64 : i64
+              %99 = arith.maxsi %98, %c0_i64 : i64
+              %100 = arith.addi %98, %c16_i64 : i64
+              %101 = arith.minsi %100, %c32_i64 : i64
+              %102 = arith.subi %101, %99 : i64
+              %103 = arith.muli %99, %53 : i64
+              %104 = arith.addi %52, %103 : i64
+              %105 = arith.ori %98, %c2147483648_i64 : i64
+              %106 = arith.subi %99, %98 : i64
+              %107 = arith.addi %105, %106 : i64
+              "instgem.mvout"(%104, %107, %c16_i64, %102) : (i64, i64, i64, i64) -> ()
+            }
+          } else {
+            %91 = arith.index_cast %90 : i64 to index
+            scf.for %arg17 = %c0 to %91 step %c1 {
+              %93 = arith.index_cast %arg17 : index to i64
+              %94 = arith.muli %93, %c16_i64 : i64
+              %95 = arith.addi %94, %c64_i64 : i64
+              "instgem.preload"(%95, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%94, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %96 = arith.addi %94, %c32_i64 : i64
+              "instgem.compute_accumulated"(%96, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %92 = arith.index_cast %85 : i64 to index
+            scf.for %arg17 = %91 to %92 step %c1 {
+              %93 = arith.index_cast %arg17 : index to i64
+              %94 = arith.muli %93, %c16_i64 : i64
+              %95 = arith.subi %82, %94 : i64
+              %96 = arith.minsi %95, %c16_i64 : i64
+              %97 = arith.subi %83, %94 : i64
+              %98 = arith.minsi %97, %c16_i64 : i64
+              %99 = arith.addi %94, %c64_i64 : i64
+              "instgem.preload"(%99, %c16_i64, %98, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%94, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %100 = arith.addi %94, %c32_i64 : i64
+              "instgem.compute_accumulated"(%100, %96, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          scf.yield %58, %66 : index, index
+        }
+        %57 = arith.cmpi sle, %12, %c0 : index
+        scf.if %57 {
+          "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %53, %55) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg14 = %c0 to %c2 step %c1 {
+            %58 = arith.index_cast %arg14 : index to i64
+            %59 = arith.remsi %58, %c2_i64 : i64
+            %60 = arith.divsi %58, %c2_i64 : i64
+            %61 = arith.muli %59, %c16_i64 : i64
+            %62 = arith.maxsi %61, %c0_i64 : i64
+            %63 = arith.addi %61, %c16_i64 : i64
+            %64 = arith.minsi %63, %c32_i64 : i64
+            %65 = arith.subi %64, %62 : i64
+            %66 = arith.muli %62, %53 : i64
+            %67 = arith.addi %52, %66 : i64
+            %68 = arith.muli %60, %c16_i64 : i64
+            %69 = arith.addi %67, %68 : i64
+            %70 = arith.addi %61, %68 : i64
+            %71 = arith.ori %70, %c2147483648_i64 : i64
+            %72 = arith.subi %62, %61 : i64
+            %73 = arith.addi %71, %72 : i64
+            %74 = arith.subi %c16_i64, %68 : i64
+            %75 = arith.minsi %74, %c16_i64 : i64
+            "instgem.mvout"(%69, %73, %75, %65) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_1 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %47 = arith.maxsi %13, %c0 : index
-      %48 = arith.minsi %47, %arg3 : index
-      %49 = arith.maxsi %8, %c0 : index
-      %50 = arith.minsi %49, %c32 : index
-      %51 = arith.subi %48, %7 : index
-      %52 = arith.maxsi %14, %c0 : index
-      %53 = arith.minsi %52, %arg4 : index
-      %54 = arith.maxsi %11, %c0 : index
-      %55 = arith.minsi %54, %c16 : index
-      %56 = arith.subi %53, %10 : index
-      %57 = arith.cmpi sgt, %55, %c0 : index
-      scf.if %57 {
+      %43 = arith.maxsi %13, %c0 : index
+      %44 = arith.minsi %43, %arg3 : index
+      %45 = arith.maxsi %8, %c0 : index
+      %46 = arith.minsi %45, %c32 : index
+      %47 = arith.subi %44, %7 : index
+      %48 = arith.maxsi %14, %c0 : index
+      %49 = arith.minsi %48, %arg4 : index
+      %50 = arith.maxsi %11, %c0 : index
+      %51 = arith.minsi %50, %c16 : index
+      %52 = arith.subi %49, %10 : index
+      %53 = arith.cmpi sgt, %51, %c0 : index
+      scf.if %53 {
         func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_1[%7, %10] [%51, %56] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %58 = arith.index_cast %50 : index to i64
-      %59 = arith.index_cast %51 : index to i64
-      %60 = arith.index_cast %56 : index to i64
+      %subview = memref.subview %reinterpret_cast_1[%7, %10] [%47, %52] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %54 = arith.index_cast %46 : index to i64
+      %55 = arith.index_cast %47 : index to i64
+      %56 = arith.index_cast %52 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %61 = arith.index_cast %intptr : index to i64
-      %62 = arith.index_cast %offset : index to i64
-      %63 = arith.muli %62, %c4_i64 : i64
-      %64 = arith.addi %61, %63 : i64
-      %65 = arith.addi %58, %59 : i64
-      %66 = arith.cmpi slt, %65, %c32_i64 : i64
-      %67 = arith.cmpi slt, %60, %c16_i64 : i64
-      %68 = arith.ori %66, %67 : i1
-      scf.if %68 {
+      %57 = arith.index_cast %intptr : index to i64
+      %58 = arith.index_cast %offset : index to i64
+      %59 = arith.muli %58, %c4_i64 : i64
+      %60 = arith.addi %57, %59 : i64
+      %61 = arith.addi %54, %55 : i64
+      %62 = arith.cmpi slt, %61, %c32_i64 : i64
+      %63 = arith.cmpi slt, %56, %c16_i64 : i64
+      %64 = arith.ori %62, %63 : i1
+      scf.if %64 {
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg14 = %c0 to %c2 step %c1 {
-          %94 = arith.index_cast %arg14 : index to i64
-          %95 = arith.muli %94, %c16_i64 : i64
-          %96 = arith.ori %95, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %90 = arith.index_cast %arg14 : index to i64
+          %91 = arith.muli %90, %c16_i64 : i64
+          %92 = arith.ori %91, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %92, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %69 = arith.maxsi %58, %c0_i64 : i64
-      %70 = arith.divui %69, %c16_i64 : i64
-      %71 = arith.maxsi %65, %c0_i64 : i64
-      %72 = arith.addi %71, %c15_i64 : i64
-      %73 = arith.divui %72, %c16_i64 : i64
-      %74 = arith.subi %73, %70 : i64
-      %75 = arith.cmpi sgt, %59, %c0_i64 : i64
-      %76 = arith.extui %75 : i1 to i64
-      %77 = arith.muli %74, %76 : i64
-      %78 = arith.index_cast %77 : i64 to index
-      scf.for %arg14 = %c0 to %78 step %c1 {
-        %94 = arith.index_cast %arg14 : index to i64
-        %95 = arith.addi %70, %94 : i64
-        %96 = arith.muli %95, %c16_i64 : i64
-        %97 = arith.maxsi %96, %58 : i64
-        %98 = arith.addi %96, %c16_i64 : i64
-        %99 = arith.minsi %98, %65 : i64
-        %100 = arith.subi %99, %97 : i64
-        %101 = arith.ori %96, %c2147483648_i64 : i64
-        %102 = arith.subi %97, %96 : i64
-        %103 = arith.addi %101, %102 : i64
-        %104 = arith.minsi %60, %c16_i64 : i64
-        "instgem.mvin"(%64, %103, %104, %100) : (i64, i64, i64, i64) -> ()
+      %65 = arith.maxsi %54, %c0_i64 : i64
+      %66 = arith.divui %65, %c16_i64 : i64
+      %67 = arith.maxsi %61, %c0_i64 : i64
+      %68 = arith.addi %67, %c15_i64 : i64
+      %69 = arith.divui %68, %c16_i64 : i64
+      %70 = arith.subi %69, %66 : i64
+      %71 = arith.cmpi sgt, %55, %c0_i64 : i64
+      %72 = arith.extui %71 : i1 to i64
+      %73 = arith.muli %70, %72 : i64
+      %74 = arith.index_cast %73 : i64 to index
+      scf.for %arg14 = %c0 to %74 step %c1 {
+        %90 = arith.index_cast %arg14 : index to i64
+        %91 = arith.addi %66, %90 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %54 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %61 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.ori %92, %c2147483648_i64 : i64
+        %98 = arith.subi %93, %92 : i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.minsi %56, %c16_i64 : i64
+        "instgem.mvin"(%60, %99, %100, %96) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %79 = arith.addi %69, %c15_i64 : i64
-      %80 = arith.divui %79, %c16_i64 : i64
-      %81 = arith.cmpi sgt, %58, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg14 = %c0 to %84 step %c1 {
-        %94 = arith.index_cast %arg14 : index to i64
-        %95 = arith.muli %94, %c16_i64 : i64
-        %96 = arith.maxsi %95, %c0_i64 : i64
-        %97 = arith.addi %95, %c16_i64 : i64
-        %98 = arith.minsi %97, %58 : i64
-        %99 = arith.subi %98, %96 : i64
-        %100 = arith.ori %95, %c2147483648_i64 : i64
-        %101 = arith.subi %96, %95 : i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.minsi %60, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %102, %103, %99) : (i64, i64, i64, i64) -> ()
+      %75 = arith.addi %65, %c15_i64 : i64
+      %76 = arith.divui %75, %c16_i64 : i64
+      %77 = arith.cmpi sgt, %54, %c0_i64 : i64
+      %78 = arith.extui %77 : i1 to i64
+      %79 = arith.muli %76, %78 : i64
+      %80 = arith.index_cast %79 : i64 to index
+      scf.for %arg14 = %c0 to %80 step %c1 {
+        %90 = arith.index_cast %arg14 : index to i64
+        %91 = arith.muli %90, %c16_i64 : i64
+        %92 = arith.maxsi %91, %c0_i64 : i64
+        %93 = arith.addi %91, %c16_i64 : i64
+        %94 = arith.minsi %93, %54 : i64
+        %95 = arith.subi %94, %92 : i64
+        %96 = arith.ori %91, %c2147483648_i64 : i64
+        %97 = arith.subi %92, %91 : i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.minsi %56, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %98, %99, %95) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      scf.if %57 {
+      scf.if %53 {
         func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
       }
-      %subview_3 = memref.subview %reinterpret_cast_2[%7, %10] [%51, %56] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_3 = memref.subview %reinterpret_cast_2[%7, %10] [%47, %52] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %85 = arith.index_cast %intptr_8 : index to i64
-      %86 = arith.index_cast %offset_5 : index to i64
-      %87 = arith.addi %85, %86 : i64
-      %88 = arith.index_cast %strides_7#0 : index to i64
-      %89 = arith.bitcast %arg12 : f32 to i32
-      %90 = arith.extui %89 : i32 to i64
-      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %88, %90) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %91 = arith.ceildivsi %60, %c16_i64 : i64
-      %92:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %94 = arith.maxsi %arg15, %c0 : index
-        %95 = arith.minsi %94, %arg5 : index
-        %96 = arith.addi %arg15, %c32 : index
-        %97 = arith.maxsi %96, %c0 : index
-        %98 = arith.minsi %97, %arg5 : index
-        %99 = arith.subi %95, %arg15 : index
-        %100 = arith.maxsi %99, %c0 : index
-        %101 = arith.minsi %100, %c32 : index
-        %102 = arith.subi %98, %95 : index
-        %103 = arith.cmpi sgt, %101, %c0 : index
-        scf.if %103 {
+      %81 = arith.index_cast %intptr_8 : index to i64
+      %82 = arith.index_cast %offset_5 : index to i64
+      %83 = arith.addi %81, %82 : i64
+      %84 = arith.index_cast %strides_7#0 : index to i64
+      %85 = arith.bitcast %arg12 : f32 to i32
+      %86 = arith.extui %85 : i32 to i64
+      "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %84, %86) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %87 = arith.ceildivsi %56, %c16_i64 : i64
+      %88:2 = scf.for %arg14 = %c0 to %12 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+        %90 = arith.maxsi %arg15, %c0 : index
+        %91 = arith.minsi %90, %arg5 : index
+        %92 = arith.addi %arg15, %c32 : index
+        %93 = arith.maxsi %92, %c0 : index
+        %94 = arith.minsi %93, %arg5 : index
+        %95 = arith.subi %91, %arg15 : index
+        %96 = arith.maxsi %95, %c0 : index
+        %97 = arith.minsi %96, %c32 : index
+        %98 = arith.subi %94, %91 : index
+        %99 = arith.cmpi sgt, %97, %c0 : index
+        scf.if %99 {
           func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_9 = memref.subview %reinterpret_cast[%7, %95] [%51, %102] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %104 = arith.index_cast %102 : index to i64
+        %subview_9 = memref.subview %reinterpret_cast[%7, %91] [%47, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %100 = arith.index_cast %98 : index to i64
         %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %105 = arith.index_cast %intptr_14 : index to i64
-        %106 = arith.index_cast %offset_11 : index to i64
-        %107 = arith.addi %105, %106 : i64
-        %108 = arith.index_cast %strides_13#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %108) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %78 step %c1 {
-          %163 = arith.index_cast %arg17 : index to i64
-          %164 = arith.addi %70, %163 : i64
-          %165 = arith.muli %164, %c16_i64 : i64
-          %166 = arith.maxsi %165, %58 : i64
-          %167 = arith.addi %165, %c16_i64 : i64
-          %168 = arith.minsi %167, %65 : i64
-          %169 = arith.subi %168, %166 : i64
-          %170 = arith.subi %166, %58 : i64
-          %171 = arith.muli %170, %108 : i64
-          %172 = arith.addi %107, %171 : i64
-          %173 = arith.muli %164, %c32_i64 : i64
-          %174 = arith.subi %166, %165 : i64
-          %175 = arith.addi %173, %174 : i64
-          %176 = arith.minsi %104, %c64_i64 : i64
-          "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg17 = %c0 to %84 step %c1 {
-          %163 = arith.index_cast %arg17 : index to i64
-          %164 = arith.muli %163, %c16_i64 : i64
-          %165 = arith.maxsi %164, %c0_i64 : i64
-          %166 = arith.addi %164, %c16_i64 : i64
-          %167 = arith.minsi %166, %58 : i64
-          %168 = arith.subi %167, %165 : i64
-          %169 = arith.muli %163, %c32_i64 : i64
-          %170 = arith.subi %165, %164 : i64
+        %101 = arith.index_cast %intptr_14 : index to i64
+        %102 = arith.index_cast %offset_11 : index to i64
+        %103 = arith.addi %101, %102 : i64
+        %104 = arith.index_cast %strides_13#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %104) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %74 step %c1 {
+          %159 = arith.index_cast %arg17 : index to i64
+          %160 = arith.addi %66, %159 : i64
+          %161 = arith.muli %160, %c16_i64 : i64
+          %162 = arith.maxsi %161, %54 : i64
+          %163 = arith.addi %161, %c16_i64 : i64
+          %164 = arith.minsi %163, %61 : i64
+          %165 = arith.subi %164, %162 : i64
+          %166 = arith.subi %162, %54 : i64
+          %167 = arith.muli %166, %104 : i64
+          %168 = arith.addi %103, %167 : i64
+          %169 = arith.muli %160, %c32_i64 : i64
+          %170 = arith.subi %162, %161 : i64
           %171 = arith.addi %169, %170 : i64
-          %172 = arith.minsi %104, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
+          %172 = arith.minsi %100, %c64_i64 : i64
+          "instgem.mvin"(%168, %171, %172, %165) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %109 = arith.maxsi %arg16, %c0 : index
-        %110 = arith.minsi %109, %arg5 : index
-        %111 = arith.addi %arg16, %c32 : index
-        %112 = arith.maxsi %111, %c0 : index
-        %113 = arith.minsi %112, %arg5 : index
-        %114 = arith.subi %110, %arg16 : index
-        %115 = arith.maxsi %114, %c0 : index
-        %116 = arith.minsi %115, %c32 : index
-        %117 = arith.subi %113, %110 : index
-        scf.if %57 {
+        scf.for %arg17 = %c0 to %80 step %c1 {
+          %159 = arith.index_cast %arg17 : index to i64
+          %160 = arith.muli %159, %c16_i64 : i64
+          %161 = arith.maxsi %160, %c0_i64 : i64
+          %162 = arith.addi %160, %c16_i64 : i64
+          %163 = arith.minsi %162, %54 : i64
+          %164 = arith.subi %163, %161 : i64
+          %165 = arith.muli %159, %c32_i64 : i64
+          %166 = arith.subi %161, %160 : i64
+          %167 = arith.addi %165, %166 : i64
+          %168 = arith.minsi %100, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %167, %168, %164) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %105 = arith.maxsi %arg16, %c0 : index
+        %106 = arith.minsi %105, %arg5 : index
+        %107 = arith.addi %arg16, %c32 : index
+        %108 = arith.maxsi %107, %c0 : index
+        %109 = arith.minsi %108, %arg5 : index
+        %110 = arith.subi %106, %arg16 : index
+        %111 = arith.maxsi %110, %c0 : index
+        %112 = arith.minsi %111, %c32 : index
+        %113 = arith.subi %109, %106 : index
+        scf.if %53 {
           func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_15 = memref.subview %reinterpret_cast_0[%110, %10] [%117, %56] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %118 = arith.index_cast %116 : index to i64
-        %119 = arith.index_cast %117 : index to i64
-        %120 = arith.addi %118, %119 : i64
+        %subview_15 = memref.subview %reinterpret_cast_0[%106, %10] [%113, %52] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %114 = arith.index_cast %112 : index to i64
+        %115 = arith.index_cast %113 : index to i64
+        %116 = arith.addi %114, %115 : i64
         %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %121 = arith.index_cast %intptr_20 : index to i64
-        %122 = arith.index_cast %offset_17 : index to i64
-        %123 = arith.addi %121, %122 : i64
-        %124 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %124) : (i64, i64, i64, i64, i64, i64) -> ()
-        %125 = arith.maxsi %118, %c0_i64 : i64
-        %126 = arith.divui %125, %c16_i64 : i64
-        %127 = arith.maxsi %120, %c0_i64 : i64
-        %128 = arith.addi %127, %c15_i64 : i64
-        %129 = arith.divui %128, %c16_i64 : i64
-        %130 = arith.subi %129, %126 : i64
-        %131 = arith.cmpi sgt, %119, %c0_i64 : i64
-        %132 = arith.extui %131 : i1 to i64
-        %133 = arith.muli %130, %132 : i64
-        %134 = arith.index_cast %133 : i64 to index
-        scf.for %arg17 = %c0 to %134 step %c1 {
-          %163 = arith.index_cast %arg17 : index to i64
-          %164 = arith.addi %126, %163 : i64
-          %165 = arith.muli %164, %c16_i64 : i64
-          %166 = arith.maxsi %165, %118 : i64
-          %167 = arith.addi %165, %c16_i64 : i64
-          %168 = arith.minsi %167, %120 : i64
-          %169 = arith.subi %168, %166 : i64
-          %170 = arith.subi %166, %118 : i64
-          %171 = arith.muli %170, %124 : i64
-          %172 = arith.addi %123, %171 : i64
-          %173 = arith.addi %165, %c64_i64 : i64
-          %174 = arith.subi %166, %165 : i64
-          %175 = arith.addi %173, %174 : i64
-          %176 = arith.minsi %60, %c64_i64 : i64
-          "instgem.mvin"(%172, %175, %176, %169) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %135 = arith.addi %125, %c15_i64 : i64
-        %136 = arith.divui %135, %c16_i64 : i64
-        %137 = arith.cmpi sgt, %118, %c0_i64 : i64
-        %138 = arith.extui %137 : i1 to i64
-        %139 = arith.muli %136, %138 : i64
-        %140 = arith.index_cast %139 : i64 to index
-        scf.for %arg17 = %c0 to %140 step %c1 {
-          %163 = arith.index_cast %arg17 : index to i64
-          %164 = arith.muli %163, %c16_i64 : i64
-          %165 = arith.maxsi %164, %c0_i64 : i64
-          %166 = arith.addi %164, %c16_i64 : i64
-          %167 = arith.minsi %166, %118 : i64
-          %168 = arith.subi %167, %165 : i64
-          %169 = arith.addi %164, %c64_i64 : i64
-          %170 = arith.subi %165, %164 : i64
+        %117 = arith.index_cast %intptr_20 : index to i64
+        %118 = arith.index_cast %offset_17 : index to i64
+        %119 = arith.addi %117, %118 : i64
+        %120 = arith.index_cast %strides_19#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
+        %121 = arith.maxsi %114, %c0_i64 : i64
+        %122 = arith.divui %121, %c16_i64 : i64
+        %123 = arith.maxsi %116, %c0_i64 : i64
+        %124 = arith.addi %123, %c15_i64 : i64
+        %125 = arith.divui %124, %c16_i64 : i64
+        %126 = arith.subi %125, %122 : i64
+        %127 = arith.cmpi sgt, %115, %c0_i64 : i64
+        %128 = arith.extui %127 : i1 to i64
+        %129 = arith.muli %126, %128 : i64
+        %130 = arith.index_cast %129 : i64 to index
+        scf.for %arg17 = %c0 to %130 step %c1 {
+          %159 = arith.index_cast %arg17 : index to i64
+          %160 = arith.addi %122, %159 : i64
+          %161 = arith.muli %160, %c16_i64 : i64
+          %162 = arith.maxsi %161, %114 : i64
+          %163 = arith.addi %161, %c16_i64 : i64
+          %164 = arith.minsi %163, %116 : i64
+          %165 = arith.subi %164, %162 : i64
+          %166 = arith.subi %162, %114 : i64
+          %167 = arith.muli %166, %120 : i64
+          %168 = arith.addi %119, %167 : i64
+          %169 = arith.addi %161, %c64_i64 : i64
+          %170 = arith.subi %162, %161 : i64
           %171 = arith.addi %169, %170 : i64
-          %172 = arith.minsi %60, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %171, %172, %168) : (i64, i64, i64, i64) -> ()
+          %172 = arith.minsi %56, %c64_i64 : i64
+          "instgem.mvin"(%168, %171, %172, %165) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %141 = arith.minsi %71, %c32_i64 : i64
-        %142 = arith.maxsi %104, %c0_i64 : i64
-        %143 = arith.minsi %142, %c32_i64 : i64
-        %144 = arith.minsi %127, %c32_i64 : i64
-        %145 = arith.maxsi %60, %c0_i64 : i64
-        %146 = arith.minsi %145, %c16_i64 : i64
-        %147 = arith.ceildivsi %141, %c16_i64 : i64
-        %148 = arith.ceildivsi %146, %c16_i64 : i64
-        %149 = arith.minsi %143, %144 : i64
-        %150 = arith.ceildivsi %149, %c16_i64 : i64
-        %151 = arith.addi %arg14, %c1 : index
-        %152 = arith.cmpi sge, %151, %12 : index
-        %153 = arith.cmpi sgt, %147, %c0_i64 : i64
-        %154 = arith.select %153, %148, %c0_i64 : i64
-        %155 = arith.index_cast %154 : i64 to index
-        %156 = arith.divsi %149, %c16_i64 : i64
-        %157 = arith.minsi %150, %156 : i64
-        %158 = arith.maxsi %157, %c0_i64 : i64
-        %159 = arith.divsi %141, %c16_i64 : i64
-        %160 = arith.minsi %147, %159 : i64
-        %161 = arith.maxsi %160, %c1_i64 : i64
-        %162 = arith.minsi %141, %c16_i64 : i64
-        scf.if %152 {
-          %163 = arith.maxsi %150, %c1_i64 : i64
-          %164 = arith.ceildivsi %77, %163 : i64
-          scf.for %arg17 = %c0 to %155 step %c1 {
-            %168 = arith.index_cast %arg17 : index to i64
-            %169 = arith.subi %168, %c1_i64 : i64
-            %170 = arith.cmpi sge, %169, %c0_i64 : i64
-            %171 = arith.cmpi slt, %169, %91 : i64
+        %131 = arith.addi %121, %c15_i64 : i64
+        %132 = arith.divui %131, %c16_i64 : i64
+        %133 = arith.cmpi sgt, %114, %c0_i64 : i64
+        %134 = arith.extui %133 : i1 to i64
+        %135 = arith.muli %132, %134 : i64
+        %136 = arith.index_cast %135 : i64 to index
+        scf.for %arg17 = %c0 to %136 step %c1 {
+          %159 = arith.index_cast %arg17 : index to i64
+          %160 = arith.muli %159, %c16_i64 : i64
+          %161 = arith.maxsi %160, %c0_i64 : i64
+          %162 = arith.addi %160, %c16_i64 : i64
+          %163 = arith.minsi %162, %114 : i64
+          %164 = arith.subi %163, %161 : i64
+          %165 = arith.addi %160, %c64_i64 : i64
+          %166 = arith.subi %161, %160 : i64
+          %167 = arith.addi %165, %166 : i64
+          %168 = arith.minsi %56, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %167, %168, %164) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %137 = arith.minsi %67, %c32_i64 : i64
+        %138 = arith.maxsi %100, %c0_i64 : i64
+        %139 = arith.minsi %138, %c32_i64 : i64
+        %140 = arith.minsi %123, %c32_i64 : i64
+        %141 = arith.maxsi %56, %c0_i64 : i64
+        %142 = arith.minsi %141, %c16_i64 : i64
+        %143 = arith.ceildivsi %137, %c16_i64 : i64
+        %144 = arith.ceildivsi %142, %c16_i64 : i64
+        %145 = arith.minsi %139, %140 : i64
+        %146 = arith.ceildivsi %145, %c16_i64 : i64
+        %147 = arith.addi %arg14, %c1 : index
+        %148 = arith.cmpi sge, %147, %12 : index
+        %149 = arith.cmpi sgt, %143, %c0_i64 : i64
+        %150 = arith.select %149, %144, %c0_i64 : i64
+        %151 = arith.index_cast %150 : i64 to index
+        %152 = arith.divsi %145, %c16_i64 : i64
+        %153 = arith.minsi %146, %152 : i64
+        %154 = arith.maxsi %153, %c0_i64 : i64
+        %155 = arith.divsi %137, %c16_i64 : i64
+        %156 = arith.minsi %143, %155 : i64
+        %157 = arith.maxsi %156, %c1_i64 : i64
+        %158 = arith.minsi %137, %c16_i64 : i64
+        scf.if %148 {
+          %159 = arith.maxsi %146, %c1_i64 : i64
+          %160 = arith.ceildivsi %73, %159 : i64
+          scf.for %arg17 = %c0 to %151 step %c1 {
+            %164 = arith.index_cast %arg17 : index to i64
+            %165 = arith.subi %164, %c1_i64 : i64
+            %166 = arith.cmpi sge, %165, %c0_i64 : i64
+            %167 = arith.cmpi slt, %165, %87 : i64
+            %168 = arith.andi %166, %167 : i1
+            %169 = arith.subi %150, %c1_i64 : i64
+            %170 = arith.cmpi eq, %164, %169 : i64
+            %171 = arith.cmpi slt, %164, %87 : i64
             %172 = arith.andi %170, %171 : i1
-            %173 = arith.subi %154, %c1_i64 : i64
-            %174 = arith.cmpi eq, %168, %173 : i64
-            %175 = arith.cmpi slt, %168, %91 : i64
-            %176 = arith.andi %174, %175 : i1
-            %177 = arith.subi %150, %c1_i64 : i64
-            %178 = arith.select %176, %177, %c-1_i64 : i64
-            %179 = arith.muli %168, %c16_i64 : i64
-            %180 = arith.subi %146, %179 : i64
-            %181 = arith.minsi %180, %c16_i64 : i64
-            %182 = arith.index_cast %158 : i64 to index
-            scf.for %arg18 = %c0 to %182 step %c1 {
-              %190 = arith.index_cast %arg18 : index to i64
-              scf.if %172 {
-                %196 = arith.muli %190, %164 : i64
-                %197 = arith.minsi %196, %77 : i64
-                %198 = arith.addi %197, %164 : i64
-                %199 = arith.minsi %198, %77 : i64
+            %173 = arith.subi %146, %c1_i64 : i64
+            %174 = arith.select %172, %173, %c-1_i64 : i64
+            %175 = arith.muli %164, %c16_i64 : i64
+            %176 = arith.subi %142, %175 : i64
+            %177 = arith.minsi %176, %c16_i64 : i64
+            %178 = arith.index_cast %154 : i64 to index
+            scf.for %arg18 = %c0 to %178 step %c1 {
+              %186 = arith.index_cast %arg18 : index to i64
+              scf.if %168 {
+                %192 = arith.muli %186, %160 : i64
+                %193 = arith.minsi %192, %73 : i64
+                %194 = arith.addi %193, %160 : i64
+                %195 = arith.minsi %194, %73 : i64
+                %196 = arith.index_cast %193 : i64 to index
+                %197 = arith.index_cast %195 : i64 to index
+                scf.for %arg19 = %196 to %197 step %c1 {
+                  %198 = arith.index_cast %arg19 : index to i64
+                  %199 = arith.addi %66, %198 : i64
+                  %200 = arith.muli %199, %c16_i64 : i64
+                  %201 = arith.maxsi %200, %54 : i64
+                  %202 = arith.addi %200, %c16_i64 : i64
+                  %203 = arith.minsi %202, %61 : i64
+                  %204 = arith.subi %203, %201 : i64
+                  %205 = arith.subi %201, %54 : i64
+                  %206 = arith.muli %205, %84 : i64
+                  %207 = arith.addi %83, %206 : i64
+                  %208 = arith.muli %165, %c16_i64 : i64
+                  %209 = arith.addi %207, %208 : i64
+                  %210 = arith.addi %200, %208 : i64
+                  %211 = arith.ori %210, %c2147483648_i64 : i64
+                  %212 = arith.subi %201, %200 : i64
+                  %213 = arith.addi %211, %212 : i64
+                  %214 = arith.subi %56, %208 : i64
+                  %215 = arith.minsi %214, %c16_i64 : i64
+                  "instgem.mvout"(%209, %213, %215, %204) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %187 = arith.ori %175, %c3221225472_i64 : i64
+              %188 = arith.muli %186, %c16_i64 : i64
+              %189 = arith.addi %188, %175 : i64
+              %190 = arith.addi %189, %c64_i64 : i64
+              "instgem.preload"(%190, %177, %c16_i64, %187, %177, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%188, %c16_i64, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %191 = arith.cmpi eq, %186, %174 : i64
+              scf.if %191 {
+                %192 = arith.index_cast %157 : i64 to index
+                scf.for %arg19 = %c1 to %192 step %c1 {
+                  %194 = arith.index_cast %arg19 : index to i64
+                  %195 = arith.muli %194, %c16_i64 : i64
+                  %196 = arith.addi %195, %175 : i64
+                  %197 = arith.ori %196, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %198 = arith.muli %194, %c32_i64 : i64
+                  %199 = arith.addi %198, %188 : i64
+                  "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %200 = arith.subi %194, %c1_i64 : i64
+                  %201 = arith.subi %200, %66 : i64
+                  %202 = arith.cmpi sge, %201, %c0_i64 : i64
+                  %203 = arith.cmpi slt, %201, %73 : i64
+                  %204 = arith.andi %202, %203 : i1
+                  scf.if %204 {
+                    %205 = arith.muli %200, %c16_i64 : i64
+                    %206 = arith.maxsi %205, %54 : i64
+                    %207 = arith.addi %205, %c16_i64 : i64
+                    %208 = arith.minsi %207, %61 : i64
+                    %209 = arith.subi %208, %206 : i64
+                    %210 = arith.subi %206, %54 : i64
+                    %211 = arith.muli %210, %84 : i64
+                    %212 = arith.addi %83, %211 : i64
+                    %213 = arith.addi %212, %175 : i64
+                    %214 = arith.addi %205, %175 : i64
+                    %215 = arith.ori %214, %c2147483648_i64 : i64
+                    %216 = arith.subi %206, %205 : i64
+                    %217 = arith.addi %215, %216 : i64
+                    %218 = arith.subi %56, %175 : i64
+                    %219 = arith.minsi %218, %c16_i64 : i64
+                    "instgem.mvout"(%213, %217, %219, %209) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %193 = arith.index_cast %143 : i64 to index
+                scf.for %arg19 = %192 to %193 step %c1 {
+                  %194 = arith.index_cast %arg19 : index to i64
+                  %195 = arith.muli %194, %c16_i64 : i64
+                  %196 = arith.subi %137, %195 : i64
+                  %197 = arith.minsi %196, %c16_i64 : i64
+                  %198 = arith.addi %195, %175 : i64
+                  %199 = arith.ori %198, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %177, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %200 = arith.muli %194, %c32_i64 : i64
+                  %201 = arith.addi %200, %188 : i64
+                  "instgem.compute_accumulated"(%201, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %202 = arith.subi %194, %c1_i64 : i64
+                  %203 = arith.subi %202, %66 : i64
+                  %204 = arith.cmpi sge, %203, %c0_i64 : i64
+                  %205 = arith.cmpi slt, %203, %73 : i64
+                  %206 = arith.andi %204, %205 : i1
+                  scf.if %206 {
+                    %207 = arith.muli %202, %c16_i64 : i64
+                    %208 = arith.maxsi %207, %54 : i64
+                    %209 = arith.addi %207, %c16_i64 : i64
+                    %210 = arith.minsi %209, %61 : i64
+                    %211 = arith.subi %210, %208 : i64
+                    %212 = arith.subi %208, %54 : i64
+                    %213 = arith.muli %212, %84 : i64
+                    %214 = arith.addi %83, %213 : i64
+                    %215 = arith.addi %214, %175 : i64
+                    %216 = arith.addi %207, %175 : i64
+                    %217 = arith.ori %216, %c2147483648_i64 : i64
+                    %218 = arith.subi %208, %207 : i64
+                    %219 = arith.addi %217, %218 : i64
+                    %220 = arith.subi %56, %175 : i64
+                    %221 = arith.minsi %220, %c16_i64 : i64
+                    "instgem.mvout"(%215, %219, %221, %211) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              } else {
+                %192 = arith.index_cast %157 : i64 to index
+                scf.for %arg19 = %c1 to %192 step %c1 {
+                  %194 = arith.index_cast %arg19 : index to i64
+                  %195 = arith.muli %194, %c16_i64 : i64
+                  %196 = arith.addi %195, %175 : i64
+                  %197 = arith.ori %196, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %198 = arith.muli %194, %c32_i64 : i64
+                  %199 = arith.addi %198, %188 : i64
+                  "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %193 = arith.index_cast %143 : i64 to index
+                scf.for %arg19 = %192 to %193 step %c1 {
+                  %194 = arith.index_cast %arg19 : index to i64
+                  %195 = arith.muli %194, %c16_i64 : i64
+                  %196 = arith.subi %137, %195 : i64
+                  %197 = arith.minsi %196, %c16_i64 : i64
+                  %198 = arith.addi %195, %175 : i64
+                  %199 = arith.ori %198, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %199, %177, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %200 = arith.muli %194, %c32_i64 : i64
+                  %201 = arith.addi %200, %188 : i64
+                  "instgem.compute_accumulated"(%201, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+            %179 = arith.index_cast %146 : i64 to index
+            scf.for %arg18 = %178 to %179 step %c1 {
+              %186 = arith.index_cast %arg18 : index to i64
+              %187 = arith.muli %186, %c16_i64 : i64
+              %188 = arith.subi %139, %187 : i64
+              %189 = arith.minsi %188, %c16_i64 : i64
+              %190 = arith.subi %140, %187 : i64
+              %191 = arith.minsi %190, %c16_i64 : i64
+              scf.if %168 {
+                %196 = arith.muli %186, %160 : i64
+                %197 = arith.minsi %196, %73 : i64
+                %198 = arith.addi %197, %160 : i64
+                %199 = arith.minsi %198, %73 : i64
                 %200 = arith.index_cast %197 : i64 to index
                 %201 = arith.index_cast %199 : i64 to index
                 scf.for %arg19 = %200 to %201 step %c1 {
                   %202 = arith.index_cast %arg19 : index to i64
-                  %203 = arith.addi %70, %202 : i64
+                  %203 = arith.addi %66, %202 : i64
                   %204 = arith.muli %203, %c16_i64 : i64
-                  %205 = arith.maxsi %204, %58 : i64
+                  %205 = arith.maxsi %204, %54 : i64
                   %206 = arith.addi %204, %c16_i64 : i64
-                  %207 = arith.minsi %206, %65 : i64
+                  %207 = arith.minsi %206, %61 : i64
                   %208 = arith.subi %207, %205 : i64
-                  %209 = arith.subi %205, %58 : i64
-                  %210 = arith.muli %209, %88 : i64
-                  %211 = arith.addi %87, %210 : i64
-                  %212 = arith.muli %169, %c16_i64 : i64
+                  %209 = arith.subi %205, %54 : i64
+                  %210 = arith.muli %209, %84 : i64
+                  %211 = arith.addi %83, %210 : i64
+                  %212 = arith.muli %165, %c16_i64 : i64
                   %213 = arith.addi %211, %212 : i64
                   %214 = arith.addi %204, %212 : i64
                   %215 = arith.ori %214, %c2147483648_i64 : i64
                   %216 = arith.subi %205, %204 : i64
                   %217 = arith.addi %215, %216 : i64
-                  %218 = arith.subi %60, %212 : i64
+                  %218 = arith.subi %56, %212 : i64
                   %219 = arith.minsi %218, %c16_i64 : i64
                   "instgem.mvout"(%213, %217, %219, %208) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %191 = arith.ori %179, %c3221225472_i64 : i64
-              %192 = arith.muli %190, %c16_i64 : i64
-              %193 = arith.addi %192, %179 : i64
+              %192 = arith.ori %175, %c3221225472_i64 : i64
+              %193 = arith.addi %187, %175 : i64
               %194 = arith.addi %193, %c64_i64 : i64
-              "instgem.preload"(%194, %181, %c16_i64, %191, %181, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%192, %c16_i64, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %195 = arith.cmpi eq, %190, %178 : i64
+              "instgem.preload"(%194, %177, %191, %192, %177, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%187, %189, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %195 = arith.cmpi eq, %186, %174 : i64
               scf.if %195 {
-                %196 = arith.index_cast %161 : i64 to index
+                %196 = arith.index_cast %157 : i64 to index
                 scf.for %arg19 = %c1 to %196 step %c1 {
                   %198 = arith.index_cast %arg19 : index to i64
                   %199 = arith.muli %198, %c16_i64 : i64
-                  %200 = arith.addi %199, %179 : i64
+                  %200 = arith.addi %199, %175 : i64
                   %201 = arith.ori %200, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   %202 = arith.muli %198, %c32_i64 : i64
-                  %203 = arith.addi %202, %192 : i64
-                  "instgem.compute_accumulated"(%203, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %203 = arith.addi %202, %187 : i64
+                  "instgem.compute_accumulated"(%203, %189, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   %204 = arith.subi %198, %c1_i64 : i64
-                  %205 = arith.subi %204, %70 : i64
+                  %205 = arith.subi %204, %66 : i64
                   %206 = arith.cmpi sge, %205, %c0_i64 : i64
-                  %207 = arith.cmpi slt, %205, %77 : i64
+                  %207 = arith.cmpi slt, %205, %73 : i64
                   %208 = arith.andi %206, %207 : i1
                   scf.if %208 {
                     %209 = arith.muli %204, %c16_i64 : i64
-                    %210 = arith.maxsi %209, %58 : i64
+                    %210 = arith.maxsi %209, %54 : i64
                     %211 = arith.addi %209, %c16_i64 : i64
-                    %212 = arith.minsi %211, %65 : i64
+                    %212 = arith.minsi %211, %61 : i64
                     %213 = arith.subi %212, %210 : i64
-                    %214 = arith.subi %210, %58 : i64
-                    %215 = arith.muli %214, %88 : i64
-                    %216 = arith.addi %87, %215 : i64
-                    %217 = arith.addi %216, %179 : i64
-                    %218 = arith.addi %209, %179 : i64
+                    %214 = arith.subi %210, %54 : i64
+                    %215 = arith.muli %214, %84 : i64
+                    %216 = arith.addi %83, %215 : i64
+                    %217 = arith.addi %216, %175 : i64
+                    %218 = arith.addi %209, %175 : i64
                     %219 = arith.ori %218, %c2147483648_i64 : i64
                     %220 = arith.subi %210, %209 : i64
                     %221 = arith.addi %219, %220 : i64
-                    %222 = arith.subi %60, %179 : i64
+                    %222 = arith.subi %56, %175 : i64
                     %223 = arith.minsi %222, %c16_i64 : i64
                     "instgem.mvout"(%217, %221, %223, %213) : (i64, i64, i64, i64) -> ()
                   }
                 }
-                %197 = arith.index_cast %147 : i64 to index
+                %197 = arith.index_cast %143 : i64 to index
                 scf.for %arg19 = %196 to %197 step %c1 {
                   %198 = arith.index_cast %arg19 : index to i64
                   %199 = arith.muli %198, %c16_i64 : i64
-                  %200 = arith.subi %141, %199 : i64
+                  %200 = arith.subi %137, %199 : i64
                   %201 = arith.minsi %200, %c16_i64 : i64
-                  %202 = arith.addi %199, %179 : i64
+                  %202 = arith.addi %199, %175 : i64
                   %203 = arith.ori %202, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %181, %201) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %177, %201) : (i64, i64, i64, i64, i64, i64) -> ()
                   %204 = arith.muli %198, %c32_i64 : i64
-                  %205 = arith.addi %204, %192 : i64
-                  "instgem.compute_accumulated"(%205, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %205 = arith.addi %204, %187 : i64
+                  "instgem.compute_accumulated"(%205, %189, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   %206 = arith.subi %198, %c1_i64 : i64
-                  %207 = arith.subi %206, %70 : i64
+                  %207 = arith.subi %206, %66 : i64
                   %208 = arith.cmpi sge, %207, %c0_i64 : i64
-                  %209 = arith.cmpi slt, %207, %77 : i64
+                  %209 = arith.cmpi slt, %207, %73 : i64
                   %210 = arith.andi %208, %209 : i1
                   scf.if %210 {
                     %211 = arith.muli %206, %c16_i64 : i64
-                    %212 = arith.maxsi %211, %58 : i64
+                    %212 = arith.maxsi %211, %54 : i64
                     %213 = arith.addi %211, %c16_i64 : i64
-                    %214 = arith.minsi %213, %65 : i64
+                    %214 = arith.minsi %213, %61 : i64
                     %215 = arith.subi %214, %212 : i64
-                    %216 = arith.subi %212, %58 : i64
-                    %217 = arith.muli %216, %88 : i64
-                    %218 = arith.addi %87, %217 : i64
-                    %219 = arith.addi %218, %179 : i64
-                    %220 = arith.addi %211, %179 : i64
+                    %216 = arith.subi %212, %54 : i64
+                    %217 = arith.muli %216, %84 : i64
+                    %218 = arith.addi %83, %217 : i64
+                    %219 = arith.addi %218, %175 : i64
+                    %220 = arith.addi %211, %175 : i64
                     %221 = arith.ori %220, %c2147483648_i64 : i64
                     %222 = arith.subi %212, %211 : i64
                     %223 = arith.addi %221, %222 : i64
-                    %224 = arith.subi %60, %179 : i64
+                    %224 = arith.subi %56, %175 : i64
                     %225 = arith.minsi %224, %c16_i64 : i64
                     "instgem.mvout"(%219, %223, %225, %215) : (i64, i64, i64, i64) -> ()
                   }
                 }
               } else {
-                %196 = arith.index_cast %161 : i64 to index
+                %196 = arith.index_cast %157 : i64 to index
                 scf.for %arg19 = %c1 to %196 step %c1 {
                   %198 = arith.index_cast %arg19 : index to i64
                   %199 = arith.muli %198, %c16_i64 : i64
-                  %200 = arith.addi %199, %179 : i64
+                  %200 = arith.addi %199, %175 : i64
                   %201 = arith.ori %200, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %201, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   %202 = arith.muli %198, %c32_i64 : i64
-                  %203 = arith.addi %202, %192 : i64
-                  "instgem.compute_accumulated"(%203, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %203 = arith.addi %202, %187 : i64
+                  "instgem.compute_accumulated"(%203, %189, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %197 = arith.index_cast %147 : i64 to index
+                %197 = arith.index_cast %143 : i64 to index
                 scf.for %arg19 = %196 to %197 step %c1 {
                   %198 = arith.index_cast %arg19 : index to i64
                   %199 = arith.muli %198, %c16_i64 : i64
-                  %200 = arith.subi %141, %199 : i64
+                  %200 = arith.subi %137, %199 : i64
                   %201 = arith.minsi %200, %c16_i64 : i64
-                  %202 = arith.addi %199, %179 : i64
+                  %202 = arith.addi %199, %175 : i64
                   %203 = arith.ori %202, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %181, %201) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %203, %177, %201) : (i64, i64, i64, i64, i64, i64) -> ()
                   %204 = arith.muli %198, %c32_i64 : i64
-                  %205 = arith.addi %204, %192 : i64
-                  "instgem.compute_accumulated"(%205, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %205 = arith.addi %204, %187 : i64
+                  "instgem.compute_accumulated"(%205, %189, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             }
-            %183 = arith.index_cast %150 : i64 to index
-            scf.for %arg18 = %182 to %183 step %c1 {
-              %190 = arith.index_cast %arg18 : index to i64
-              %191 = arith.muli %190, %c16_i64 : i64
-              %192 = arith.subi %143, %191 : i64
-              %193 = arith.minsi %192, %c16_i64 : i64
-              %194 = arith.subi %144, %191 : i64
-              %195 = arith.minsi %194, %c16_i64 : i64
-              scf.if %172 {
-                %200 = arith.muli %190, %164 : i64
-                %201 = arith.minsi %200, %77 : i64
-                %202 = arith.addi %201, %164 : i64
-                %203 = arith.minsi %202, %77 : i64
-                %204 = arith.index_cast %201 : i64 to index
-                %205 = arith.index_cast %203 : i64 to index
-                scf.for %arg19 = %204 to %205 step %c1 {
-                  %206 = arith.index_cast %arg19 : index to i64
-                  %207 = arith.addi %70, %206 : i64
-                  %208 = arith.muli %207, %c16_i64 : i64
-                  %209 = arith.maxsi %208, %58 : i64
-                  %210 = arith.addi %208, %c16_i64 : i64
-                  %211 = arith.minsi %210, %65 : i64
-                  %212 = arith.subi %211, %209 : i64
-                  %213 = arith.subi %209, %58 : i64
-                  %214 = arith.muli %213, %88 : i64
-                  %215 = arith.addi %87, %214 : i64
-                  %216 = arith.muli %169, %c16_i64 : i64
-                  %217 = arith.addi %215, %216 : i64
-                  %218 = arith.addi %208, %216 : i64
-                  %219 = arith.ori %218, %c2147483648_i64 : i64
-                  %220 = arith.subi %209, %208 : i64
-                  %221 = arith.addi %219, %220 : i64
-                  %222 = arith.subi %60, %216 : i64
-                  %223 = arith.minsi %222, %c16_i64 : i64
-                  "instgem.mvout"(%217, %221, %223, %212) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %196 = arith.ori %179, %c3221225472_i64 : i64
-              %197 = arith.addi %191, %179 : i64
-              %198 = arith.addi %197, %c64_i64 : i64
-              "instgem.preload"(%198, %181, %195, %196, %181, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%191, %193, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %199 = arith.cmpi eq, %190, %178 : i64
-              scf.if %199 {
-                %200 = arith.index_cast %161 : i64 to index
-                scf.for %arg19 = %c1 to %200 step %c1 {
-                  %202 = arith.index_cast %arg19 : index to i64
-                  %203 = arith.muli %202, %c16_i64 : i64
-                  %204 = arith.addi %203, %179 : i64
-                  %205 = arith.ori %204, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %206 = arith.muli %202, %c32_i64 : i64
-                  %207 = arith.addi %206, %191 : i64
-                  "instgem.compute_accumulated"(%207, %193, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %208 = arith.subi %202, %c1_i64 : i64
-                  %209 = arith.subi %208, %70 : i64
-                  %210 = arith.cmpi sge, %209, %c0_i64 : i64
-                  %211 = arith.cmpi slt, %209, %77 : i64
-                  %212 = arith.andi %210, %211 : i1
-                  scf.if %212 {
-                    %213 = arith.muli %208, %c16_i64 : i64
-                    %214 = arith.maxsi %213, %58 : i64
-                    %215 = arith.addi %213, %c16_i64 : i64
-                    %216 = arith.minsi %215, %65 : i64
-                    %217 = arith.subi %216, %214 : i64
-                    %218 = arith.subi %214, %58 : i64
-                    %219 = arith.muli %218, %88 : i64
-                    %220 = arith.addi %87, %219 : i64
-                    %221 = arith.addi %220, %179 : i64
-                    %222 = arith.addi %213, %179 : i64
-                    %223 = arith.ori %222, %c2147483648_i64 : i64
-                    %224 = arith.subi %214, %213 : i64
-                    %225 = arith.addi %223, %224 : i64
-                    %226 = arith.subi %60, %179 : i64
-                    %227 = arith.minsi %226, %c16_i64 : i64
-                    "instgem.mvout"(%221, %225, %227, %217) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %201 = arith.index_cast %147 : i64 to index
-                scf.for %arg19 = %200 to %201 step %c1 {
-                  %202 = arith.index_cast %arg19 : index to i64
-                  %203 = arith.muli %202, %c16_i64 : i64
-                  %204 = arith.subi %141, %203 : i64
-                  %205 = arith.minsi %204, %c16_i64 : i64
-                  %206 = arith.addi %203, %179 : i64
-                  %207 = arith.ori %206, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %181, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %208 = arith.muli %202, %c32_i64 : i64
-                  %209 = arith.addi %208, %191 : i64
-                  "instgem.compute_accumulated"(%209, %193, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %210 = arith.subi %202, %c1_i64 : i64
-                  %211 = arith.subi %210, %70 : i64
-                  %212 = arith.cmpi sge, %211, %c0_i64 : i64
-                  %213 = arith.cmpi slt, %211, %77 : i64
-                  %214 = arith.andi %212, %213 : i1
-                  scf.if %214 {
-                    %215 = arith.muli %210, %c16_i64 : i64
-                    %216 = arith.maxsi %215, %58 : i64
-                    %217 = arith.addi %215, %c16_i64 : i64
-                    %218 = arith.minsi %217, %65 : i64
-                    %219 = arith.subi %218, %216 : i64
-                    %220 = arith.subi %216, %58 : i64
-                    %221 = arith.muli %220, %88 : i64
-                    %222 = arith.addi %87, %221 : i64
-                    %223 = arith.addi %222, %179 : i64
-                    %224 = arith.addi %215, %179 : i64
-                    %225 = arith.ori %224, %c2147483648_i64 : i64
-                    %226 = arith.subi %216, %215 : i64
-                    %227 = arith.addi %225, %226 : i64
-                    %228 = arith.subi %60, %179 : i64
-                    %229 = arith.minsi %228, %c16_i64 : i64
-                    "instgem.mvout"(%223, %227, %229, %219) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-              } else {
-                %200 = arith.index_cast %161 : i64 to index
-                scf.for %arg19 = %c1 to %200 step %c1 {
-                  %202 = arith.index_cast %arg19 : index to i64
-                  %203 = arith.muli %202, %c16_i64 : i64
-                  %204 = arith.addi %203, %179 : i64
-                  %205 = arith.ori %204, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %206 = arith.muli %202, %c32_i64 : i64
-                  %207 = arith.addi %206, %191 : i64
-                  "instgem.compute_accumulated"(%207, %193, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %201 = arith.index_cast %147 : i64 to index
-                scf.for %arg19 = %200 to %201 step %c1 {
-                  %202 = arith.index_cast %arg19 : index to i64
-                  %203 = arith.muli %202, %c16_i64 : i64
-                  %204 = arith.subi %141, %203 : i64
-                  %205 = arith.minsi %204, %c16_i64 : i64
-                  %206 = arith.addi %203, %179 : i64
-                  %207 = arith.ori %206, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %181, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %208 = arith.muli %202, %c32_i64 : i64
-                  %209 = arith.addi %208, %191 : i64
-                  "instgem.compute_accumulated"(%209, %193, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-            }
-            scf.if %172 {
-              %190 = arith.muli %150, %164 : i64
-              %191 = arith.minsi %190, %77 : i64
-              %192 = arith.index_cast %191 : i64 to index
-              scf.for %arg18 = %192 to %78 step %c1 {
-                %193 = arith.index_cast %arg18 : index to i64
-                %194 = arith.addi %70, %193 : i64
-                %195 = arith.muli %194, %c16_i64 : i64
-                %196 = arith.maxsi %195, %58 : i64
-                %197 = arith.addi %195, %c16_i64 : i64
-                %198 = arith.minsi %197, %65 : i64
-                %199 = arith.subi %198, %196 : i64
-                %200 = arith.subi %196, %58 : i64
-                %201 = arith.muli %200, %88 : i64
-                %202 = arith.addi %87, %201 : i64
-                %203 = arith.muli %169, %c16_i64 : i64
+            scf.if %168 {
+              %186 = arith.muli %146, %160 : i64
+              %187 = arith.minsi %186, %73 : i64
+              %188 = arith.index_cast %187 : i64 to index
+              scf.for %arg18 = %188 to %74 step %c1 {
+                %189 = arith.index_cast %arg18 : index to i64
+                %190 = arith.addi %66, %189 : i64
+                %191 = arith.muli %190, %c16_i64 : i64
+                %192 = arith.maxsi %191, %54 : i64
+                %193 = arith.addi %191, %c16_i64 : i64
+                %194 = arith.minsi %193, %61 : i64
+                %195 = arith.subi %194, %192 : i64
+                %196 = arith.subi %192, %54 : i64
+                %197 = arith.muli %196, %84 : i64
+                %198 = arith.addi %83, %197 : i64
+                %199 = arith.muli %165, %c16_i64 : i64
+                %200 = arith.addi %198, %199 : i64
+                %201 = arith.addi %191, %199 : i64
+                %202 = arith.ori %201, %c2147483648_i64 : i64
+                %203 = arith.subi %192, %191 : i64
                 %204 = arith.addi %202, %203 : i64
-                %205 = arith.addi %195, %203 : i64
-                %206 = arith.ori %205, %c2147483648_i64 : i64
-                %207 = arith.subi %196, %195 : i64
-                %208 = arith.addi %206, %207 : i64
-                %209 = arith.subi %60, %203 : i64
-                %210 = arith.minsi %209, %c16_i64 : i64
-                "instgem.mvout"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
+                %205 = arith.subi %56, %199 : i64
+                %206 = arith.minsi %205, %c16_i64 : i64
+                "instgem.mvout"(%200, %204, %206, %195) : (i64, i64, i64, i64) -> ()
               }
             }
-            %184 = arith.cmpi sgt, %150, %c0_i64 : i64
-            %185 = arith.subi %147, %c1_i64 : i64
-            %186 = arith.subi %185, %70 : i64
-            %187 = arith.maxsi %186, %c0_i64 : i64
-            %188 = arith.minsi %187, %77 : i64
-            %189 = arith.select %184, %188, %c0_i64 : i64
-            scf.if %176 {
-              %190 = arith.index_cast %189 : i64 to index
-              scf.for %arg18 = %190 to %78 step %c1 {
-                %191 = arith.index_cast %arg18 : index to i64
-                %192 = arith.addi %70, %191 : i64
-                %193 = arith.muli %192, %c16_i64 : i64
-                %194 = arith.maxsi %193, %58 : i64
-                %195 = arith.addi %193, %c16_i64 : i64
-                %196 = arith.minsi %195, %65 : i64
-                %197 = arith.subi %196, %194 : i64
-                %198 = arith.subi %194, %58 : i64
-                %199 = arith.muli %198, %88 : i64
-                %200 = arith.addi %87, %199 : i64
-                %201 = arith.addi %200, %179 : i64
-                %202 = arith.addi %193, %179 : i64
-                %203 = arith.ori %202, %c2147483648_i64 : i64
-                %204 = arith.subi %194, %193 : i64
-                %205 = arith.addi %203, %204 : i64
-                %206 = arith.subi %60, %179 : i64
-                %207 = arith.minsi %206, %c16_i64 : i64
-                "instgem.mvout"(%201, %205, %207, %197) : (i64, i64, i64, i64) -> ()
+            %180 = arith.cmpi sgt, %146, %c0_i64 : i64
+            %181 = arith.subi %143, %c1_i64 : i64
+            %182 = arith.subi %181, %66 : i64
+            %183 = arith.maxsi %182, %c0_i64 : i64
+            %184 = arith.minsi %183, %73 : i64
+            %185 = arith.select %180, %184, %c0_i64 : i64
+            scf.if %172 {
+              %186 = arith.index_cast %185 : i64 to index
+              scf.for %arg18 = %186 to %74 step %c1 {
+                %187 = arith.index_cast %arg18 : index to i64
+                %188 = arith.addi %66, %187 : i64
+                %189 = arith.muli %188, %c16_i64 : i64
+                %190 = arith.maxsi %189, %54 : i64
+                %191 = arith.addi %189, %c16_i64 : i64
+                %192 = arith.minsi %191, %61 : i64
+                %193 = arith.subi %192, %190 : i64
+                %194 = arith.subi %190, %54 : i64
+                %195 = arith.muli %194, %84 : i64
+                %196 = arith.addi %83, %195 : i64
+                %197 = arith.addi %196, %175 : i64
+                %198 = arith.addi %189, %175 : i64
+                %199 = arith.ori %198, %c2147483648_i64 : i64
+                %200 = arith.subi %190, %189 : i64
+                %201 = arith.addi %199, %200 : i64
+                %202 = arith.subi %56, %175 : i64
+                %203 = arith.minsi %202, %c16_i64 : i64
+                "instgem.mvout"(%197, %201, %203, %193) : (i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
-          %165 = arith.minsi %154, %91 : i64
-          %166 = arith.index_cast %165 : i64 to index
-          %167 = arith.index_cast %91 : i64 to index
-          scf.for %arg17 = %166 to %167 step %c1 {
-            %168 = arith.index_cast %arg17 : index to i64
-            scf.for %arg18 = %c0 to %78 step %c1 {
-              %169 = arith.index_cast %arg18 : index to i64
-              %170 = arith.addi %70, %169 : i64
-              %171 = arith.muli %170, %c16_i64 : i64
-              %172 = arith.maxsi %171, %58 : i64
-              %173 = arith.addi %171, %c16_i64 : i64
-              %174 = arith.minsi %173, %65 : i64
-              %175 = arith.subi %174, %172 : i64
-              %176 = arith.subi %172, %58 : i64
-              %177 = arith.muli %176, %88 : i64
-              %178 = arith.addi %87, %177 : i64
-              %179 = arith.muli %168, %c16_i64 : i64
+          %161 = arith.minsi %150, %87 : i64
+          %162 = arith.index_cast %161 : i64 to index
+          %163 = arith.index_cast %87 : i64 to index
+          scf.for %arg17 = %162 to %163 step %c1 {
+            %164 = arith.index_cast %arg17 : index to i64
+            scf.for %arg18 = %c0 to %74 step %c1 {
+              %165 = arith.index_cast %arg18 : index to i64
+              %166 = arith.addi %66, %165 : i64
+              %167 = arith.muli %166, %c16_i64 : i64
+              %168 = arith.maxsi %167, %54 : i64
+              %169 = arith.addi %167, %c16_i64 : i64
+              %170 = arith.minsi %169, %61 : i64
+              %171 = arith.subi %170, %168 : i64
+              %172 = arith.subi %168, %54 : i64
+              %173 = arith.muli %172, %84 : i64
+              %174 = arith.addi %83, %173 : i64
+              %175 = arith.muli %164, %c16_i64 : i64
+              %176 = arith.addi %174, %175 : i64
+              %177 = arith.addi %167, %175 : i64
+              %178 = arith.ori %177, %c2147483648_i64 : i64
+              %179 = arith.subi %168, %167 : i64
               %180 = arith.addi %178, %179 : i64
-              %181 = arith.addi %171, %179 : i64
-              %182 = arith.ori %181, %c2147483648_i64 : i64
-              %183 = arith.subi %172, %171 : i64
-              %184 = arith.addi %182, %183 : i64
-              %185 = arith.subi %60, %179 : i64
-              %186 = arith.minsi %185, %c16_i64 : i64
-              "instgem.mvout"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
+              %181 = arith.subi %56, %175 : i64
+              %182 = arith.minsi %181, %c16_i64 : i64
+              "instgem.mvout"(%176, %180, %182, %171) : (i64, i64, i64, i64) -> ()
             }
           }
         } else {
-          scf.for %arg17 = %c0 to %155 step %c1 {
-            %163 = arith.index_cast %arg17 : index to i64
-            %164 = arith.muli %163, %c16_i64 : i64
-            %165 = arith.subi %146, %164 : i64
-            %166 = arith.minsi %165, %c16_i64 : i64
-            %167 = arith.index_cast %158 : i64 to index
-            scf.for %arg18 = %c0 to %167 step %c1 {
-              %169 = arith.index_cast %arg18 : index to i64
-              %170 = arith.ori %164, %c3221225472_i64 : i64
-              %171 = arith.muli %169, %c16_i64 : i64
-              %172 = arith.addi %171, %164 : i64
+          scf.for %arg17 = %c0 to %151 step %c1 {
+            %159 = arith.index_cast %arg17 : index to i64
+            %160 = arith.muli %159, %c16_i64 : i64
+            %161 = arith.subi %142, %160 : i64
+            %162 = arith.minsi %161, %c16_i64 : i64
+            %163 = arith.index_cast %154 : i64 to index
+            scf.for %arg18 = %c0 to %163 step %c1 {
+              %165 = arith.index_cast %arg18 : index to i64
+              %166 = arith.ori %160, %c3221225472_i64 : i64
+              %167 = arith.muli %165, %c16_i64 : i64
+              %168 = arith.addi %167, %160 : i64
+              %169 = arith.addi %168, %c64_i64 : i64
+              "instgem.preload"(%169, %162, %c16_i64, %166, %162, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%167, %c16_i64, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %170 = arith.index_cast %157 : i64 to index
+              scf.for %arg19 = %c1 to %170 step %c1 {
+                %172 = arith.index_cast %arg19 : index to i64
+                %173 = arith.muli %172, %c16_i64 : i64
+                %174 = arith.addi %173, %160 : i64
+                %175 = arith.ori %174, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %162, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %176 = arith.muli %172, %c32_i64 : i64
+                %177 = arith.addi %176, %167 : i64
+                "instgem.compute_accumulated"(%177, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %171 = arith.index_cast %143 : i64 to index
+              scf.for %arg19 = %170 to %171 step %c1 {
+                %172 = arith.index_cast %arg19 : index to i64
+                %173 = arith.muli %172, %c16_i64 : i64
+                %174 = arith.subi %137, %173 : i64
+                %175 = arith.minsi %174, %c16_i64 : i64
+                %176 = arith.addi %173, %160 : i64
+                %177 = arith.ori %176, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %162, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+                %178 = arith.muli %172, %c32_i64 : i64
+                %179 = arith.addi %178, %167 : i64
+                "instgem.compute_accumulated"(%179, %c16_i64, %175, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %164 = arith.index_cast %146 : i64 to index
+            scf.for %arg18 = %163 to %164 step %c1 {
+              %165 = arith.index_cast %arg18 : index to i64
+              %166 = arith.muli %165, %c16_i64 : i64
+              %167 = arith.subi %139, %166 : i64
+              %168 = arith.minsi %167, %c16_i64 : i64
+              %169 = arith.subi %140, %166 : i64
+              %170 = arith.minsi %169, %c16_i64 : i64
+              %171 = arith.ori %160, %c3221225472_i64 : i64
+              %172 = arith.addi %166, %160 : i64
               %173 = arith.addi %172, %c64_i64 : i64
-              "instgem.preload"(%173, %166, %c16_i64, %170, %166, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%171, %c16_i64, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %174 = arith.index_cast %161 : i64 to index
+              "instgem.preload"(%173, %162, %170, %171, %162, %158) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%166, %168, %158, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %174 = arith.index_cast %157 : i64 to index
               scf.for %arg19 = %c1 to %174 step %c1 {
                 %176 = arith.index_cast %arg19 : index to i64
                 %177 = arith.muli %176, %c16_i64 : i64
-                %178 = arith.addi %177, %164 : i64
+                %178 = arith.addi %177, %160 : i64
                 %179 = arith.ori %178, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %162, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 %180 = arith.muli %176, %c32_i64 : i64
-                %181 = arith.addi %180, %171 : i64
-                "instgem.compute_accumulated"(%181, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %181 = arith.addi %180, %166 : i64
+                "instgem.compute_accumulated"(%181, %168, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %175 = arith.index_cast %147 : i64 to index
+              %175 = arith.index_cast %143 : i64 to index
               scf.for %arg19 = %174 to %175 step %c1 {
                 %176 = arith.index_cast %arg19 : index to i64
                 %177 = arith.muli %176, %c16_i64 : i64
-                %178 = arith.subi %141, %177 : i64
+                %178 = arith.subi %137, %177 : i64
                 %179 = arith.minsi %178, %c16_i64 : i64
-                %180 = arith.addi %177, %164 : i64
+                %180 = arith.addi %177, %160 : i64
                 %181 = arith.ori %180, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %166, %179) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %162, %179) : (i64, i64, i64, i64, i64, i64) -> ()
                 %182 = arith.muli %176, %c32_i64 : i64
-                %183 = arith.addi %182, %171 : i64
-                "instgem.compute_accumulated"(%183, %c16_i64, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %168 = arith.index_cast %150 : i64 to index
-            scf.for %arg18 = %167 to %168 step %c1 {
-              %169 = arith.index_cast %arg18 : index to i64
-              %170 = arith.muli %169, %c16_i64 : i64
-              %171 = arith.subi %143, %170 : i64
-              %172 = arith.minsi %171, %c16_i64 : i64
-              %173 = arith.subi %144, %170 : i64
-              %174 = arith.minsi %173, %c16_i64 : i64
-              %175 = arith.ori %164, %c3221225472_i64 : i64
-              %176 = arith.addi %170, %164 : i64
-              %177 = arith.addi %176, %c64_i64 : i64
-              "instgem.preload"(%177, %166, %174, %175, %166, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%170, %172, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %178 = arith.index_cast %161 : i64 to index
-              scf.for %arg19 = %c1 to %178 step %c1 {
-                %180 = arith.index_cast %arg19 : index to i64
-                %181 = arith.muli %180, %c16_i64 : i64
-                %182 = arith.addi %181, %164 : i64
-                %183 = arith.ori %182, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %184 = arith.muli %180, %c32_i64 : i64
-                %185 = arith.addi %184, %170 : i64
-                "instgem.compute_accumulated"(%185, %172, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %179 = arith.index_cast %147 : i64 to index
-              scf.for %arg19 = %178 to %179 step %c1 {
-                %180 = arith.index_cast %arg19 : index to i64
-                %181 = arith.muli %180, %c16_i64 : i64
-                %182 = arith.subi %141, %181 : i64
-                %183 = arith.minsi %182, %c16_i64 : i64
-                %184 = arith.addi %181, %164 : i64
-                %185 = arith.ori %184, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %166, %183) : (i64, i64, i64, i64, i64, i64) -> ()
-                %186 = arith.muli %180, %c32_i64 : i64
-                %187 = arith.addi %186, %170 : i64
-                "instgem.compute_accumulated"(%187, %172, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %183 = arith.addi %182, %166 : i64
+                "instgem.compute_accumulated"(%183, %168, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
         }
-        scf.yield %96, %111 : index, index
+        scf.yield %92, %107 : index, index
       }
-      %93 = arith.cmpi sle, %12, %c0 : index
-      scf.if %93 {
-        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %88, %90) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        %94 = arith.muli %77, %91 : i64
-        %95 = arith.index_cast %94 : i64 to index
-        scf.for %arg14 = %c0 to %95 step %c1 {
-          %96 = arith.index_cast %arg14 : index to i64
-          %97 = arith.remsi %96, %77 : i64
-          %98 = arith.divsi %96, %77 : i64
-          %99 = arith.addi %70, %97 : i64
-          %100 = arith.muli %99, %c16_i64 : i64
-          %101 = arith.maxsi %100, %58 : i64
-          %102 = arith.addi %100, %c16_i64 : i64
-          %103 = arith.minsi %102, %65 : i64
-          %104 = arith.subi %103, %101 : i64
-          %105 = arith.subi %101, %58 : i64
-          %106 = arith.muli %105, %88 : i64
-          %107 = arith.addi %87, %106 : i64
-          %108 = arith.muli %98, %c16_i64 : i64
+      %89 = arith.cmpi sle, %12, %c0 : index
+      scf.if %89 {
+        "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %84, %86) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %90 = arith.muli %73, %87 : i64
+        %91 = arith.index_cast %90 : i64 to index
+        scf.for %arg14 = %c0 to %91 step %c1 {
+          %92 = arith.index_cast %arg14 : index to i64
+          %93 = arith.remsi %92, %73 : i64
+          %94 = arith.divsi %92, %73 : i64
+          %95 = arith.addi %66, %93 : i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.maxsi %96, %54 : i64
+          %98 = arith.addi %96, %c16_i64 : i64
+          %99 = arith.minsi %98, %61 : i64
+          %100 = arith.subi %99, %97 : i64
+          %101 = arith.subi %97, %54 : i64
+          %102 = arith.muli %101, %84 : i64
+          %103 = arith.addi %83, %102 : i64
+          %104 = arith.muli %94, %c16_i64 : i64
+          %105 = arith.addi %103, %104 : i64
+          %106 = arith.addi %96, %104 : i64
+          %107 = arith.ori %106, %c2147483648_i64 : i64
+          %108 = arith.subi %97, %96 : i64
           %109 = arith.addi %107, %108 : i64
-          %110 = arith.addi %100, %108 : i64
-          %111 = arith.ori %110, %c2147483648_i64 : i64
-          %112 = arith.subi %101, %100 : i64
-          %113 = arith.addi %111, %112 : i64
-          %114 = arith.subi %60, %108 : i64
-          %115 = arith.minsi %114, %c16_i64 : i64
-          "instgem.mvout"(%109, %113, %115, %104) : (i64, i64, i64, i64) -> ()
+          %110 = arith.subi %56, %104 : i64
+          %111 = arith.minsi %110, %c16_i64 : i64
+          "instgem.mvout"(%105, %109, %111, %100) : (i64, i64, i64, i64) -> ()
         }
       }
     }

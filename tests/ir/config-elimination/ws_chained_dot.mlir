@@ -46,6 +46,49 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ex"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -146,980 +189,1379 @@ module {
     %15 = arith.addi %4, %c32 : index
     %16 = arith.subi %5, %c1 : index
     %17 = arith.muli %16, %c32 : index
-    %18 = arith.addi %17, %c32 : index
-    %19 = arith.cmpi sge, %7, %c0 : index
-    %20 = arith.cmpi sle, %7, %c32 : index
-    %21 = arith.cmpi sge, %6, %c0 : index
-    %22 = arith.cmpi sle, %6, %arg7 : index
-    %23 = arith.cmpi sge, %14, %c0 : index
-    %24 = arith.cmpi sle, %14, %arg7 : index
-    %25 = arith.cmpi sge, %10, %c0 : index
-    %26 = arith.cmpi sle, %10, %c32 : index
-    %27 = arith.cmpi sge, %4, %c0 : index
-    %28 = arith.cmpi sle, %4, %arg4 : index
-    %29 = arith.cmpi sge, %15, %c0 : index
-    %30 = arith.cmpi sle, %15, %arg4 : index
-    %31 = arith.cmpi sge, %13, %c0 : index
-    %32 = arith.cmpi sle, %13, %c32 : index
-    %33 = arith.cmpi sle, %17, %arg5 : index
-    %34 = arith.cmpi sle, %18, %arg5 : index
-    %35 = arith.andi %19, %20 : i1
-    %36 = arith.andi %35, %21 : i1
-    %37 = arith.andi %36, %22 : i1
-    %38 = arith.andi %37, %23 : i1
-    %39 = arith.andi %38, %24 : i1
-    %40 = arith.andi %39, %25 : i1
-    %41 = arith.andi %40, %26 : i1
-    %42 = arith.andi %41, %27 : i1
-    %43 = arith.andi %42, %28 : i1
-    %44 = arith.andi %43, %29 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %32 : i1
-    %48 = arith.andi %47, %29 : i1
-    %49 = arith.andi %48, %30 : i1
-    %50 = arith.andi %49, %33 : i1
-    %51 = arith.andi %50, %34 : i1
-    %52 = arith.andi %51, %33 : i1
-    %53 = arith.andi %52, %34 : i1
-    scf.if %53 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %54 = arith.cmpi sle, %5, %c0 : index
-      scf.if %54 {
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c4 step %c1 {
-          %95 = arith.index_cast %arg10 : index to i64
-          %96 = arith.remsi %95, %c2_i64 : i64
-          %97 = arith.divsi %95, %c2_i64 : i64
-          %98 = arith.muli %97, %c16_i64 : i64
-          %99 = arith.subi %c32_i64, %98 : i64
-          %100 = arith.minsi %99, %c16_i64 : i64
-          %101 = arith.muli %96, %c32_i64 : i64
-          %102 = arith.addi %101, %98 : i64
-          %103 = arith.ori %102, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %103, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %55:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %95 = arith.addi %arg11, %c32 : index
-        %subview_10 = memref.subview %reinterpret_cast[%4, %arg11] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %96 = arith.index_cast %intptr_16 : index to i64
-        %97 = arith.index_cast %offset_13 : index to i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.index_cast %strides_15#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %99) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg13 = %c0 to %c2 step %c1 {
-          %116 = arith.index_cast %arg13 : index to i64
-          %117 = arith.muli %116, %c16_i64 : i64
-          %118 = arith.maxsi %117, %c0_i64 : i64
-          %119 = arith.addi %117, %c16_i64 : i64
-          %120 = arith.minsi %119, %c32_i64 : i64
-          %121 = arith.subi %120, %118 : i64
-          %122 = arith.muli %118, %99 : i64
-          %123 = arith.addi %98, %122 : i64
-          %124 = arith.muli %116, %c32_i64 : i64
-          %125 = arith.subi %118, %117 : i64
-          %126 = arith.addi %124, %125 : i64
-          "instgem.mvin"(%123, %126, %c32_i64, %121) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %100 = arith.addi %arg12, %c32 : index
-        %101 = arith.minsi %arg6, %c32 : index
-        %102 = arith.maxsi %7, %c0 : index
-        %103 = arith.minsi %102, %c32 : index
-        %104 = arith.subi %101, %7 : index
-        %105 = arith.cmpi sgt, %103, %c0 : index
-        scf.if %105 {
-          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+    %18 = arith.cmpi sge, %7, %c0 : index
+    %19 = arith.cmpi sle, %7, %c32 : index
+    %20 = arith.cmpi sge, %6, %c0 : index
+    %21 = arith.cmpi sle, %6, %arg7 : index
+    %22 = arith.cmpi sge, %14, %c0 : index
+    %23 = arith.cmpi sle, %14, %arg7 : index
+    %24 = arith.cmpi sge, %10, %c0 : index
+    %25 = arith.cmpi sle, %10, %c32 : index
+    %26 = arith.cmpi sge, %4, %c0 : index
+    %27 = arith.cmpi sle, %4, %arg4 : index
+    %28 = arith.cmpi sge, %15, %c0 : index
+    %29 = arith.cmpi sle, %15, %arg4 : index
+    %30 = arith.cmpi sge, %13, %c0 : index
+    %31 = arith.cmpi sle, %13, %c32 : index
+    %32 = arith.cmpi sle, %17, %arg5 : index
+    %33 = arith.andi %18, %19 : i1
+    %34 = arith.andi %33, %20 : i1
+    %35 = arith.andi %34, %21 : i1
+    %36 = arith.andi %35, %22 : i1
+    %37 = arith.andi %36, %23 : i1
+    %38 = arith.andi %37, %24 : i1
+    %39 = arith.andi %38, %25 : i1
+    %40 = arith.andi %39, %26 : i1
+    %41 = arith.andi %40, %27 : i1
+    %42 = arith.andi %41, %28 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %30 : i1
+    %45 = arith.andi %44, %31 : i1
+    %46 = arith.andi %45, %28 : i1
+    %47 = arith.andi %46, %29 : i1
+    %48 = arith.andi %47, %32 : i1
+    %49 = arith.andi %48, %32 : i1
+    scf.if %49 {
+      %50 = arith.addi %17, %c32 : index
+      %51 = arith.cmpi sle, %50, %arg5 : index
+      %52 = arith.andi %51, %51 : i1
+      scf.if %52 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %53 = arith.cmpi sle, %5, %c0 : index
+        scf.if %53 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %94 = arith.index_cast %arg10 : index to i64
+            %95 = arith.remsi %94, %c2_i64 : i64
+            %96 = arith.divsi %94, %c2_i64 : i64
+            %97 = arith.muli %96, %c16_i64 : i64
+            %98 = arith.subi %c32_i64, %97 : i64
+            %99 = arith.minsi %98, %c16_i64 : i64
+            %100 = arith.muli %95, %c32_i64 : i64
+            %101 = arith.addi %100, %97 : i64
+            %102 = arith.ori %101, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %102, %99, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
         }
-        %subview_17 = memref.subview %reinterpret_cast_0[%arg12, %7] [32, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-        %cast_18 = memref.cast %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %106 = arith.index_cast %104 : index to i64
-        %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %107 = arith.index_cast %intptr_23 : index to i64
-        %108 = arith.index_cast %offset_20 : index to i64
-        %109 = arith.addi %107, %108 : i64
-        %110 = arith.index_cast %strides_22#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg13 = %c0 to %c2 step %c1 {
-          %116 = arith.index_cast %arg13 : index to i64
-          %117 = arith.muli %116, %c16_i64 : i64
-          %118 = arith.maxsi %117, %c0_i64 : i64
-          %119 = arith.addi %117, %c16_i64 : i64
-          %120 = arith.minsi %119, %c32_i64 : i64
-          %121 = arith.subi %120, %118 : i64
-          %122 = arith.muli %118, %110 : i64
-          %123 = arith.addi %109, %122 : i64
-          %124 = arith.muli %116, %c32_i64 : i64
-          %125 = arith.addi %124, %c64_i64 : i64
-          %126 = arith.subi %118, %117 : i64
-          %127 = arith.addi %125, %126 : i64
-          %128 = arith.minsi %106, %c64_i64 : i64
-          "instgem.mvin"(%123, %127, %128, %121) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %111 = arith.maxsi %106, %c0_i64 : i64
-        %112 = arith.minsi %111, %c32_i64 : i64
-        %113 = arith.ceildivsi %112, %c16_i64 : i64
-        %114 = arith.cmpi eq, %arg10, %c0 : index
-        %115 = arith.index_cast %113 : i64 to index
-        scf.if %114 {
-          scf.for %arg13 = %c0 to %115 step %c1 {
-            %117 = arith.index_cast %arg13 : index to i64
-            %118 = arith.muli %117, %c16_i64 : i64
-            %119 = arith.subi %112, %118 : i64
-            %120 = arith.minsi %119, %c16_i64 : i64
-            %121 = arith.ori %118, %c2147483648_i64 : i64
-            %122 = arith.addi %118, %c64_i64 : i64
-            "instgem.preload"(%122, %120, %c16_i64, %121, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %123 = arith.addi %118, %c32_i64 : i64
-            %124 = arith.ori %123, %c2147483648_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %124, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %125 = arith.ori %118, %c3221225472_i64 : i64
-            %126 = arith.addi %118, %c96_i64 : i64
-            "instgem.preload"(%126, %120, %c16_i64, %125, %120, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %127 = arith.ori %123, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %127, %120, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          } {gemmini.compute_nest}
-          %116 = arith.cmpi slt, %113, %c2_i64 : i64
-          scf.if %116 {
-            scf.for %arg13 = %c0 to %c4 step %c1 {
-              %117 = arith.index_cast %arg13 : index to i64
-              %118 = arith.remsi %117, %c2_i64 : i64
-              %119 = arith.divsi %117, %c2_i64 : i64
-              %120 = arith.muli %119, %c16_i64 : i64
-              %121 = arith.subi %c32_i64, %120 : i64
-              %122 = arith.minsi %121, %c16_i64 : i64
-              %123 = arith.muli %118, %c32_i64 : i64
-              %124 = arith.addi %123, %120 : i64
-              %125 = arith.ori %124, %c2147483648_i64 : i64
-              %126 = arith.cmpi sge, %118, %c2_i64 : i64
-              %127 = arith.cmpi sge, %119, %113 : i64
-              %128 = arith.ori %126, %127 : i1
-              scf.if %128 {
-                "instgem.mvin"(%c0_i64, %125, %122, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %54:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %94 = arith.addi %arg11, %c32 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg11] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %95 = arith.index_cast %intptr_16 : index to i64
+          %96 = arith.index_cast %offset_13 : index to i64
+          %97 = arith.addi %95, %96 : i64
+          %98 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %115 = arith.index_cast %arg13 : index to i64
+            %116 = arith.muli %115, %c16_i64 : i64
+            %117 = arith.maxsi %116, %c0_i64 : i64
+            %118 = arith.addi %116, %c16_i64 : i64
+            %119 = arith.minsi %118, %c32_i64 : i64
+            %120 = arith.subi %119, %117 : i64
+            %121 = arith.muli %117, %98 : i64
+            %122 = arith.addi %97, %121 : i64
+            %123 = arith.muli %115, %c32_i64 : i64
+            %124 = arith.subi %117, %116 : i64
+            %125 = arith.addi %123, %124 : i64
+            "instgem.mvin"(%122, %125, %c32_i64, %120) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %99 = arith.addi %arg12, %c32 : index
+          %100 = arith.minsi %arg6, %c32 : index
+          %101 = arith.maxsi %7, %c0 : index
+          %102 = arith.minsi %101, %c32 : index
+          %103 = arith.subi %100, %7 : index
+          %104 = arith.cmpi sgt, %102, %c0 : index
+          scf.if %104 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg12, %7] [32, %103] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %105 = arith.index_cast %103 : index to i64
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %106 = arith.index_cast %intptr_23 : index to i64
+          %107 = arith.index_cast %offset_20 : index to i64
+          %108 = arith.addi %106, %107 : i64
+          %109 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %115 = arith.index_cast %arg13 : index to i64
+            %116 = arith.muli %115, %c16_i64 : i64
+            %117 = arith.maxsi %116, %c0_i64 : i64
+            %118 = arith.addi %116, %c16_i64 : i64
+            %119 = arith.minsi %118, %c32_i64 : i64
+            %120 = arith.subi %119, %117 : i64
+            %121 = arith.muli %117, %109 : i64
+            %122 = arith.addi %108, %121 : i64
+            %123 = arith.muli %115, %c32_i64 : i64
+            %124 = arith.addi %123, %c64_i64 : i64
+            %125 = arith.subi %117, %116 : i64
+            %126 = arith.addi %124, %125 : i64
+            %127 = arith.minsi %105, %c64_i64 : i64
+            "instgem.mvin"(%122, %126, %127, %120) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %110 = arith.maxsi %105, %c0_i64 : i64
+          %111 = arith.minsi %110, %c32_i64 : i64
+          %112 = arith.ceildivsi %111, %c16_i64 : i64
+          %113 = arith.cmpi eq, %arg10, %c0 : index
+          %114 = arith.index_cast %112 : i64 to index
+          scf.if %113 {
+            scf.for %arg13 = %c0 to %114 step %c1 {
+              %116 = arith.index_cast %arg13 : index to i64
+              %117 = arith.muli %116, %c16_i64 : i64
+              %118 = arith.subi %111, %117 : i64
+              %119 = arith.minsi %118, %c16_i64 : i64
+              %120 = arith.ori %117, %c2147483648_i64 : i64
+              %121 = arith.addi %117, %c64_i64 : i64
+              "instgem.preload"(%121, %119, %c16_i64, %120, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %122 = arith.addi %117, %c32_i64 : i64
+              %123 = arith.ori %122, %c2147483648_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %123, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %124 = arith.ori %117, %c3221225472_i64 : i64
+              %125 = arith.addi %117, %c96_i64 : i64
+              "instgem.preload"(%125, %119, %c16_i64, %124, %119, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %126 = arith.ori %122, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %126, %119, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            } {gemmini.compute_nest}
+            %115 = arith.cmpi slt, %112, %c2_i64 : i64
+            scf.if %115 {
+              scf.for %arg13 = %c0 to %c4 step %c1 {
+                %116 = arith.index_cast %arg13 : index to i64
+                %117 = arith.remsi %116, %c2_i64 : i64
+                %118 = arith.divsi %116, %c2_i64 : i64
+                %119 = arith.muli %118, %c16_i64 : i64
+                %120 = arith.subi %c32_i64, %119 : i64
+                %121 = arith.minsi %120, %c16_i64 : i64
+                %122 = arith.muli %117, %c32_i64 : i64
+                %123 = arith.addi %122, %119 : i64
+                %124 = arith.ori %123, %c2147483648_i64 : i64
+                %125 = arith.cmpi sge, %117, %c2_i64 : i64
+                %126 = arith.cmpi sge, %118, %112 : i64
+                %127 = arith.ori %125, %126 : i1
+                scf.if %127 {
+                  "instgem.mvin"(%c0_i64, %124, %121, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
               }
             }
+          } else {
+            scf.for %arg13 = %c0 to %114 step %c1 {
+              %115 = arith.index_cast %arg13 : index to i64
+              %116 = arith.muli %115, %c16_i64 : i64
+              %117 = arith.subi %111, %116 : i64
+              %118 = arith.minsi %117, %c16_i64 : i64
+              scf.for %arg14 = %c0 to %c2 step %c1 {
+                %119 = arith.index_cast %arg14 : index to i64
+                %120 = arith.ori %116, %c3221225472_i64 : i64
+                %121 = arith.muli %119, %c32_i64 : i64
+                %122 = arith.addi %121, %116 : i64
+                %123 = arith.addi %122, %c64_i64 : i64
+                "instgem.preload"(%123, %118, %c16_i64, %120, %118, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %124 = arith.muli %119, %c16_i64 : i64
+                "instgem.compute_preloaded"(%124, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %125 = arith.addi %116, %c32_i64 : i64
+                %126 = arith.ori %125, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %126, %118, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %127 = arith.addi %124, %c32_i64 : i64
+                "instgem.compute_accumulated"(%127, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
           }
-        } else {
-          scf.for %arg13 = %c0 to %115 step %c1 {
-            %116 = arith.index_cast %arg13 : index to i64
-            %117 = arith.muli %116, %c16_i64 : i64
-            %118 = arith.subi %112, %117 : i64
-            %119 = arith.minsi %118, %c16_i64 : i64
-            scf.for %arg14 = %c0 to %c2 step %c1 {
-              %120 = arith.index_cast %arg14 : index to i64
-              %121 = arith.ori %117, %c3221225472_i64 : i64
-              %122 = arith.muli %120, %c32_i64 : i64
-              %123 = arith.addi %122, %117 : i64
-              %124 = arith.addi %123, %c64_i64 : i64
-              "instgem.preload"(%124, %119, %c16_i64, %121, %119, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %125 = arith.muli %120, %c16_i64 : i64
-              "instgem.compute_preloaded"(%125, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %126 = arith.addi %117, %c32_i64 : i64
-              %127 = arith.ori %126, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %127, %119, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %128 = arith.addi %125, %c32_i64 : i64
-              "instgem.compute_accumulated"(%128, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.yield %94, %99 : index, index
+        }
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %94 = arith.index_cast %arg10 : index to i64
+          %95 = arith.remsi %94, %c2_i64 : i64
+          %96 = arith.divsi %94, %c2_i64 : i64
+          %97 = arith.muli %96, %c16_i64 : i64
+          %98 = arith.subi %c32_i64, %97 : i64
+          %99 = arith.minsi %98, %c16_i64 : i64
+          %100 = arith.muli %95, %c32_i64 : i64
+          %101 = arith.addi %100, %97 : i64
+          %102 = arith.addi %101, %c64_i64 : i64
+          %103 = arith.ori %102, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %103, %99, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %55 = arith.minsi %arg6, %c32 : index
+        %56 = arith.subi %55, %7 : index
+        %subview = memref.subview %reinterpret_cast_1[%7, %6] [%56, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %57 = arith.index_cast %7 : index to i64
+        %58 = arith.index_cast %56 : index to i64
+        %59 = arith.addi %57, %58 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %60 = arith.index_cast %intptr : index to i64
+        %61 = arith.index_cast %offset : index to i64
+        %62 = arith.addi %60, %61 : i64
+        %63 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %63) : (i64, i64, i64, i64, i64, i64) -> ()
+        %64 = arith.maxsi %57, %c0_i64 : i64
+        %65 = arith.divui %64, %c16_i64 : i64
+        %66 = arith.maxsi %59, %c0_i64 : i64
+        %67 = arith.addi %66, %c15_i64 : i64
+        %68 = arith.divui %67, %c16_i64 : i64
+        %69 = arith.subi %68, %65 : i64
+        %70 = arith.cmpi sgt, %58, %c0_i64 : i64
+        %71 = arith.extui %70 : i1 to i64
+        %72 = arith.muli %69, %71 : i64
+        %73 = arith.index_cast %72 : i64 to index
+        scf.for %arg10 = %c0 to %73 step %c1 {
+          %94 = arith.index_cast %arg10 : index to i64
+          %95 = arith.addi %65, %94 : i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.maxsi %96, %57 : i64
+          %98 = arith.addi %96, %c16_i64 : i64
+          %99 = arith.minsi %98, %59 : i64
+          %100 = arith.subi %99, %97 : i64
+          %101 = arith.subi %97, %57 : i64
+          %102 = arith.muli %101, %63 : i64
+          %103 = arith.addi %62, %102 : i64
+          %104 = arith.muli %95, %c32_i64 : i64
+          %105 = arith.addi %104, %c128_i64 : i64
+          %106 = arith.subi %97, %96 : i64
+          %107 = arith.addi %105, %106 : i64
+          "instgem.mvin"(%103, %107, %c32_i64, %100) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %74 = arith.addi %64, %c15_i64 : i64
+        %75 = arith.divui %74, %c16_i64 : i64
+        %76 = arith.cmpi sgt, %57, %c0_i64 : i64
+        %77 = arith.extui %76 : i1 to i64
+        %78 = arith.muli %75, %77 : i64
+        %79 = arith.index_cast %78 : i64 to index
+        scf.for %arg10 = %c0 to %79 step %c1 {
+          %94 = arith.index_cast %arg10 : index to i64
+          %95 = arith.muli %94, %c16_i64 : i64
+          %96 = arith.maxsi %95, %c0_i64 : i64
+          %97 = arith.addi %95, %c16_i64 : i64
+          %98 = arith.minsi %97, %57 : i64
+          %99 = arith.subi %98, %96 : i64
+          %100 = arith.muli %94, %c32_i64 : i64
+          %101 = arith.addi %100, %c128_i64 : i64
+          %102 = arith.subi %96, %95 : i64
+          %103 = arith.addi %101, %102 : i64
+          "instgem.mvin"(%c0_i64, %103, %c32_i64, %99) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %80 = arith.minsi %66, %c32_i64 : i64
+        %81 = arith.bitcast %arg8 : f32 to i32
+        %82 = arith.extui %81 : i32 to i64
+        "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %82, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %83 = arith.minsi %80, %c32_i64 : i64
+        %84 = arith.ceildivsi %83, %c16_i64 : i64
+        %85 = arith.divsi %83, %c16_i64 : i64
+        %86 = arith.minsi %84, %85 : i64
+        %87 = arith.maxsi %86, %c0_i64 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %94 = arith.index_cast %arg10 : index to i64
+          %95 = arith.muli %94, %c16_i64 : i64
+          %96 = arith.subi %c32_i64, %95 : i64
+          %97 = arith.minsi %96, %c16_i64 : i64
+          %98 = arith.index_cast %87 : i64 to index
+          scf.for %arg11 = %c0 to %98 step %c1 {
+            %100 = arith.index_cast %arg11 : index to i64
+            %101 = arith.addi %95, %c64_i64 : i64
+            %102 = arith.ori %101, %c3221225472_i64 : i64
+            %103 = arith.muli %100, %c32_i64 : i64
+            %104 = arith.addi %103, %95 : i64
+            %105 = arith.addi %104, %c128_i64 : i64
+            "instgem.preload"(%105, %97, %c16_i64, %102, %97, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %106 = arith.muli %100, %c16_i64 : i64
+            %107 = arith.ori %106, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%107, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %108 = arith.addi %95, %c96_i64 : i64
+            %109 = arith.ori %108, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %109, %97, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %110 = arith.addi %106, %c32_i64 : i64
+            %111 = arith.ori %110, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%111, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %99 = arith.index_cast %84 : i64 to index
+          scf.for %arg11 = %98 to %99 step %c1 {
+            %100 = arith.index_cast %arg11 : index to i64
+            %101 = arith.muli %100, %c16_i64 : i64
+            %102 = arith.subi %c32_i64, %101 : i64
+            %103 = arith.minsi %102, %c16_i64 : i64
+            %104 = arith.subi %80, %101 : i64
+            %105 = arith.minsi %104, %c16_i64 : i64
+            %106 = arith.addi %95, %c64_i64 : i64
+            %107 = arith.ori %106, %c3221225472_i64 : i64
+            %108 = arith.muli %100, %c32_i64 : i64
+            %109 = arith.addi %108, %95 : i64
+            %110 = arith.addi %109, %c128_i64 : i64
+            "instgem.preload"(%110, %97, %105, %107, %97, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %111 = arith.ori %101, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%111, %103, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %112 = arith.addi %95, %c96_i64 : i64
+            %113 = arith.ori %112, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %113, %97, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %114 = arith.addi %101, %c32_i64 : i64
+            %115 = arith.ori %114, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%115, %103, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %6] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %88 = arith.index_cast %intptr_9 : index to i64
+        %89 = arith.index_cast %offset_6 : index to i64
+        %90 = arith.addi %88, %89 : i64
+        %91 = arith.index_cast %strides_8#0 : index to i64
+        %92 = arith.bitcast %arg9 : f32 to i32
+        %93 = arith.extui %92 : i32 to i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %91, %93) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %94 = arith.index_cast %arg10 : index to i64
+          %95 = arith.remsi %94, %c2_i64 : i64
+          %96 = arith.divsi %94, %c2_i64 : i64
+          %97 = arith.muli %95, %c16_i64 : i64
+          %98 = arith.maxsi %97, %c0_i64 : i64
+          %99 = arith.addi %97, %c16_i64 : i64
+          %100 = arith.minsi %99, %c32_i64 : i64
+          %101 = arith.subi %100, %98 : i64
+          %102 = arith.muli %98, %91 : i64
+          %103 = arith.addi %90, %102 : i64
+          %104 = arith.muli %96, %c16_i64 : i64
+          %105 = arith.addi %103, %104 : i64
+          %106 = arith.muli %95, %c32_i64 : i64
+          %107 = arith.addi %106, %104 : i64
+          %108 = arith.addi %107, %c64_i64 : i64
+          %109 = arith.ori %108, %c2147483648_i64 : i64
+          %110 = arith.subi %98, %97 : i64
+          %111 = arith.addi %109, %110 : i64
+          %112 = arith.subi %c32_i64, %104 : i64
+          %113 = arith.minsi %112, %c16_i64 : i64
+          "instgem.mvout"(%105, %111, %113, %101) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %53 = arith.cmpi sle, %5, %c0 : index
+        scf.if %53 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %94 = arith.index_cast %arg10 : index to i64
+            %95 = arith.remsi %94, %c2_i64 : i64
+            %96 = arith.divsi %94, %c2_i64 : i64
+            %97 = arith.muli %96, %c16_i64 : i64
+            %98 = arith.subi %c32_i64, %97 : i64
+            %99 = arith.minsi %98, %c16_i64 : i64
+            %100 = arith.muli %95, %c32_i64 : i64
+            %101 = arith.addi %100, %97 : i64
+            %102 = arith.ori %101, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %102, %99, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %54:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %94 = arith.addi %arg11, %c32 : index
+          %95 = arith.minsi %94, %arg5 : index
+          %96 = arith.subi %95, %arg11 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, %arg11] [32, %96] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %97 = arith.index_cast %96 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %98 = arith.index_cast %intptr_16 : index to i64
+          %99 = arith.index_cast %offset_13 : index to i64
+          %100 = arith.addi %98, %99 : i64
+          %101 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %101) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %136 = arith.index_cast %arg13 : index to i64
+            %137 = arith.muli %136, %c16_i64 : i64
+            %138 = arith.maxsi %137, %c0_i64 : i64
+            %139 = arith.addi %137, %c16_i64 : i64
+            %140 = arith.minsi %139, %c32_i64 : i64
+            %141 = arith.subi %140, %138 : i64
+            %142 = arith.muli %138, %101 : i64
+            %143 = arith.addi %100, %142 : i64
+            %144 = arith.muli %136, %c32_i64 : i64
+            %145 = arith.subi %138, %137 : i64
+            %146 = arith.addi %144, %145 : i64
+            %147 = arith.minsi %97, %c64_i64 : i64
+            "instgem.mvin"(%143, %146, %147, %141) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %102 = arith.addi %arg12, %c32 : index
+          %103 = arith.minsi %102, %arg5 : index
+          %104 = arith.subi %103, %arg12 : index
+          %105 = arith.minsi %arg6, %c32 : index
+          %106 = arith.maxsi %7, %c0 : index
+          %107 = arith.minsi %106, %c32 : index
+          %108 = arith.subi %105, %7 : index
+          %109 = arith.cmpi sgt, %107, %c0 : index
+          scf.if %109 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg12, %7] [%104, %108] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %110 = arith.index_cast %104 : index to i64
+          %111 = arith.index_cast %108 : index to i64
+          %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %112 = arith.index_cast %intptr_22 : index to i64
+          %113 = arith.index_cast %offset_19 : index to i64
+          %114 = arith.addi %112, %113 : i64
+          %115 = arith.index_cast %strides_21#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
+          %116 = arith.maxsi %110, %c0_i64 : i64
+          %117 = arith.addi %116, %c15_i64 : i64
+          %118 = arith.divui %117, %c16_i64 : i64
+          %119 = arith.cmpi sgt, %110, %c0_i64 : i64
+          %120 = arith.extui %119 : i1 to i64
+          %121 = arith.muli %118, %120 : i64
+          %122 = arith.index_cast %121 : i64 to index
+          scf.for %arg13 = %c0 to %122 step %c1 {
+            %136 = arith.index_cast %arg13 : index to i64
+            %137 = arith.muli %136, %c16_i64 : i64
+            %138 = arith.maxsi %137, %c0_i64 : i64
+            %139 = arith.addi %137, %c16_i64 : i64
+            %140 = arith.minsi %139, %110 : i64
+            %141 = arith.subi %140, %138 : i64
+            %142 = arith.muli %138, %115 : i64
+            %143 = arith.addi %114, %142 : i64
+            %144 = arith.muli %136, %c32_i64 : i64
+            %145 = arith.addi %144, %c64_i64 : i64
+            %146 = arith.subi %138, %137 : i64
+            %147 = arith.addi %145, %146 : i64
+            %148 = arith.minsi %111, %c64_i64 : i64
+            "instgem.mvin"(%143, %147, %148, %141) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %123 = arith.maxsi %97, %c0_i64 : i64
+          %124 = arith.minsi %123, %c32_i64 : i64
+          %125 = arith.minsi %116, %c32_i64 : i64
+          %126 = arith.maxsi %111, %c0_i64 : i64
+          %127 = arith.minsi %126, %c32_i64 : i64
+          %128 = arith.ceildivsi %127, %c16_i64 : i64
+          %129 = arith.minsi %124, %125 : i64
+          %130 = arith.ceildivsi %129, %c16_i64 : i64
+          %131 = arith.cmpi eq, %arg10, %c0 : index
+          %132 = arith.index_cast %128 : i64 to index
+          %133 = arith.divsi %129, %c16_i64 : i64
+          %134 = arith.minsi %130, %133 : i64
+          %135 = arith.maxsi %134, %c0_i64 : i64
+          scf.if %131 {
+            scf.for %arg13 = %c0 to %132 step %c1 {
+              %139 = arith.index_cast %arg13 : index to i64
+              %140 = arith.muli %139, %c16_i64 : i64
+              %141 = arith.subi %127, %140 : i64
+              %142 = arith.minsi %141, %c16_i64 : i64
+              %143 = arith.cmpi sgt, %135, %c0_i64 : i64
+              scf.if %143 {
+                %146 = arith.ori %140, %c2147483648_i64 : i64
+                %147 = arith.addi %140, %c64_i64 : i64
+                "instgem.preload"(%147, %142, %c16_i64, %146, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %148 = arith.addi %140, %c32_i64 : i64
+                %149 = arith.ori %148, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %144 = arith.index_cast %135 : i64 to index
+              scf.for %arg14 = %c1 to %144 step %c1 {
+                %146 = arith.index_cast %arg14 : index to i64
+                %147 = arith.ori %140, %c3221225472_i64 : i64
+                %148 = arith.muli %146, %c32_i64 : i64
+                %149 = arith.addi %148, %140 : i64
+                %150 = arith.addi %149, %c64_i64 : i64
+                "instgem.preload"(%150, %142, %c16_i64, %147, %142, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %151 = arith.muli %146, %c16_i64 : i64
+                "instgem.compute_preloaded"(%151, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %152 = arith.addi %140, %c32_i64 : i64
+                %153 = arith.ori %152, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %142, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %154 = arith.addi %151, %c32_i64 : i64
+                "instgem.compute_accumulated"(%154, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %145 = arith.index_cast %130 : i64 to index
+              scf.for %arg14 = %144 to %145 step %c1 {
+                %146 = arith.index_cast %arg14 : index to i64
+                %147 = arith.muli %146, %c16_i64 : i64
+                %148 = arith.subi %124, %147 : i64
+                %149 = arith.minsi %148, %c16_i64 : i64
+                %150 = arith.subi %125, %147 : i64
+                %151 = arith.minsi %150, %c16_i64 : i64
+                %152 = arith.cmpi eq, %146, %c0_i64 : i64
+                %153 = arith.select %152, %c2147483648_i64, %c3221225472_i64 : i64
+                %154 = arith.ori %140, %153 : i64
+                %155 = arith.select %152, %c16_i64, %142 : i64
+                %156 = arith.muli %146, %c32_i64 : i64
+                %157 = arith.addi %156, %140 : i64
+                %158 = arith.addi %157, %c64_i64 : i64
+                "instgem.preload"(%158, %142, %151, %154, %155, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%147, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %159 = arith.addi %140, %c32_i64 : i64
+                %160 = arith.ori %159, %153 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %160, %155, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %161 = arith.addi %147, %c32_i64 : i64
+                "instgem.compute_accumulated"(%161, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
+            %136 = arith.cmpi eq, %130, %c0_i64 : i64
+            %137 = arith.cmpi slt, %128, %c2_i64 : i64
+            %138 = arith.ori %136, %137 : i1
+            scf.if %138 {
+              scf.for %arg13 = %c0 to %c4 step %c1 {
+                %139 = arith.index_cast %arg13 : index to i64
+                %140 = arith.remsi %139, %c2_i64 : i64
+                %141 = arith.divsi %139, %c2_i64 : i64
+                %142 = arith.muli %141, %c16_i64 : i64
+                %143 = arith.subi %c32_i64, %142 : i64
+                %144 = arith.minsi %143, %c16_i64 : i64
+                %145 = arith.muli %140, %c32_i64 : i64
+                %146 = arith.addi %145, %142 : i64
+                %147 = arith.ori %146, %c2147483648_i64 : i64
+                %148 = arith.cmpi sge, %140, %c2_i64 : i64
+                %149 = arith.cmpi sge, %141, %128 : i64
+                %150 = arith.ori %136, %148 : i1
+                %151 = arith.ori %150, %149 : i1
+                scf.if %151 {
+                  "instgem.mvin"(%c0_i64, %147, %144, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
             }
-          } {gemmini.compute_nest}
+          } else {
+            scf.for %arg13 = %c0 to %132 step %c1 {
+              %136 = arith.index_cast %arg13 : index to i64
+              %137 = arith.muli %136, %c16_i64 : i64
+              %138 = arith.subi %127, %137 : i64
+              %139 = arith.minsi %138, %c16_i64 : i64
+              %140 = arith.index_cast %135 : i64 to index
+              scf.for %arg14 = %c0 to %140 step %c1 {
+                %142 = arith.index_cast %arg14 : index to i64
+                %143 = arith.ori %137, %c3221225472_i64 : i64
+                %144 = arith.muli %142, %c32_i64 : i64
+                %145 = arith.addi %144, %137 : i64
+                %146 = arith.addi %145, %c64_i64 : i64
+                "instgem.preload"(%146, %139, %c16_i64, %143, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %147 = arith.muli %142, %c16_i64 : i64
+                "instgem.compute_preloaded"(%147, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %148 = arith.addi %137, %c32_i64 : i64
+                %149 = arith.ori %148, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %150 = arith.addi %147, %c32_i64 : i64
+                "instgem.compute_accumulated"(%150, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %141 = arith.index_cast %130 : i64 to index
+              scf.for %arg14 = %140 to %141 step %c1 {
+                %142 = arith.index_cast %arg14 : index to i64
+                %143 = arith.muli %142, %c16_i64 : i64
+                %144 = arith.subi %124, %143 : i64
+                %145 = arith.minsi %144, %c16_i64 : i64
+                %146 = arith.subi %125, %143 : i64
+                %147 = arith.minsi %146, %c16_i64 : i64
+                %148 = arith.ori %137, %c3221225472_i64 : i64
+                %149 = arith.muli %142, %c32_i64 : i64
+                %150 = arith.addi %149, %137 : i64
+                %151 = arith.addi %150, %c64_i64 : i64
+                "instgem.preload"(%151, %139, %147, %148, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%143, %145, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %152 = arith.addi %137, %c32_i64 : i64
+                %153 = arith.ori %152, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %154 = arith.addi %143, %c32_i64 : i64
+                "instgem.compute_accumulated"(%154, %145, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
+          }
+          scf.yield %94, %102 : index, index
         }
-        scf.yield %95, %100 : index, index
-      }
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %95 = arith.index_cast %arg10 : index to i64
-        %96 = arith.remsi %95, %c2_i64 : i64
-        %97 = arith.divsi %95, %c2_i64 : i64
-        %98 = arith.muli %97, %c16_i64 : i64
-        %99 = arith.subi %c32_i64, %98 : i64
-        %100 = arith.minsi %99, %c16_i64 : i64
-        %101 = arith.muli %96, %c32_i64 : i64
-        %102 = arith.addi %101, %98 : i64
-        %103 = arith.addi %102, %c64_i64 : i64
-        %104 = arith.ori %103, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %104, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %56 = arith.minsi %arg6, %c32 : index
-      %57 = arith.subi %56, %7 : index
-      %subview = memref.subview %reinterpret_cast_1[%7, %6] [%57, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %58 = arith.index_cast %7 : index to i64
-      %59 = arith.index_cast %57 : index to i64
-      %60 = arith.addi %58, %59 : i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %61 = arith.index_cast %intptr : index to i64
-      %62 = arith.index_cast %offset : index to i64
-      %63 = arith.addi %61, %62 : i64
-      %64 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %65 = arith.maxsi %58, %c0_i64 : i64
-      %66 = arith.divui %65, %c16_i64 : i64
-      %67 = arith.maxsi %60, %c0_i64 : i64
-      %68 = arith.addi %67, %c15_i64 : i64
-      %69 = arith.divui %68, %c16_i64 : i64
-      %70 = arith.subi %69, %66 : i64
-      %71 = arith.cmpi sgt, %59, %c0_i64 : i64
-      %72 = arith.extui %71 : i1 to i64
-      %73 = arith.muli %70, %72 : i64
-      %74 = arith.index_cast %73 : i64 to index
-      scf.for %arg10 = %c0 to %74 step %c1 {
-        %95 = arith.index_cast %arg10 : index to i64
-        %96 = arith.addi %66, %95 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %58 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %60 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %58 : i64
-        %103 = arith.muli %102, %64 : i64
-        %104 = arith.addi %63, %103 : i64
-        %105 = arith.muli %96, %c32_i64 : i64
-        %106 = arith.addi %105, %c128_i64 : i64
-        %107 = arith.subi %98, %97 : i64
-        %108 = arith.addi %106, %107 : i64
-        "instgem.mvin"(%104, %108, %c32_i64, %101) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %75 = arith.addi %65, %c15_i64 : i64
-      %76 = arith.divui %75, %c16_i64 : i64
-      %77 = arith.cmpi sgt, %58, %c0_i64 : i64
-      %78 = arith.extui %77 : i1 to i64
-      %79 = arith.muli %76, %78 : i64
-      %80 = arith.index_cast %79 : i64 to index
-      scf.for %arg10 = %c0 to %80 step %c1 {
-        %95 = arith.index_cast %arg10 : index to i64
-        %96 = arith.muli %95, %c16_i64 : i64
-        %97 = arith.maxsi %96, %c0_i64 : i64
-        %98 = arith.addi %96, %c16_i64 : i64
-        %99 = arith.minsi %98, %58 : i64
-        %100 = arith.subi %99, %97 : i64
-        %101 = arith.muli %95, %c32_i64 : i64
-        %102 = arith.addi %101, %c128_i64 : i64
-        %103 = arith.subi %97, %96 : i64
-        %104 = arith.addi %102, %103 : i64
-        "instgem.mvin"(%c0_i64, %104, %c32_i64, %100) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %81 = arith.minsi %67, %c32_i64 : i64
-      %82 = arith.bitcast %arg8 : f32 to i32
-      %83 = arith.extui %82 : i32 to i64
-      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %83, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %84 = arith.minsi %81, %c32_i64 : i64
-      %85 = arith.ceildivsi %84, %c16_i64 : i64
-      %86 = arith.divsi %84, %c16_i64 : i64
-      %87 = arith.minsi %85, %86 : i64
-      %88 = arith.maxsi %87, %c0_i64 : i64
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %95 = arith.index_cast %arg10 : index to i64
-        %96 = arith.muli %95, %c16_i64 : i64
-        %97 = arith.subi %c32_i64, %96 : i64
-        %98 = arith.minsi %97, %c16_i64 : i64
-        %99 = arith.index_cast %88 : i64 to index
-        scf.for %arg11 = %c0 to %99 step %c1 {
-          %101 = arith.index_cast %arg11 : index to i64
-          %102 = arith.addi %96, %c64_i64 : i64
-          %103 = arith.ori %102, %c3221225472_i64 : i64
-          %104 = arith.muli %101, %c32_i64 : i64
-          %105 = arith.addi %104, %96 : i64
-          %106 = arith.addi %105, %c128_i64 : i64
-          "instgem.preload"(%106, %98, %c16_i64, %103, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %107 = arith.muli %101, %c16_i64 : i64
-          %108 = arith.ori %107, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %109 = arith.addi %96, %c96_i64 : i64
-          %110 = arith.ori %109, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %110, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %111 = arith.addi %107, %c32_i64 : i64
-          %112 = arith.ori %111, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %94 = arith.index_cast %arg10 : index to i64
+          %95 = arith.remsi %94, %c2_i64 : i64
+          %96 = arith.divsi %94, %c2_i64 : i64
+          %97 = arith.muli %96, %c16_i64 : i64
+          %98 = arith.subi %c32_i64, %97 : i64
+          %99 = arith.minsi %98, %c16_i64 : i64
+          %100 = arith.muli %95, %c32_i64 : i64
+          %101 = arith.addi %100, %97 : i64
+          %102 = arith.addi %101, %c64_i64 : i64
+          %103 = arith.ori %102, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %103, %99, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %55 = arith.minsi %arg6, %c32 : index
+        %56 = arith.subi %55, %7 : index
+        %subview = memref.subview %reinterpret_cast_1[%7, %6] [%56, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %57 = arith.index_cast %7 : index to i64
+        %58 = arith.index_cast %56 : index to i64
+        %59 = arith.addi %57, %58 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %60 = arith.index_cast %intptr : index to i64
+        %61 = arith.index_cast %offset : index to i64
+        %62 = arith.addi %60, %61 : i64
+        %63 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %63) : (i64, i64, i64, i64, i64, i64) -> ()
+        %64 = arith.maxsi %57, %c0_i64 : i64
+        %65 = arith.divui %64, %c16_i64 : i64
+        %66 = arith.maxsi %59, %c0_i64 : i64
+        %67 = arith.addi %66, %c15_i64 : i64
+        %68 = arith.divui %67, %c16_i64 : i64
+        %69 = arith.subi %68, %65 : i64
+        %70 = arith.cmpi sgt, %58, %c0_i64 : i64
+        %71 = arith.extui %70 : i1 to i64
+        %72 = arith.muli %69, %71 : i64
+        %73 = arith.index_cast %72 : i64 to index
+        scf.for %arg10 = %c0 to %73 step %c1 {
+          %94 = arith.index_cast %arg10 : index to i64
+          %95 = arith.addi %65, %94 : i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.maxsi %96, %57 : i64
+          %98 = arith.addi %96, %c16_i64 : i64
+          %99 = arith.minsi %98, %59 : i64
+          %100 = arith.subi %99, %97 : i64
+          %101 = arith.subi %97, %57 : i64
+          %102 = arith.muli %101, %63 : i64
+          %103 = arith.addi %62, %102 : i64
+          %104 = arith.muli %95, %c32_i64 : i64
+          %105 = arith.addi %104, %c128_i64 : i64
+          %106 = arith.subi %97, %96 : i64
+          %107 = arith.addi %105, %106 : i64
+          "instgem.mvin"(%103, %107, %c32_i64, %100) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %74 = arith.addi %64, %c15_i64 : i64
+        %75 = arith.divui %74, %c16_i64 : i64
+        %76 = arith.cmpi sgt, %57, %c0_i64 : i64
+        %77 = arith.extui %76 : i1 to i64
+        %78 = arith.muli %75, %77 : i64
+        %79 = arith.index_cast %78 : i64 to index
+        scf.for %arg10 = %c0 to %79 step %c1 {
+          %94 = arith.index_cast %arg10 : index to i64
+          %95 = arith.muli %94, %c16_i64 : i64
+          %96 = arith.maxsi %95, %c0_i64 : i64
+          %97 = arith.addi %95, %c16_i64 : i64
+          %98 = arith.minsi %97, %57 : i64
+          %99 = arith.subi %98, %96 : i64
+          %100 = arith.muli %94, %c32_i64 : i64
+          %101 = arith.addi %100, %c128_i64 : i64
+          %102 = arith.subi %96, %95 : i64
+          %103 = arith.addi %101, %102 : i64
+          "instgem.mvin"(%c0_i64, %103, %c32_i64, %99) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %80 = arith.minsi %66, %c32_i64 : i64
+        %81 = arith.bitcast %arg8 : f32 to i32
+        %82 = arith.extui %81 : i32 to i64
+        "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %82, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %83 = arith.minsi %80, %c32_i64 : i64
+        %84 = arith.ceildivsi %83, %c16_i64 : i64
+        %85 = arith.divsi %83, %c16_i64 : i64
+        %86 = arith.minsi %84, %85 : i64
+        %87 = arith.maxsi %86, %c0_i64 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %94 = arith.index_cast %arg10 : index to i64
+          %95 = arith.muli %94, %c16_i64 : i64
+          %96 = arith.subi %c32_i64, %95 : i64
+          %97 = arith.minsi %96, %c16_i64 : i64
+          %98 = arith.index_cast %87 : i64 to index
+          scf.for %arg11 = %c0 to %98 step %c1 {
+            %100 = arith.index_cast %arg11 : index to i64
+            %101 = arith.addi %95, %c64_i64 : i64
+            %102 = arith.ori %101, %c3221225472_i64 : i64
+            %103 = arith.muli %100, %c32_i64 : i64
+            %104 = arith.addi %103, %95 : i64
+            %105 = arith.addi %104, %c128_i64 : i64
+            "instgem.preload"(%105, %97, %c16_i64, %102, %97, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %106 = arith.muli %100, %c16_i64 : i64
+            %107 = arith.ori %106, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%107, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %108 = arith.addi %95, %c96_i64 : i64
+            %109 = arith.ori %108, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %109, %97, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %110 = arith.addi %106, %c32_i64 : i64
+            %111 = arith.ori %110, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%111, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %99 = arith.index_cast %84 : i64 to index
+          scf.for %arg11 = %98 to %99 step %c1 {
+            %100 = arith.index_cast %arg11 : index to i64
+            %101 = arith.muli %100, %c16_i64 : i64
+            %102 = arith.subi %c32_i64, %101 : i64
+            %103 = arith.minsi %102, %c16_i64 : i64
+            %104 = arith.subi %80, %101 : i64
+            %105 = arith.minsi %104, %c16_i64 : i64
+            %106 = arith.addi %95, %c64_i64 : i64
+            %107 = arith.ori %106, %c3221225472_i64 : i64
+            %108 = arith.muli %100, %c32_i64 : i64
+            %109 = arith.addi %108, %95 : i64
+            %110 = arith.addi %109, %c128_i64 : i64
+            "instgem.preload"(%110, %97, %105, %107, %97, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %111 = arith.ori %101, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%111, %103, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %112 = arith.addi %95, %c96_i64 : i64
+            %113 = arith.ori %112, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %113, %97, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %114 = arith.addi %101, %c32_i64 : i64
+            %115 = arith.ori %114, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%115, %103, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %6] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %88 = arith.index_cast %intptr_9 : index to i64
+        %89 = arith.index_cast %offset_6 : index to i64
+        %90 = arith.addi %88, %89 : i64
+        %91 = arith.index_cast %strides_8#0 : index to i64
+        %92 = arith.bitcast %arg9 : f32 to i32
+        %93 = arith.extui %92 : i32 to i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %91, %93) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %94 = arith.index_cast %arg10 : index to i64
+          %95 = arith.remsi %94, %c2_i64 : i64
+          %96 = arith.divsi %94, %c2_i64 : i64
+          %97 = arith.muli %95, %c16_i64 : i64
+          %98 = arith.maxsi %97, %c0_i64 : i64
+          %99 = arith.addi %97, %c16_i64 : i64
+          %100 = arith.minsi %99, %c32_i64 : i64
+          %101 = arith.subi %100, %98 : i64
+          %102 = arith.muli %98, %91 : i64
+          %103 = arith.addi %90, %102 : i64
+          %104 = arith.muli %96, %c16_i64 : i64
+          %105 = arith.addi %103, %104 : i64
+          %106 = arith.muli %95, %c32_i64 : i64
+          %107 = arith.addi %106, %104 : i64
+          %108 = arith.addi %107, %c64_i64 : i64
+          %109 = arith.ori %108, %c2147483648_i64 : i64
+          %110 = arith.subi %98, %97 : i64
+          %111 = arith.addi %109, %110 : i64
+          %112 = arith.subi %c32_i64, %104 : i64
+          %113 = arith.minsi %112, %c16_i64 : i64
+          "instgem.mvout"(%105, %111, %113, %101) : (i64, i64, i64, i64) -> ()
         }
-        %100 = arith.index_cast %85 : i64 to index
-        scf.for %arg11 = %99 to %100 step %c1 {
-          %101 = arith.index_cast %arg11 : index to i64
-          %102 = arith.muli %101, %c16_i64 : i64
-          %103 = arith.subi %c32_i64, %102 : i64
-          %104 = arith.minsi %103, %c16_i64 : i64
-          %105 = arith.subi %81, %102 : i64
-          %106 = arith.minsi %105, %c16_i64 : i64
-          %107 = arith.addi %96, %c64_i64 : i64
-          %108 = arith.ori %107, %c3221225472_i64 : i64
-          %109 = arith.muli %101, %c32_i64 : i64
-          %110 = arith.addi %109, %96 : i64
-          %111 = arith.addi %110, %c128_i64 : i64
-          "instgem.preload"(%111, %98, %106, %108, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %112 = arith.ori %102, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%112, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %113 = arith.addi %96, %c96_i64 : i64
-          %114 = arith.ori %113, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %114, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %115 = arith.addi %102, %c32_i64 : i64
-          %116 = arith.ori %115, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%116, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-      } {gemmini.compute_nest}
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview_3 = memref.subview %reinterpret_cast_2[%4, %6] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %cast_4 = memref.cast %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %89 = arith.index_cast %intptr_9 : index to i64
-      %90 = arith.index_cast %offset_6 : index to i64
-      %91 = arith.addi %89, %90 : i64
-      %92 = arith.index_cast %strides_8#0 : index to i64
-      %93 = arith.bitcast %arg9 : f32 to i32
-      %94 = arith.extui %93 : i32 to i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %94) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %95 = arith.index_cast %arg10 : index to i64
-        %96 = arith.remsi %95, %c2_i64 : i64
-        %97 = arith.divsi %95, %c2_i64 : i64
-        %98 = arith.muli %96, %c16_i64 : i64
-        %99 = arith.maxsi %98, %c0_i64 : i64
-        %100 = arith.addi %98, %c16_i64 : i64
-        %101 = arith.minsi %100, %c32_i64 : i64
-        %102 = arith.subi %101, %99 : i64
-        %103 = arith.muli %99, %92 : i64
-        %104 = arith.addi %91, %103 : i64
-        %105 = arith.muli %97, %c16_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %96, %c32_i64 : i64
-        %108 = arith.addi %107, %105 : i64
-        %109 = arith.addi %108, %c64_i64 : i64
-        %110 = arith.ori %109, %c2147483648_i64 : i64
-        %111 = arith.subi %99, %98 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.subi %c32_i64, %105 : i64
-        %114 = arith.minsi %113, %c16_i64 : i64
-        "instgem.mvout"(%106, %112, %114, %102) : (i64, i64, i64, i64) -> ()
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %54 = arith.cmpi sle, %5, %c0 : index
-      scf.if %54 {
+      %50 = arith.cmpi sle, %5, %c0 : index
+      scf.if %50 {
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c4 step %c1 {
-          %128 = arith.index_cast %arg10 : index to i64
-          %129 = arith.remsi %128, %c2_i64 : i64
-          %130 = arith.divsi %128, %c2_i64 : i64
-          %131 = arith.muli %130, %c16_i64 : i64
-          %132 = arith.subi %c32_i64, %131 : i64
-          %133 = arith.minsi %132, %c16_i64 : i64
-          %134 = arith.muli %129, %c32_i64 : i64
-          %135 = arith.addi %134, %131 : i64
-          %136 = arith.ori %135, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %136, %133, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %124 = arith.index_cast %arg10 : index to i64
+          %125 = arith.remsi %124, %c2_i64 : i64
+          %126 = arith.divsi %124, %c2_i64 : i64
+          %127 = arith.muli %126, %c16_i64 : i64
+          %128 = arith.subi %c32_i64, %127 : i64
+          %129 = arith.minsi %128, %c16_i64 : i64
+          %130 = arith.muli %125, %c32_i64 : i64
+          %131 = arith.addi %130, %127 : i64
+          %132 = arith.ori %131, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %132, %129, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %55:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %128 = arith.maxsi %15, %c0 : index
-        %129 = arith.minsi %128, %arg4 : index
-        %130 = arith.maxsi %13, %c0 : index
-        %131 = arith.minsi %130, %c32 : index
-        %132 = arith.subi %129, %12 : index
-        %133 = arith.maxsi %arg11, %c0 : index
-        %134 = arith.minsi %133, %arg5 : index
-        %135 = arith.addi %arg11, %c32 : index
-        %136 = arith.maxsi %135, %c0 : index
-        %137 = arith.minsi %136, %arg5 : index
-        %138 = arith.subi %134, %arg11 : index
-        %139 = arith.maxsi %138, %c0 : index
-        %140 = arith.minsi %139, %c32 : index
-        %141 = arith.subi %137, %134 : index
-        %142 = arith.cmpi sgt, %140, %c0 : index
-        scf.if %142 {
+      %51:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %124 = arith.maxsi %15, %c0 : index
+        %125 = arith.minsi %124, %arg4 : index
+        %126 = arith.maxsi %13, %c0 : index
+        %127 = arith.minsi %126, %c32 : index
+        %128 = arith.subi %125, %12 : index
+        %129 = arith.maxsi %arg11, %c0 : index
+        %130 = arith.minsi %129, %arg5 : index
+        %131 = arith.addi %arg11, %c32 : index
+        %132 = arith.maxsi %131, %c0 : index
+        %133 = arith.minsi %132, %arg5 : index
+        %134 = arith.subi %130, %arg11 : index
+        %135 = arith.maxsi %134, %c0 : index
+        %136 = arith.minsi %135, %c32 : index
+        %137 = arith.subi %133, %130 : index
+        %138 = arith.cmpi sgt, %136, %c0 : index
+        scf.if %138 {
           func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
         }
-        %subview_9 = memref.subview %reinterpret_cast[%12, %134] [%132, %141] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %143 = arith.index_cast %131 : index to i64
-        %144 = arith.index_cast %132 : index to i64
-        %145 = arith.index_cast %141 : index to i64
-        %146 = arith.addi %143, %144 : i64
+        %subview_9 = memref.subview %reinterpret_cast[%12, %130] [%128, %137] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %139 = arith.index_cast %127 : index to i64
+        %140 = arith.index_cast %128 : index to i64
+        %141 = arith.index_cast %137 : index to i64
+        %142 = arith.addi %139, %140 : i64
         %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %147 = arith.index_cast %intptr_14 : index to i64
-        %148 = arith.index_cast %offset_11 : index to i64
-        %149 = arith.addi %147, %148 : i64
-        %150 = arith.index_cast %strides_13#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
-        %151 = arith.maxsi %143, %c0_i64 : i64
-        %152 = arith.divui %151, %c16_i64 : i64
-        %153 = arith.maxsi %146, %c0_i64 : i64
-        %154 = arith.addi %153, %c15_i64 : i64
-        %155 = arith.divui %154, %c16_i64 : i64
-        %156 = arith.subi %155, %152 : i64
-        %157 = arith.cmpi sgt, %144, %c0_i64 : i64
-        %158 = arith.extui %157 : i1 to i64
-        %159 = arith.muli %156, %158 : i64
-        %160 = arith.index_cast %159 : i64 to index
-        scf.for %arg13 = %c0 to %160 step %c1 {
-          %226 = arith.index_cast %arg13 : index to i64
-          %227 = arith.addi %152, %226 : i64
-          %228 = arith.muli %227, %c16_i64 : i64
-          %229 = arith.maxsi %228, %143 : i64
-          %230 = arith.addi %228, %c16_i64 : i64
-          %231 = arith.minsi %230, %146 : i64
-          %232 = arith.subi %231, %229 : i64
-          %233 = arith.subi %229, %143 : i64
-          %234 = arith.muli %233, %150 : i64
-          %235 = arith.addi %149, %234 : i64
-          %236 = arith.muli %227, %c32_i64 : i64
-          %237 = arith.subi %229, %228 : i64
-          %238 = arith.addi %236, %237 : i64
-          %239 = arith.minsi %145, %c64_i64 : i64
-          "instgem.mvin"(%235, %238, %239, %232) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %161 = arith.addi %151, %c15_i64 : i64
-        %162 = arith.divui %161, %c16_i64 : i64
-        %163 = arith.cmpi sgt, %143, %c0_i64 : i64
-        %164 = arith.extui %163 : i1 to i64
-        %165 = arith.muli %162, %164 : i64
-        %166 = arith.index_cast %165 : i64 to index
-        scf.for %arg13 = %c0 to %166 step %c1 {
-          %226 = arith.index_cast %arg13 : index to i64
-          %227 = arith.muli %226, %c16_i64 : i64
-          %228 = arith.maxsi %227, %c0_i64 : i64
-          %229 = arith.addi %227, %c16_i64 : i64
-          %230 = arith.minsi %229, %143 : i64
-          %231 = arith.subi %230, %228 : i64
-          %232 = arith.muli %226, %c32_i64 : i64
-          %233 = arith.subi %228, %227 : i64
+        %143 = arith.index_cast %intptr_14 : index to i64
+        %144 = arith.index_cast %offset_11 : index to i64
+        %145 = arith.addi %143, %144 : i64
+        %146 = arith.index_cast %strides_13#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %146) : (i64, i64, i64, i64, i64, i64) -> ()
+        %147 = arith.maxsi %139, %c0_i64 : i64
+        %148 = arith.divui %147, %c16_i64 : i64
+        %149 = arith.maxsi %142, %c0_i64 : i64
+        %150 = arith.addi %149, %c15_i64 : i64
+        %151 = arith.divui %150, %c16_i64 : i64
+        %152 = arith.subi %151, %148 : i64
+        %153 = arith.cmpi sgt, %140, %c0_i64 : i64
+        %154 = arith.extui %153 : i1 to i64
+        %155 = arith.muli %152, %154 : i64
+        %156 = arith.index_cast %155 : i64 to index
+        scf.for %arg13 = %c0 to %156 step %c1 {
+          %222 = arith.index_cast %arg13 : index to i64
+          %223 = arith.addi %148, %222 : i64
+          %224 = arith.muli %223, %c16_i64 : i64
+          %225 = arith.maxsi %224, %139 : i64
+          %226 = arith.addi %224, %c16_i64 : i64
+          %227 = arith.minsi %226, %142 : i64
+          %228 = arith.subi %227, %225 : i64
+          %229 = arith.subi %225, %139 : i64
+          %230 = arith.muli %229, %146 : i64
+          %231 = arith.addi %145, %230 : i64
+          %232 = arith.muli %223, %c32_i64 : i64
+          %233 = arith.subi %225, %224 : i64
           %234 = arith.addi %232, %233 : i64
-          %235 = arith.minsi %145, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %234, %235, %231) : (i64, i64, i64, i64) -> ()
+          %235 = arith.minsi %141, %c64_i64 : i64
+          "instgem.mvin"(%231, %234, %235, %228) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %167 = arith.maxsi %arg12, %c0 : index
-        %168 = arith.minsi %167, %arg5 : index
-        %169 = arith.addi %arg12, %c32 : index
-        %170 = arith.maxsi %169, %c0 : index
-        %171 = arith.minsi %170, %arg5 : index
-        %172 = arith.subi %168, %arg12 : index
-        %173 = arith.maxsi %172, %c0 : index
+        %157 = arith.addi %147, %c15_i64 : i64
+        %158 = arith.divui %157, %c16_i64 : i64
+        %159 = arith.cmpi sgt, %139, %c0_i64 : i64
+        %160 = arith.extui %159 : i1 to i64
+        %161 = arith.muli %158, %160 : i64
+        %162 = arith.index_cast %161 : i64 to index
+        scf.for %arg13 = %c0 to %162 step %c1 {
+          %222 = arith.index_cast %arg13 : index to i64
+          %223 = arith.muli %222, %c16_i64 : i64
+          %224 = arith.maxsi %223, %c0_i64 : i64
+          %225 = arith.addi %223, %c16_i64 : i64
+          %226 = arith.minsi %225, %139 : i64
+          %227 = arith.subi %226, %224 : i64
+          %228 = arith.muli %222, %c32_i64 : i64
+          %229 = arith.subi %224, %223 : i64
+          %230 = arith.addi %228, %229 : i64
+          %231 = arith.minsi %141, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %230, %231, %227) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %163 = arith.maxsi %arg12, %c0 : index
+        %164 = arith.minsi %163, %arg5 : index
+        %165 = arith.addi %arg12, %c32 : index
+        %166 = arith.maxsi %165, %c0 : index
+        %167 = arith.minsi %166, %arg5 : index
+        %168 = arith.subi %164, %arg12 : index
+        %169 = arith.maxsi %168, %c0 : index
+        %170 = arith.minsi %169, %c32 : index
+        %171 = arith.subi %167, %164 : index
+        %172 = arith.minsi %arg6, %c32 : index
+        %173 = arith.maxsi %7, %c0 : index
         %174 = arith.minsi %173, %c32 : index
-        %175 = arith.subi %171, %168 : index
-        %176 = arith.minsi %arg6, %c32 : index
-        %177 = arith.maxsi %7, %c0 : index
-        %178 = arith.minsi %177, %c32 : index
-        %179 = arith.subi %176, %7 : index
-        %180 = arith.cmpi sgt, %178, %c0 : index
-        scf.if %180 {
+        %175 = arith.subi %172, %7 : index
+        %176 = arith.cmpi sgt, %174, %c0 : index
+        scf.if %176 {
           func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
         }
-        %subview_15 = memref.subview %reinterpret_cast_0[%168, %7] [%175, %179] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %181 = arith.index_cast %174 : index to i64
-        %182 = arith.index_cast %175 : index to i64
-        %183 = arith.index_cast %179 : index to i64
-        %184 = arith.addi %181, %182 : i64
+        %subview_15 = memref.subview %reinterpret_cast_0[%164, %7] [%171, %175] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %177 = arith.index_cast %170 : index to i64
+        %178 = arith.index_cast %171 : index to i64
+        %179 = arith.index_cast %175 : index to i64
+        %180 = arith.addi %177, %178 : i64
         %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %185 = arith.index_cast %intptr_20 : index to i64
-        %186 = arith.index_cast %offset_17 : index to i64
-        %187 = arith.addi %185, %186 : i64
-        %188 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %188) : (i64, i64, i64, i64, i64, i64) -> ()
-        %189 = arith.maxsi %181, %c0_i64 : i64
-        %190 = arith.divui %189, %c16_i64 : i64
-        %191 = arith.maxsi %184, %c0_i64 : i64
-        %192 = arith.addi %191, %c15_i64 : i64
-        %193 = arith.divui %192, %c16_i64 : i64
-        %194 = arith.subi %193, %190 : i64
-        %195 = arith.cmpi sgt, %182, %c0_i64 : i64
-        %196 = arith.extui %195 : i1 to i64
-        %197 = arith.muli %194, %196 : i64
-        %198 = arith.index_cast %197 : i64 to index
-        scf.for %arg13 = %c0 to %198 step %c1 {
-          %226 = arith.index_cast %arg13 : index to i64
-          %227 = arith.addi %190, %226 : i64
-          %228 = arith.muli %227, %c16_i64 : i64
-          %229 = arith.maxsi %228, %181 : i64
-          %230 = arith.addi %228, %c16_i64 : i64
-          %231 = arith.minsi %230, %184 : i64
-          %232 = arith.subi %231, %229 : i64
-          %233 = arith.subi %229, %181 : i64
-          %234 = arith.muli %233, %188 : i64
-          %235 = arith.addi %187, %234 : i64
-          %236 = arith.muli %227, %c32_i64 : i64
-          %237 = arith.addi %236, %c64_i64 : i64
-          %238 = arith.subi %229, %228 : i64
-          %239 = arith.addi %237, %238 : i64
-          %240 = arith.minsi %183, %c64_i64 : i64
-          "instgem.mvin"(%235, %239, %240, %232) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %199 = arith.addi %189, %c15_i64 : i64
-        %200 = arith.divui %199, %c16_i64 : i64
-        %201 = arith.cmpi sgt, %181, %c0_i64 : i64
-        %202 = arith.extui %201 : i1 to i64
-        %203 = arith.muli %200, %202 : i64
-        %204 = arith.index_cast %203 : i64 to index
-        scf.for %arg13 = %c0 to %204 step %c1 {
-          %226 = arith.index_cast %arg13 : index to i64
-          %227 = arith.muli %226, %c16_i64 : i64
-          %228 = arith.maxsi %227, %c0_i64 : i64
-          %229 = arith.addi %227, %c16_i64 : i64
-          %230 = arith.minsi %229, %181 : i64
-          %231 = arith.subi %230, %228 : i64
-          %232 = arith.muli %226, %c32_i64 : i64
+        %181 = arith.index_cast %intptr_20 : index to i64
+        %182 = arith.index_cast %offset_17 : index to i64
+        %183 = arith.addi %181, %182 : i64
+        %184 = arith.index_cast %strides_19#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %184) : (i64, i64, i64, i64, i64, i64) -> ()
+        %185 = arith.maxsi %177, %c0_i64 : i64
+        %186 = arith.divui %185, %c16_i64 : i64
+        %187 = arith.maxsi %180, %c0_i64 : i64
+        %188 = arith.addi %187, %c15_i64 : i64
+        %189 = arith.divui %188, %c16_i64 : i64
+        %190 = arith.subi %189, %186 : i64
+        %191 = arith.cmpi sgt, %178, %c0_i64 : i64
+        %192 = arith.extui %191 : i1 to i64
+        %193 = arith.muli %190, %192 : i64
+        %194 = arith.index_cast %193 : i64 to index
+        scf.for %arg13 = %c0 to %194 step %c1 {
+          %222 = arith.index_cast %arg13 : index to i64
+          %223 = arith.addi %186, %222 : i64
+          %224 = arith.muli %223, %c16_i64 : i64
+          %225 = arith.maxsi %224, %177 : i64
+          %226 = arith.addi %224, %c16_i64 : i64
+          %227 = arith.minsi %226, %180 : i64
+          %228 = arith.subi %227, %225 : i64
+          %229 = arith.subi %225, %177 : i64
+          %230 = arith.muli %229, %184 : i64
+          %231 = arith.addi %183, %230 : i64
+          %232 = arith.muli %223, %c32_i64 : i64
           %233 = arith.addi %232, %c64_i64 : i64
-          %234 = arith.subi %228, %227 : i64
+          %234 = arith.subi %225, %224 : i64
           %235 = arith.addi %233, %234 : i64
-          %236 = arith.minsi %183, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %235, %236, %231) : (i64, i64, i64, i64) -> ()
+          %236 = arith.minsi %179, %c64_i64 : i64
+          "instgem.mvin"(%231, %235, %236, %228) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %205 = arith.minsi %153, %c32_i64 : i64
-        %206 = arith.maxsi %145, %c0_i64 : i64
-        %207 = arith.minsi %206, %c32_i64 : i64
-        %208 = arith.minsi %191, %c32_i64 : i64
-        %209 = arith.maxsi %183, %c0_i64 : i64
-        %210 = arith.minsi %209, %c32_i64 : i64
-        %211 = arith.ceildivsi %205, %c16_i64 : i64
-        %212 = arith.ceildivsi %210, %c16_i64 : i64
-        %213 = arith.minsi %207, %208 : i64
-        %214 = arith.ceildivsi %213, %c16_i64 : i64
-        %215 = arith.cmpi eq, %arg10, %c0 : index
-        %216 = arith.cmpi sgt, %211, %c0_i64 : i64
-        %217 = arith.select %216, %212, %c0_i64 : i64
-        %218 = arith.index_cast %217 : i64 to index
-        %219 = arith.divsi %213, %c16_i64 : i64
-        %220 = arith.minsi %214, %219 : i64
-        %221 = arith.maxsi %220, %c0_i64 : i64
-        %222 = arith.divsi %205, %c16_i64 : i64
-        %223 = arith.minsi %211, %222 : i64
-        %224 = arith.maxsi %223, %c1_i64 : i64
-        %225 = arith.minsi %205, %c16_i64 : i64
-        scf.if %215 {
-          scf.for %arg13 = %c0 to %218 step %c1 {
-            %231 = arith.index_cast %arg13 : index to i64
-            %232 = arith.muli %231, %c16_i64 : i64
-            %233 = arith.subi %210, %232 : i64
-            %234 = arith.minsi %233, %c16_i64 : i64
-            %235 = arith.cmpi sgt, %221, %c0_i64 : i64
-            scf.if %235 {
-              %238 = arith.ori %232, %c2147483648_i64 : i64
-              %239 = arith.addi %232, %c64_i64 : i64
-              "instgem.preload"(%239, %234, %c16_i64, %238, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %240 = arith.index_cast %224 : i64 to index
-              scf.for %arg14 = %c1 to %240 step %c1 {
-                %242 = arith.index_cast %arg14 : index to i64
-                %243 = arith.muli %242, %c32_i64 : i64
-                %244 = arith.addi %243, %232 : i64
-                %245 = arith.ori %244, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %195 = arith.addi %185, %c15_i64 : i64
+        %196 = arith.divui %195, %c16_i64 : i64
+        %197 = arith.cmpi sgt, %177, %c0_i64 : i64
+        %198 = arith.extui %197 : i1 to i64
+        %199 = arith.muli %196, %198 : i64
+        %200 = arith.index_cast %199 : i64 to index
+        scf.for %arg13 = %c0 to %200 step %c1 {
+          %222 = arith.index_cast %arg13 : index to i64
+          %223 = arith.muli %222, %c16_i64 : i64
+          %224 = arith.maxsi %223, %c0_i64 : i64
+          %225 = arith.addi %223, %c16_i64 : i64
+          %226 = arith.minsi %225, %177 : i64
+          %227 = arith.subi %226, %224 : i64
+          %228 = arith.muli %222, %c32_i64 : i64
+          %229 = arith.addi %228, %c64_i64 : i64
+          %230 = arith.subi %224, %223 : i64
+          %231 = arith.addi %229, %230 : i64
+          %232 = arith.minsi %179, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %231, %232, %227) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %201 = arith.minsi %149, %c32_i64 : i64
+        %202 = arith.maxsi %141, %c0_i64 : i64
+        %203 = arith.minsi %202, %c32_i64 : i64
+        %204 = arith.minsi %187, %c32_i64 : i64
+        %205 = arith.maxsi %179, %c0_i64 : i64
+        %206 = arith.minsi %205, %c32_i64 : i64
+        %207 = arith.ceildivsi %201, %c16_i64 : i64
+        %208 = arith.ceildivsi %206, %c16_i64 : i64
+        %209 = arith.minsi %203, %204 : i64
+        %210 = arith.ceildivsi %209, %c16_i64 : i64
+        %211 = arith.cmpi eq, %arg10, %c0 : index
+        %212 = arith.cmpi sgt, %207, %c0_i64 : i64
+        %213 = arith.select %212, %208, %c0_i64 : i64
+        %214 = arith.index_cast %213 : i64 to index
+        %215 = arith.divsi %209, %c16_i64 : i64
+        %216 = arith.minsi %210, %215 : i64
+        %217 = arith.maxsi %216, %c0_i64 : i64
+        %218 = arith.divsi %201, %c16_i64 : i64
+        %219 = arith.minsi %207, %218 : i64
+        %220 = arith.maxsi %219, %c1_i64 : i64
+        %221 = arith.minsi %201, %c16_i64 : i64
+        scf.if %211 {
+          scf.for %arg13 = %c0 to %214 step %c1 {
+            %227 = arith.index_cast %arg13 : index to i64
+            %228 = arith.muli %227, %c16_i64 : i64
+            %229 = arith.subi %206, %228 : i64
+            %230 = arith.minsi %229, %c16_i64 : i64
+            %231 = arith.cmpi sgt, %217, %c0_i64 : i64
+            scf.if %231 {
+              %234 = arith.ori %228, %c2147483648_i64 : i64
+              %235 = arith.addi %228, %c64_i64 : i64
+              "instgem.preload"(%235, %230, %c16_i64, %234, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %236 = arith.index_cast %220 : i64 to index
+              scf.for %arg14 = %c1 to %236 step %c1 {
+                %238 = arith.index_cast %arg14 : index to i64
+                %239 = arith.muli %238, %c32_i64 : i64
+                %240 = arith.addi %239, %228 : i64
+                %241 = arith.ori %240, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%239, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %241 = arith.index_cast %211 : i64 to index
-              scf.for %arg14 = %240 to %241 step %c1 {
-                %242 = arith.index_cast %arg14 : index to i64
+              %237 = arith.index_cast %207 : i64 to index
+              scf.for %arg14 = %236 to %237 step %c1 {
+                %238 = arith.index_cast %arg14 : index to i64
+                %239 = arith.muli %238, %c16_i64 : i64
+                %240 = arith.subi %201, %239 : i64
+                %241 = arith.minsi %240, %c16_i64 : i64
+                %242 = arith.muli %238, %c32_i64 : i64
+                %243 = arith.addi %242, %228 : i64
+                %244 = arith.ori %243, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%242, %c16_i64, %241, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %232 = arith.index_cast %217 : i64 to index
+            scf.for %arg14 = %c1 to %232 step %c1 {
+              %234 = arith.index_cast %arg14 : index to i64
+              %235 = arith.ori %228, %c3221225472_i64 : i64
+              %236 = arith.muli %234, %c32_i64 : i64
+              %237 = arith.addi %236, %228 : i64
+              %238 = arith.addi %237, %c64_i64 : i64
+              "instgem.preload"(%238, %230, %c16_i64, %235, %230, %221) : (i64, i64, i64, i64, i64, i64) -> ()
+              %239 = arith.muli %234, %c16_i64 : i64
+              "instgem.compute_preloaded"(%239, %c16_i64, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %240 = arith.index_cast %220 : i64 to index
+              scf.for %arg15 = %c1 to %240 step %c1 {
+                %242 = arith.index_cast %arg15 : index to i64
+                %243 = arith.muli %242, %c32_i64 : i64
+                %244 = arith.addi %243, %228 : i64
+                %245 = arith.ori %244, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %230, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %246 = arith.addi %243, %239 : i64
+                "instgem.compute_accumulated"(%246, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %241 = arith.index_cast %207 : i64 to index
+              scf.for %arg15 = %240 to %241 step %c1 {
+                %242 = arith.index_cast %arg15 : index to i64
                 %243 = arith.muli %242, %c16_i64 : i64
-                %244 = arith.subi %205, %243 : i64
+                %244 = arith.subi %201, %243 : i64
                 %245 = arith.minsi %244, %c16_i64 : i64
                 %246 = arith.muli %242, %c32_i64 : i64
-                %247 = arith.addi %246, %232 : i64
-                %248 = arith.ori %247, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%246, %c16_i64, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %247 = arith.addi %246, %228 : i64
+                %248 = arith.ori %247, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %230, %245) : (i64, i64, i64, i64, i64, i64) -> ()
+                %249 = arith.addi %246, %239 : i64
+                "instgem.compute_accumulated"(%249, %c16_i64, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            %236 = arith.index_cast %221 : i64 to index
-            scf.for %arg14 = %c1 to %236 step %c1 {
-              %238 = arith.index_cast %arg14 : index to i64
-              %239 = arith.ori %232, %c3221225472_i64 : i64
-              %240 = arith.muli %238, %c32_i64 : i64
-              %241 = arith.addi %240, %232 : i64
-              %242 = arith.addi %241, %c64_i64 : i64
-              "instgem.preload"(%242, %234, %c16_i64, %239, %234, %225) : (i64, i64, i64, i64, i64, i64) -> ()
-              %243 = arith.muli %238, %c16_i64 : i64
-              "instgem.compute_preloaded"(%243, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %244 = arith.index_cast %224 : i64 to index
-              scf.for %arg15 = %c1 to %244 step %c1 {
-                %246 = arith.index_cast %arg15 : index to i64
-                %247 = arith.muli %246, %c32_i64 : i64
-                %248 = arith.addi %247, %232 : i64
-                %249 = arith.ori %248, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %234, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %250 = arith.addi %247, %243 : i64
-                "instgem.compute_accumulated"(%250, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %233 = arith.index_cast %210 : i64 to index
+            scf.for %arg14 = %232 to %233 step %c1 {
+              %234 = arith.index_cast %arg14 : index to i64
+              %235 = arith.muli %234, %c16_i64 : i64
+              %236 = arith.subi %203, %235 : i64
+              %237 = arith.minsi %236, %c16_i64 : i64
+              %238 = arith.subi %204, %235 : i64
+              %239 = arith.minsi %238, %c16_i64 : i64
+              %240 = arith.cmpi eq, %234, %c0_i64 : i64
+              %241 = arith.select %240, %c2147483648_i64, %c3221225472_i64 : i64
+              %242 = arith.ori %228, %241 : i64
+              %243 = arith.select %240, %c16_i64, %221 : i64
+              %244 = arith.select %240, %c16_i64, %230 : i64
+              %245 = arith.muli %234, %c32_i64 : i64
+              %246 = arith.addi %245, %228 : i64
+              %247 = arith.addi %246, %c64_i64 : i64
+              "instgem.preload"(%247, %230, %239, %242, %244, %243) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%235, %237, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %248 = arith.index_cast %220 : i64 to index
+              scf.for %arg15 = %c1 to %248 step %c1 {
+                %250 = arith.index_cast %arg15 : index to i64
+                %251 = arith.muli %250, %c32_i64 : i64
+                %252 = arith.addi %251, %228 : i64
+                %253 = arith.ori %252, %241 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %244, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %254 = arith.addi %251, %235 : i64
+                "instgem.compute_accumulated"(%254, %237, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %245 = arith.index_cast %211 : i64 to index
-              scf.for %arg15 = %244 to %245 step %c1 {
-                %246 = arith.index_cast %arg15 : index to i64
-                %247 = arith.muli %246, %c16_i64 : i64
-                %248 = arith.subi %205, %247 : i64
-                %249 = arith.minsi %248, %c16_i64 : i64
-                %250 = arith.muli %246, %c32_i64 : i64
-                %251 = arith.addi %250, %232 : i64
-                %252 = arith.ori %251, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %234, %249) : (i64, i64, i64, i64, i64, i64) -> ()
-                %253 = arith.addi %250, %243 : i64
-                "instgem.compute_accumulated"(%253, %c16_i64, %249, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %237 = arith.index_cast %214 : i64 to index
-            scf.for %arg14 = %236 to %237 step %c1 {
-              %238 = arith.index_cast %arg14 : index to i64
-              %239 = arith.muli %238, %c16_i64 : i64
-              %240 = arith.subi %207, %239 : i64
-              %241 = arith.minsi %240, %c16_i64 : i64
-              %242 = arith.subi %208, %239 : i64
-              %243 = arith.minsi %242, %c16_i64 : i64
-              %244 = arith.cmpi eq, %238, %c0_i64 : i64
-              %245 = arith.select %244, %c2147483648_i64, %c3221225472_i64 : i64
-              %246 = arith.ori %232, %245 : i64
-              %247 = arith.select %244, %c16_i64, %225 : i64
-              %248 = arith.select %244, %c16_i64, %234 : i64
-              %249 = arith.muli %238, %c32_i64 : i64
-              %250 = arith.addi %249, %232 : i64
-              %251 = arith.addi %250, %c64_i64 : i64
-              "instgem.preload"(%251, %234, %243, %246, %248, %247) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%239, %241, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %252 = arith.index_cast %224 : i64 to index
-              scf.for %arg15 = %c1 to %252 step %c1 {
-                %254 = arith.index_cast %arg15 : index to i64
-                %255 = arith.muli %254, %c32_i64 : i64
-                %256 = arith.addi %255, %232 : i64
-                %257 = arith.ori %256, %245 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %248, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %258 = arith.addi %255, %239 : i64
-                "instgem.compute_accumulated"(%258, %241, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %253 = arith.index_cast %211 : i64 to index
-              scf.for %arg15 = %252 to %253 step %c1 {
-                %254 = arith.index_cast %arg15 : index to i64
-                %255 = arith.muli %254, %c16_i64 : i64
-                %256 = arith.subi %205, %255 : i64
-                %257 = arith.minsi %256, %c16_i64 : i64
-                %258 = arith.muli %254, %c32_i64 : i64
-                %259 = arith.addi %258, %232 : i64
-                %260 = arith.ori %259, %245 : i64
-                %261 = arith.select %244, %c16_i64, %257 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %248, %261) : (i64, i64, i64, i64, i64, i64) -> ()
-                %262 = arith.addi %258, %239 : i64
-                "instgem.compute_accumulated"(%262, %241, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %249 = arith.index_cast %207 : i64 to index
+              scf.for %arg15 = %248 to %249 step %c1 {
+                %250 = arith.index_cast %arg15 : index to i64
+                %251 = arith.muli %250, %c16_i64 : i64
+                %252 = arith.subi %201, %251 : i64
+                %253 = arith.minsi %252, %c16_i64 : i64
+                %254 = arith.muli %250, %c32_i64 : i64
+                %255 = arith.addi %254, %228 : i64
+                %256 = arith.ori %255, %241 : i64
+                %257 = arith.select %240, %c16_i64, %253 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %244, %257) : (i64, i64, i64, i64, i64, i64) -> ()
+                %258 = arith.addi %254, %235 : i64
+                "instgem.compute_accumulated"(%258, %237, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
-          %226 = arith.cmpi eq, %214, %c0_i64 : i64
-          %227 = arith.cmpi slt, %211, %c2_i64 : i64
-          %228 = arith.cmpi slt, %217, %c2_i64 : i64
-          %229 = arith.ori %226, %227 : i1
-          %230 = arith.ori %229, %228 : i1
-          scf.if %230 {
+          %222 = arith.cmpi eq, %210, %c0_i64 : i64
+          %223 = arith.cmpi slt, %207, %c2_i64 : i64
+          %224 = arith.cmpi slt, %213, %c2_i64 : i64
+          %225 = arith.ori %222, %223 : i1
+          %226 = arith.ori %225, %224 : i1
+          scf.if %226 {
             scf.for %arg13 = %c0 to %c4 step %c1 {
-              %231 = arith.index_cast %arg13 : index to i64
-              %232 = arith.remsi %231, %c2_i64 : i64
-              %233 = arith.divsi %231, %c2_i64 : i64
-              %234 = arith.muli %233, %c16_i64 : i64
-              %235 = arith.subi %c32_i64, %234 : i64
-              %236 = arith.minsi %235, %c16_i64 : i64
-              %237 = arith.muli %232, %c32_i64 : i64
-              %238 = arith.addi %237, %234 : i64
-              %239 = arith.ori %238, %c2147483648_i64 : i64
-              %240 = arith.cmpi sge, %232, %211 : i64
-              %241 = arith.cmpi sge, %233, %217 : i64
-              %242 = arith.ori %226, %240 : i1
-              %243 = arith.ori %242, %241 : i1
-              scf.if %243 {
-                "instgem.mvin"(%c0_i64, %239, %236, %c16_i64) : (i64, i64, i64, i64) -> ()
+              %227 = arith.index_cast %arg13 : index to i64
+              %228 = arith.remsi %227, %c2_i64 : i64
+              %229 = arith.divsi %227, %c2_i64 : i64
+              %230 = arith.muli %229, %c16_i64 : i64
+              %231 = arith.subi %c32_i64, %230 : i64
+              %232 = arith.minsi %231, %c16_i64 : i64
+              %233 = arith.muli %228, %c32_i64 : i64
+              %234 = arith.addi %233, %230 : i64
+              %235 = arith.ori %234, %c2147483648_i64 : i64
+              %236 = arith.cmpi sge, %228, %207 : i64
+              %237 = arith.cmpi sge, %229, %213 : i64
+              %238 = arith.ori %222, %236 : i1
+              %239 = arith.ori %238, %237 : i1
+              scf.if %239 {
+                "instgem.mvin"(%c0_i64, %235, %232, %c16_i64) : (i64, i64, i64, i64) -> ()
               }
             }
           }
         } else {
-          scf.for %arg13 = %c0 to %218 step %c1 {
-            %226 = arith.index_cast %arg13 : index to i64
-            %227 = arith.muli %226, %c16_i64 : i64
-            %228 = arith.subi %210, %227 : i64
-            %229 = arith.minsi %228, %c16_i64 : i64
-            %230 = arith.index_cast %221 : i64 to index
-            scf.for %arg14 = %c0 to %230 step %c1 {
-              %232 = arith.index_cast %arg14 : index to i64
-              %233 = arith.ori %227, %c3221225472_i64 : i64
-              %234 = arith.muli %232, %c32_i64 : i64
-              %235 = arith.addi %234, %227 : i64
-              %236 = arith.addi %235, %c64_i64 : i64
-              "instgem.preload"(%236, %229, %c16_i64, %233, %229, %225) : (i64, i64, i64, i64, i64, i64) -> ()
-              %237 = arith.muli %232, %c16_i64 : i64
-              "instgem.compute_preloaded"(%237, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %238 = arith.index_cast %224 : i64 to index
+          scf.for %arg13 = %c0 to %214 step %c1 {
+            %222 = arith.index_cast %arg13 : index to i64
+            %223 = arith.muli %222, %c16_i64 : i64
+            %224 = arith.subi %206, %223 : i64
+            %225 = arith.minsi %224, %c16_i64 : i64
+            %226 = arith.index_cast %217 : i64 to index
+            scf.for %arg14 = %c0 to %226 step %c1 {
+              %228 = arith.index_cast %arg14 : index to i64
+              %229 = arith.ori %223, %c3221225472_i64 : i64
+              %230 = arith.muli %228, %c32_i64 : i64
+              %231 = arith.addi %230, %223 : i64
+              %232 = arith.addi %231, %c64_i64 : i64
+              "instgem.preload"(%232, %225, %c16_i64, %229, %225, %221) : (i64, i64, i64, i64, i64, i64) -> ()
+              %233 = arith.muli %228, %c16_i64 : i64
+              "instgem.compute_preloaded"(%233, %c16_i64, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %234 = arith.index_cast %220 : i64 to index
+              scf.for %arg15 = %c1 to %234 step %c1 {
+                %236 = arith.index_cast %arg15 : index to i64
+                %237 = arith.muli %236, %c32_i64 : i64
+                %238 = arith.addi %237, %223 : i64
+                %239 = arith.ori %238, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %225, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %240 = arith.addi %237, %233 : i64
+                "instgem.compute_accumulated"(%240, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %235 = arith.index_cast %207 : i64 to index
+              scf.for %arg15 = %234 to %235 step %c1 {
+                %236 = arith.index_cast %arg15 : index to i64
+                %237 = arith.muli %236, %c16_i64 : i64
+                %238 = arith.subi %201, %237 : i64
+                %239 = arith.minsi %238, %c16_i64 : i64
+                %240 = arith.muli %236, %c32_i64 : i64
+                %241 = arith.addi %240, %223 : i64
+                %242 = arith.ori %241, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %225, %239) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.addi %240, %233 : i64
+                "instgem.compute_accumulated"(%243, %c16_i64, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %227 = arith.index_cast %210 : i64 to index
+            scf.for %arg14 = %226 to %227 step %c1 {
+              %228 = arith.index_cast %arg14 : index to i64
+              %229 = arith.muli %228, %c16_i64 : i64
+              %230 = arith.subi %203, %229 : i64
+              %231 = arith.minsi %230, %c16_i64 : i64
+              %232 = arith.subi %204, %229 : i64
+              %233 = arith.minsi %232, %c16_i64 : i64
+              %234 = arith.ori %223, %c3221225472_i64 : i64
+              %235 = arith.muli %228, %c32_i64 : i64
+              %236 = arith.addi %235, %223 : i64
+              %237 = arith.addi %236, %c64_i64 : i64
+              "instgem.preload"(%237, %225, %233, %234, %225, %221) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%229, %231, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %238 = arith.index_cast %220 : i64 to index
               scf.for %arg15 = %c1 to %238 step %c1 {
                 %240 = arith.index_cast %arg15 : index to i64
                 %241 = arith.muli %240, %c32_i64 : i64
-                %242 = arith.addi %241, %227 : i64
+                %242 = arith.addi %241, %223 : i64
                 %243 = arith.ori %242, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %229, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %244 = arith.addi %241, %237 : i64
-                "instgem.compute_accumulated"(%244, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %225, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %244 = arith.addi %241, %229 : i64
+                "instgem.compute_accumulated"(%244, %231, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %239 = arith.index_cast %211 : i64 to index
+              %239 = arith.index_cast %207 : i64 to index
               scf.for %arg15 = %238 to %239 step %c1 {
                 %240 = arith.index_cast %arg15 : index to i64
                 %241 = arith.muli %240, %c16_i64 : i64
-                %242 = arith.subi %205, %241 : i64
+                %242 = arith.subi %201, %241 : i64
                 %243 = arith.minsi %242, %c16_i64 : i64
                 %244 = arith.muli %240, %c32_i64 : i64
-                %245 = arith.addi %244, %227 : i64
+                %245 = arith.addi %244, %223 : i64
                 %246 = arith.ori %245, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %229, %243) : (i64, i64, i64, i64, i64, i64) -> ()
-                %247 = arith.addi %244, %237 : i64
-                "instgem.compute_accumulated"(%247, %c16_i64, %243, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %231 = arith.index_cast %214 : i64 to index
-            scf.for %arg14 = %230 to %231 step %c1 {
-              %232 = arith.index_cast %arg14 : index to i64
-              %233 = arith.muli %232, %c16_i64 : i64
-              %234 = arith.subi %207, %233 : i64
-              %235 = arith.minsi %234, %c16_i64 : i64
-              %236 = arith.subi %208, %233 : i64
-              %237 = arith.minsi %236, %c16_i64 : i64
-              %238 = arith.ori %227, %c3221225472_i64 : i64
-              %239 = arith.muli %232, %c32_i64 : i64
-              %240 = arith.addi %239, %227 : i64
-              %241 = arith.addi %240, %c64_i64 : i64
-              "instgem.preload"(%241, %229, %237, %238, %229, %225) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%233, %235, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %242 = arith.index_cast %224 : i64 to index
-              scf.for %arg15 = %c1 to %242 step %c1 {
-                %244 = arith.index_cast %arg15 : index to i64
-                %245 = arith.muli %244, %c32_i64 : i64
-                %246 = arith.addi %245, %227 : i64
-                %247 = arith.ori %246, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %229, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %248 = arith.addi %245, %233 : i64
-                "instgem.compute_accumulated"(%248, %235, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %243 = arith.index_cast %211 : i64 to index
-              scf.for %arg15 = %242 to %243 step %c1 {
-                %244 = arith.index_cast %arg15 : index to i64
-                %245 = arith.muli %244, %c16_i64 : i64
-                %246 = arith.subi %205, %245 : i64
-                %247 = arith.minsi %246, %c16_i64 : i64
-                %248 = arith.muli %244, %c32_i64 : i64
-                %249 = arith.addi %248, %227 : i64
-                %250 = arith.ori %249, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %250, %229, %247) : (i64, i64, i64, i64, i64, i64) -> ()
-                %251 = arith.addi %248, %233 : i64
-                "instgem.compute_accumulated"(%251, %235, %247, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %225, %243) : (i64, i64, i64, i64, i64, i64) -> ()
+                %247 = arith.addi %244, %229 : i64
+                "instgem.compute_accumulated"(%247, %231, %243, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
         }
-        scf.yield %135, %169 : index, index
+        scf.yield %131, %165 : index, index
       }
       %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.remsi %128, %c2_i64 : i64
-        %130 = arith.divsi %128, %c2_i64 : i64
-        %131 = arith.muli %130, %c16_i64 : i64
-        %132 = arith.subi %c32_i64, %131 : i64
-        %133 = arith.minsi %132, %c16_i64 : i64
-        %134 = arith.muli %129, %c32_i64 : i64
-        %135 = arith.addi %134, %131 : i64
-        %136 = arith.addi %135, %c64_i64 : i64
-        %137 = arith.ori %136, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %137, %133, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %124 = arith.index_cast %arg10 : index to i64
+        %125 = arith.remsi %124, %c2_i64 : i64
+        %126 = arith.divsi %124, %c2_i64 : i64
+        %127 = arith.muli %126, %c16_i64 : i64
+        %128 = arith.subi %c32_i64, %127 : i64
+        %129 = arith.minsi %128, %c16_i64 : i64
+        %130 = arith.muli %125, %c32_i64 : i64
+        %131 = arith.addi %130, %127 : i64
+        %132 = arith.addi %131, %c64_i64 : i64
+        %133 = arith.ori %132, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %133, %129, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %56 = arith.minsi %arg6, %c32 : index
-      %57 = arith.maxsi %7, %c0 : index
-      %58 = arith.minsi %57, %c32 : index
-      %59 = arith.subi %56, %7 : index
-      %60 = arith.maxsi %14, %c0 : index
-      %61 = arith.minsi %60, %arg7 : index
-      %62 = arith.maxsi %10, %c0 : index
-      %63 = arith.minsi %62, %c32 : index
-      %64 = arith.subi %61, %9 : index
-      %65 = arith.cmpi sgt, %63, %c0 : index
-      scf.if %65 {
+      %52 = arith.minsi %arg6, %c32 : index
+      %53 = arith.maxsi %7, %c0 : index
+      %54 = arith.minsi %53, %c32 : index
+      %55 = arith.subi %52, %7 : index
+      %56 = arith.maxsi %14, %c0 : index
+      %57 = arith.minsi %56, %arg7 : index
+      %58 = arith.maxsi %10, %c0 : index
+      %59 = arith.minsi %58, %c32 : index
+      %60 = arith.subi %57, %9 : index
+      %61 = arith.cmpi sgt, %59, %c0 : index
+      scf.if %61 {
         func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_1[%7, %9] [%59, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %66 = arith.index_cast %58 : index to i64
-      %67 = arith.index_cast %59 : index to i64
-      %68 = arith.index_cast %64 : index to i64
-      %69 = arith.addi %66, %67 : i64
+      %subview = memref.subview %reinterpret_cast_1[%7, %9] [%55, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %62 = arith.index_cast %54 : index to i64
+      %63 = arith.index_cast %55 : index to i64
+      %64 = arith.index_cast %60 : index to i64
+      %65 = arith.addi %62, %63 : i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %70 = arith.index_cast %intptr : index to i64
-      %71 = arith.index_cast %offset : index to i64
-      %72 = arith.addi %70, %71 : i64
-      %73 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
-      %74 = arith.maxsi %66, %c0_i64 : i64
-      %75 = arith.divui %74, %c16_i64 : i64
-      %76 = arith.maxsi %69, %c0_i64 : i64
-      %77 = arith.addi %76, %c15_i64 : i64
-      %78 = arith.divui %77, %c16_i64 : i64
-      %79 = arith.subi %78, %75 : i64
-      %80 = arith.cmpi sgt, %67, %c0_i64 : i64
-      %81 = arith.extui %80 : i1 to i64
-      %82 = arith.muli %79, %81 : i64
-      %83 = arith.index_cast %82 : i64 to index
-      scf.for %arg10 = %c0 to %83 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.addi %75, %128 : i64
-        %130 = arith.muli %129, %c16_i64 : i64
-        %131 = arith.maxsi %130, %66 : i64
-        %132 = arith.addi %130, %c16_i64 : i64
-        %133 = arith.minsi %132, %69 : i64
-        %134 = arith.subi %133, %131 : i64
-        %135 = arith.subi %131, %66 : i64
-        %136 = arith.muli %135, %73 : i64
-        %137 = arith.addi %72, %136 : i64
-        %138 = arith.muli %129, %c32_i64 : i64
-        %139 = arith.addi %138, %c128_i64 : i64
-        %140 = arith.subi %131, %130 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.minsi %68, %c64_i64 : i64
-        "instgem.mvin"(%137, %141, %142, %134) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %84 = arith.addi %74, %c15_i64 : i64
-      %85 = arith.divui %84, %c16_i64 : i64
-      %86 = arith.cmpi sgt, %66, %c0_i64 : i64
-      %87 = arith.extui %86 : i1 to i64
-      %88 = arith.muli %85, %87 : i64
-      %89 = arith.index_cast %88 : i64 to index
-      scf.for %arg10 = %c0 to %89 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.muli %128, %c16_i64 : i64
-        %130 = arith.maxsi %129, %c0_i64 : i64
-        %131 = arith.addi %129, %c16_i64 : i64
-        %132 = arith.minsi %131, %66 : i64
-        %133 = arith.subi %132, %130 : i64
-        %134 = arith.muli %128, %c32_i64 : i64
+      %66 = arith.index_cast %intptr : index to i64
+      %67 = arith.index_cast %offset : index to i64
+      %68 = arith.addi %66, %67 : i64
+      %69 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %69) : (i64, i64, i64, i64, i64, i64) -> ()
+      %70 = arith.maxsi %62, %c0_i64 : i64
+      %71 = arith.divui %70, %c16_i64 : i64
+      %72 = arith.maxsi %65, %c0_i64 : i64
+      %73 = arith.addi %72, %c15_i64 : i64
+      %74 = arith.divui %73, %c16_i64 : i64
+      %75 = arith.subi %74, %71 : i64
+      %76 = arith.cmpi sgt, %63, %c0_i64 : i64
+      %77 = arith.extui %76 : i1 to i64
+      %78 = arith.muli %75, %77 : i64
+      %79 = arith.index_cast %78 : i64 to index
+      scf.for %arg10 = %c0 to %79 step %c1 {
+        %124 = arith.index_cast %arg10 : index to i64
+        %125 = arith.addi %71, %124 : i64
+        %126 = arith.muli %125, %c16_i64 : i64
+        %127 = arith.maxsi %126, %62 : i64
+        %128 = arith.addi %126, %c16_i64 : i64
+        %129 = arith.minsi %128, %65 : i64
+        %130 = arith.subi %129, %127 : i64
+        %131 = arith.subi %127, %62 : i64
+        %132 = arith.muli %131, %69 : i64
+        %133 = arith.addi %68, %132 : i64
+        %134 = arith.muli %125, %c32_i64 : i64
         %135 = arith.addi %134, %c128_i64 : i64
-        %136 = arith.subi %130, %129 : i64
+        %136 = arith.subi %127, %126 : i64
         %137 = arith.addi %135, %136 : i64
-        %138 = arith.minsi %68, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %137, %138, %133) : (i64, i64, i64, i64) -> ()
+        %138 = arith.minsi %64, %c64_i64 : i64
+        "instgem.mvin"(%133, %137, %138, %130) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %90 = arith.minsi %76, %c32_i64 : i64
-      %91 = arith.maxsi %68, %c0_i64 : i64
-      %92 = arith.minsi %91, %c32_i64 : i64
-      %93 = arith.bitcast %arg8 : f32 to i32
-      %94 = arith.extui %93 : i32 to i64
-      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %94, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %95 = arith.ceildivsi %92, %c16_i64 : i64
-      %96 = arith.minsi %90, %c32_i64 : i64
-      %97 = arith.ceildivsi %96, %c16_i64 : i64
-      %98 = arith.index_cast %95 : i64 to index
-      %99 = arith.divsi %96, %c16_i64 : i64
-      %100 = arith.minsi %97, %99 : i64
-      %101 = arith.maxsi %100, %c0_i64 : i64
-      scf.for %arg10 = %c0 to %98 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.muli %128, %c16_i64 : i64
-        %130 = arith.subi %92, %129 : i64
-        %131 = arith.minsi %130, %c16_i64 : i64
-        %132 = arith.index_cast %101 : i64 to index
-        scf.for %arg11 = %c0 to %132 step %c1 {
-          %134 = arith.index_cast %arg11 : index to i64
-          %135 = arith.addi %129, %c64_i64 : i64
-          %136 = arith.ori %135, %c3221225472_i64 : i64
-          %137 = arith.muli %134, %c32_i64 : i64
-          %138 = arith.addi %137, %129 : i64
-          %139 = arith.addi %138, %c128_i64 : i64
-          "instgem.preload"(%139, %131, %c16_i64, %136, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %140 = arith.muli %134, %c16_i64 : i64
+      %80 = arith.addi %70, %c15_i64 : i64
+      %81 = arith.divui %80, %c16_i64 : i64
+      %82 = arith.cmpi sgt, %62, %c0_i64 : i64
+      %83 = arith.extui %82 : i1 to i64
+      %84 = arith.muli %81, %83 : i64
+      %85 = arith.index_cast %84 : i64 to index
+      scf.for %arg10 = %c0 to %85 step %c1 {
+        %124 = arith.index_cast %arg10 : index to i64
+        %125 = arith.muli %124, %c16_i64 : i64
+        %126 = arith.maxsi %125, %c0_i64 : i64
+        %127 = arith.addi %125, %c16_i64 : i64
+        %128 = arith.minsi %127, %62 : i64
+        %129 = arith.subi %128, %126 : i64
+        %130 = arith.muli %124, %c32_i64 : i64
+        %131 = arith.addi %130, %c128_i64 : i64
+        %132 = arith.subi %126, %125 : i64
+        %133 = arith.addi %131, %132 : i64
+        %134 = arith.minsi %64, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %133, %134, %129) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %86 = arith.minsi %72, %c32_i64 : i64
+      %87 = arith.maxsi %64, %c0_i64 : i64
+      %88 = arith.minsi %87, %c32_i64 : i64
+      %89 = arith.bitcast %arg8 : f32 to i32
+      %90 = arith.extui %89 : i32 to i64
+      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %90, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %91 = arith.ceildivsi %88, %c16_i64 : i64
+      %92 = arith.minsi %86, %c32_i64 : i64
+      %93 = arith.ceildivsi %92, %c16_i64 : i64
+      %94 = arith.index_cast %91 : i64 to index
+      %95 = arith.divsi %92, %c16_i64 : i64
+      %96 = arith.minsi %93, %95 : i64
+      %97 = arith.maxsi %96, %c0_i64 : i64
+      scf.for %arg10 = %c0 to %94 step %c1 {
+        %124 = arith.index_cast %arg10 : index to i64
+        %125 = arith.muli %124, %c16_i64 : i64
+        %126 = arith.subi %88, %125 : i64
+        %127 = arith.minsi %126, %c16_i64 : i64
+        %128 = arith.index_cast %97 : i64 to index
+        scf.for %arg11 = %c0 to %128 step %c1 {
+          %130 = arith.index_cast %arg11 : index to i64
+          %131 = arith.addi %125, %c64_i64 : i64
+          %132 = arith.ori %131, %c3221225472_i64 : i64
+          %133 = arith.muli %130, %c32_i64 : i64
+          %134 = arith.addi %133, %125 : i64
+          %135 = arith.addi %134, %c128_i64 : i64
+          "instgem.preload"(%135, %127, %c16_i64, %132, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %136 = arith.muli %130, %c16_i64 : i64
+          %137 = arith.ori %136, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%137, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %138 = arith.addi %125, %c96_i64 : i64
+          %139 = arith.ori %138, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %139, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %140 = arith.addi %136, %c32_i64 : i64
           %141 = arith.ori %140, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%141, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %142 = arith.addi %129, %c96_i64 : i64
-          %143 = arith.ori %142, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %143, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %144 = arith.addi %140, %c32_i64 : i64
-          %145 = arith.ori %144, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%145, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_accumulated"(%141, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-        %133 = arith.index_cast %97 : i64 to index
-        scf.for %arg11 = %132 to %133 step %c1 {
-          %134 = arith.index_cast %arg11 : index to i64
-          %135 = arith.muli %134, %c16_i64 : i64
-          %136 = arith.subi %c32_i64, %135 : i64
-          %137 = arith.minsi %136, %c16_i64 : i64
-          %138 = arith.subi %90, %135 : i64
-          %139 = arith.minsi %138, %c16_i64 : i64
-          %140 = arith.addi %129, %c64_i64 : i64
-          %141 = arith.ori %140, %c3221225472_i64 : i64
-          %142 = arith.muli %134, %c32_i64 : i64
-          %143 = arith.addi %142, %129 : i64
-          %144 = arith.addi %143, %c128_i64 : i64
-          "instgem.preload"(%144, %131, %139, %141, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %145 = arith.ori %135, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%145, %137, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %146 = arith.addi %129, %c96_i64 : i64
-          %147 = arith.ori %146, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %147, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %148 = arith.addi %135, %c32_i64 : i64
-          %149 = arith.ori %148, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%149, %137, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %129 = arith.index_cast %93 : i64 to index
+        scf.for %arg11 = %128 to %129 step %c1 {
+          %130 = arith.index_cast %arg11 : index to i64
+          %131 = arith.muli %130, %c16_i64 : i64
+          %132 = arith.subi %c32_i64, %131 : i64
+          %133 = arith.minsi %132, %c16_i64 : i64
+          %134 = arith.subi %86, %131 : i64
+          %135 = arith.minsi %134, %c16_i64 : i64
+          %136 = arith.addi %125, %c64_i64 : i64
+          %137 = arith.ori %136, %c3221225472_i64 : i64
+          %138 = arith.muli %130, %c32_i64 : i64
+          %139 = arith.addi %138, %125 : i64
+          %140 = arith.addi %139, %c128_i64 : i64
+          "instgem.preload"(%140, %127, %135, %137, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %141 = arith.ori %131, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%141, %133, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %142 = arith.addi %125, %c96_i64 : i64
+          %143 = arith.ori %142, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %143, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %144 = arith.addi %131, %c32_i64 : i64
+          %145 = arith.ori %144, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%145, %133, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
       } {gemmini.compute_nest}
       %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %102 = arith.maxsi %15, %c0 : index
-      %103 = arith.minsi %102, %arg4 : index
-      %104 = arith.maxsi %13, %c0 : index
-      %105 = arith.minsi %104, %c32 : index
-      %106 = arith.subi %103, %12 : index
-      scf.if %65 {
+      %98 = arith.maxsi %15, %c0 : index
+      %99 = arith.minsi %98, %arg4 : index
+      %100 = arith.maxsi %13, %c0 : index
+      %101 = arith.minsi %100, %c32 : index
+      %102 = arith.subi %99, %12 : index
+      scf.if %61 {
         func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_3 = memref.subview %reinterpret_cast_2[%12, %9] [%106, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %107 = arith.index_cast %105 : index to i64
-      %108 = arith.index_cast %106 : index to i64
+      %subview_3 = memref.subview %reinterpret_cast_2[%12, %9] [%102, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %103 = arith.index_cast %101 : index to i64
+      %104 = arith.index_cast %102 : index to i64
       %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %109 = arith.index_cast %intptr_8 : index to i64
-      %110 = arith.index_cast %offset_5 : index to i64
-      %111 = arith.addi %109, %110 : i64
-      %112 = arith.index_cast %strides_7#0 : index to i64
-      %113 = arith.bitcast %arg9 : f32 to i32
-      %114 = arith.extui %113 : i32 to i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %112, %114) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %115 = arith.maxsi %107, %c0_i64 : i64
+      %105 = arith.index_cast %intptr_8 : index to i64
+      %106 = arith.index_cast %offset_5 : index to i64
+      %107 = arith.addi %105, %106 : i64
+      %108 = arith.index_cast %strides_7#0 : index to i64
+      %109 = arith.bitcast %arg9 : f32 to i32
+      %110 = arith.extui %109 : i32 to i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %108, %110) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %111 = arith.maxsi %103, %c0_i64 : i64
+      %112 = arith.divui %111, %c16_i64 : i64
+      %113 = arith.addi %103, %104 : i64
+      %114 = arith.maxsi %113, %c0_i64 : i64
+      %115 = arith.addi %114, %c15_i64 : i64
       %116 = arith.divui %115, %c16_i64 : i64
-      %117 = arith.addi %107, %108 : i64
-      %118 = arith.maxsi %117, %c0_i64 : i64
-      %119 = arith.addi %118, %c15_i64 : i64
-      %120 = arith.divui %119, %c16_i64 : i64
-      %121 = arith.subi %120, %116 : i64
-      %122 = arith.cmpi sgt, %108, %c0_i64 : i64
-      %123 = arith.extui %122 : i1 to i64
-      %124 = arith.muli %121, %123 : i64
-      %125 = arith.ceildivsi %68, %c16_i64 : i64
-      %126 = arith.muli %124, %125 : i64
-      %127 = arith.index_cast %126 : i64 to index
-      scf.for %arg10 = %c0 to %127 step %c1 {
-        %128 = arith.index_cast %arg10 : index to i64
-        %129 = arith.remsi %128, %124 : i64
-        %130 = arith.divsi %128, %124 : i64
-        %131 = arith.addi %116, %129 : i64
-        %132 = arith.muli %131, %c16_i64 : i64
-        %133 = arith.maxsi %132, %107 : i64
-        %134 = arith.addi %132, %c16_i64 : i64
-        %135 = arith.minsi %134, %117 : i64
-        %136 = arith.subi %135, %133 : i64
-        %137 = arith.subi %133, %107 : i64
-        %138 = arith.muli %137, %112 : i64
-        %139 = arith.addi %111, %138 : i64
-        %140 = arith.muli %130, %c16_i64 : i64
-        %141 = arith.addi %139, %140 : i64
-        %142 = arith.muli %131, %c32_i64 : i64
-        %143 = arith.addi %142, %140 : i64
-        %144 = arith.addi %143, %c64_i64 : i64
-        %145 = arith.ori %144, %c2147483648_i64 : i64
-        %146 = arith.subi %133, %132 : i64
-        %147 = arith.addi %145, %146 : i64
-        %148 = arith.subi %68, %140 : i64
-        %149 = arith.minsi %148, %c16_i64 : i64
-        "instgem.mvout"(%141, %147, %149, %136) : (i64, i64, i64, i64) -> ()
+      %117 = arith.subi %116, %112 : i64
+      %118 = arith.cmpi sgt, %104, %c0_i64 : i64
+      %119 = arith.extui %118 : i1 to i64
+      %120 = arith.muli %117, %119 : i64
+      %121 = arith.ceildivsi %64, %c16_i64 : i64
+      %122 = arith.muli %120, %121 : i64
+      %123 = arith.index_cast %122 : i64 to index
+      scf.for %arg10 = %c0 to %123 step %c1 {
+        %124 = arith.index_cast %arg10 : index to i64
+        %125 = arith.remsi %124, %120 : i64
+        %126 = arith.divsi %124, %120 : i64
+        %127 = arith.addi %112, %125 : i64
+        %128 = arith.muli %127, %c16_i64 : i64
+        %129 = arith.maxsi %128, %103 : i64
+        %130 = arith.addi %128, %c16_i64 : i64
+        %131 = arith.minsi %130, %113 : i64
+        %132 = arith.subi %131, %129 : i64
+        %133 = arith.subi %129, %103 : i64
+        %134 = arith.muli %133, %108 : i64
+        %135 = arith.addi %107, %134 : i64
+        %136 = arith.muli %126, %c16_i64 : i64
+        %137 = arith.addi %135, %136 : i64
+        %138 = arith.muli %127, %c32_i64 : i64
+        %139 = arith.addi %138, %136 : i64
+        %140 = arith.addi %139, %c64_i64 : i64
+        %141 = arith.ori %140, %c2147483648_i64 : i64
+        %142 = arith.subi %129, %128 : i64
+        %143 = arith.addi %141, %142 : i64
+        %144 = arith.subi %64, %136 : i64
+        %145 = arith.minsi %144, %c16_i64 : i64
+        "instgem.mvout"(%137, %143, %145, %132) : (i64, i64, i64, i64) -> ()
       }
     }
     return

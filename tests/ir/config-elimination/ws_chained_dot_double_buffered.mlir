@@ -74,6 +74,80 @@
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ex"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -224,2423 +298,3360 @@ module {
     %15 = arith.addi %4, %c32 : index
     %16 = arith.subi %5, %c1 : index
     %17 = arith.muli %16, %c32 : index
-    %18 = arith.addi %17, %c32 : index
-    %19 = arith.cmpi sge, %7, %c0 : index
-    %20 = arith.cmpi sle, %7, %c32 : index
-    %21 = arith.cmpi sge, %6, %c0 : index
-    %22 = arith.cmpi sle, %6, %arg7 : index
-    %23 = arith.cmpi sge, %14, %c0 : index
-    %24 = arith.cmpi sle, %14, %arg7 : index
-    %25 = arith.cmpi sge, %10, %c0 : index
-    %26 = arith.cmpi sle, %10, %c32 : index
-    %27 = arith.cmpi sge, %4, %c0 : index
-    %28 = arith.cmpi sle, %4, %arg4 : index
-    %29 = arith.cmpi sge, %15, %c0 : index
-    %30 = arith.cmpi sle, %15, %arg4 : index
-    %31 = arith.cmpi sge, %13, %c0 : index
-    %32 = arith.cmpi sle, %13, %c32 : index
-    %33 = arith.cmpi sle, %17, %arg5 : index
-    %34 = arith.cmpi sle, %18, %arg5 : index
-    %35 = arith.andi %19, %20 : i1
-    %36 = arith.andi %35, %21 : i1
-    %37 = arith.andi %36, %22 : i1
-    %38 = arith.andi %37, %23 : i1
-    %39 = arith.andi %38, %24 : i1
-    %40 = arith.andi %39, %25 : i1
-    %41 = arith.andi %40, %26 : i1
-    %42 = arith.andi %41, %27 : i1
-    %43 = arith.andi %42, %28 : i1
-    %44 = arith.andi %43, %29 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %32 : i1
-    %48 = arith.andi %47, %29 : i1
-    %49 = arith.andi %48, %30 : i1
-    %50 = arith.andi %49, %33 : i1
-    %51 = arith.andi %50, %34 : i1
-    %52 = arith.andi %51, %33 : i1
-    %53 = arith.andi %52, %34 : i1
-    scf.if %53 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %54 = arith.cmpi sle, %5, %c0 : index
-      scf.if %54 {
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c4 step %c1 {
-          %96 = arith.index_cast %arg10 : index to i64
-          %97 = arith.remsi %96, %c2_i64 : i64
-          %98 = arith.divsi %96, %c2_i64 : i64
-          %99 = arith.muli %98, %c16_i64 : i64
-          %100 = arith.subi %c32_i64, %99 : i64
-          %101 = arith.minsi %100, %c16_i64 : i64
-          %102 = arith.muli %97, %c32_i64 : i64
-          %103 = arith.addi %102, %99 : i64
-          %104 = arith.ori %103, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %104, %101, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %55 = arith.cmpi sgt, %5, %c0 : index
-      scf.if %55 {
-        %subview_10 = memref.subview %reinterpret_cast[%4, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %96 = arith.index_cast %intptr_16 : index to i64
-        %97 = arith.index_cast %offset_13 : index to i64
-        %98 = arith.addi %96, %97 : i64
-        %99 = arith.index_cast %strides_15#0 : index to i64
-        %100 = arith.minsi %arg6, %c32 : index
-        %101 = arith.maxsi %7, %c0 : index
-        %102 = arith.minsi %101, %c32 : index
-        %103 = arith.subi %100, %7 : index
-        %104 = arith.cmpi sgt, %102, %c0 : index
-        %subview_17 = memref.subview %reinterpret_cast_0[0, %7] [32, %103] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-        %cast_18 = memref.cast %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %105 = arith.index_cast %103 : index to i64
-        %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %106 = arith.index_cast %intptr_23 : index to i64
-        %107 = arith.index_cast %offset_20 : index to i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.index_cast %strides_22#0 : index to i64
-        scf.if %104 {
-          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+    %18 = arith.cmpi sge, %7, %c0 : index
+    %19 = arith.cmpi sle, %7, %c32 : index
+    %20 = arith.cmpi sge, %6, %c0 : index
+    %21 = arith.cmpi sle, %6, %arg7 : index
+    %22 = arith.cmpi sge, %14, %c0 : index
+    %23 = arith.cmpi sle, %14, %arg7 : index
+    %24 = arith.cmpi sge, %10, %c0 : index
+    %25 = arith.cmpi sle, %10, %c32 : index
+    %26 = arith.cmpi sge, %4, %c0 : index
+    %27 = arith.cmpi sle, %4, %arg4 : index
+    %28 = arith.cmpi sge, %15, %c0 : index
+    %29 = arith.cmpi sle, %15, %arg4 : index
+    %30 = arith.cmpi sge, %13, %c0 : index
+    %31 = arith.cmpi sle, %13, %c32 : index
+    %32 = arith.cmpi sle, %17, %arg5 : index
+    %33 = arith.andi %18, %19 : i1
+    %34 = arith.andi %33, %20 : i1
+    %35 = arith.andi %34, %21 : i1
+    %36 = arith.andi %35, %22 : i1
+    %37 = arith.andi %36, %23 : i1
+    %38 = arith.andi %37, %24 : i1
+    %39 = arith.andi %38, %25 : i1
+    %40 = arith.andi %39, %26 : i1
+    %41 = arith.andi %40, %27 : i1
+    %42 = arith.andi %41, %28 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %30 : i1
+    %45 = arith.andi %44, %31 : i1
+    %46 = arith.andi %45, %28 : i1
+    %47 = arith.andi %46, %29 : i1
+    %48 = arith.andi %47, %32 : i1
+    %49 = arith.andi %48, %32 : i1
+    scf.if %49 {
+      %50 = arith.addi %17, %c32 : index
+      %51 = arith.cmpi sle, %50, %arg5 : index
+      %52 = arith.andi %51, %51 : i1
+      scf.if %52 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %53 = arith.cmpi sle, %5, %c0 : index
+        scf.if %53 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %95 = arith.index_cast %arg10 : index to i64
+            %96 = arith.remsi %95, %c2_i64 : i64
+            %97 = arith.divsi %95, %c2_i64 : i64
+            %98 = arith.muli %97, %c16_i64 : i64
+            %99 = arith.subi %c32_i64, %98 : i64
+            %100 = arith.minsi %99, %c16_i64 : i64
+            %101 = arith.muli %96, %c32_i64 : i64
+            %102 = arith.addi %101, %98 : i64
+            %103 = arith.ori %102, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %103, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %99) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%98, %c0_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %110 = arith.minsi %105, %c64_i64 : i64
-        "instgem.mvin2"(%108, %c128_i64, %110, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %111 = arith.muli %99, %c16_i64 : i64
-        %112 = arith.addi %98, %111 : i64
-        "instgem.mvin"(%112, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %113 = arith.muli %109, %c16_i64 : i64
-        %114 = arith.addi %108, %113 : i64
-        "instgem.mvin2"(%114, %c160_i64, %110, %c16_i64) : (i64, i64, i64, i64) -> ()
-      }
-      %56 = arith.cmpi sle, %5, %c1 : index
-      scf.if %56 {
-        scf.if %55 {
-          %96 = arith.minsi %arg6, %c32 : index
-          %97 = arith.maxsi %7, %c0 : index
-          %98 = arith.minsi %97, %c32 : index
-          %99 = arith.subi %96, %7 : index
-          %100 = arith.cmpi sgt, %98, %c0 : index
-          scf.if %100 {
+        %54 = arith.cmpi sgt, %5, %c0 : index
+        scf.if %54 {
+          %subview_10 = memref.subview %reinterpret_cast[%4, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %95 = arith.index_cast %intptr_16 : index to i64
+          %96 = arith.index_cast %offset_13 : index to i64
+          %97 = arith.addi %95, %96 : i64
+          %98 = arith.index_cast %strides_15#0 : index to i64
+          %99 = arith.minsi %arg6, %c32 : index
+          %100 = arith.maxsi %7, %c0 : index
+          %101 = arith.minsi %100, %c32 : index
+          %102 = arith.subi %99, %7 : index
+          %103 = arith.cmpi sgt, %101, %c0 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[0, %7] [32, %102] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %104 = arith.index_cast %102 : index to i64
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %105 = arith.index_cast %intptr_23 : index to i64
+          %106 = arith.index_cast %offset_20 : index to i64
+          %107 = arith.addi %105, %106 : i64
+          %108 = arith.index_cast %strides_22#0 : index to i64
+          scf.if %103 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %101 = arith.index_cast %99 : index to i64
-          %102 = arith.maxsi %101, %c0_i64 : i64
-          %103 = arith.minsi %102, %c32_i64 : i64
-          %104 = arith.ceildivsi %103, %c16_i64 : i64
-          %105 = arith.index_cast %104 : i64 to index
-          %106 = arith.cmpi sgt, %5, %c1 : index
-          %107 = arith.select %106, %c64_i64, %c0_i64 : i64
-          %108 = arith.select %106, %c32_i64, %c0_i64 : i64
-          %109 = arith.select %106, %c2, %c0 : index
-          %110 = arith.select %106, %c192_i64, %c0_i64 : i64
-          %111:4 = scf.if %106 -> (i64, i64, i64, i64) {
-            %subview_10 = memref.subview %reinterpret_cast[%4, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-            %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %114 = arith.index_cast %intptr_16 : index to i64
-            %115 = arith.index_cast %offset_13 : index to i64
-            %116 = arith.addi %114, %115 : i64
-            %117 = arith.index_cast %strides_15#0 : index to i64
-            %subview_17 = memref.subview %reinterpret_cast_0[32, %7] [32, %99] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-            %cast_18 = memref.cast %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %118 = arith.index_cast %intptr_23 : index to i64
-            %119 = arith.index_cast %offset_20 : index to i64
-            %120 = arith.addi %118, %119 : i64
-            %121 = arith.index_cast %strides_22#0 : index to i64
-            scf.if %100 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %108) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%97, %c0_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %109 = arith.minsi %104, %c64_i64 : i64
+          "instgem.mvin2"(%107, %c128_i64, %109, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %110 = arith.muli %98, %c16_i64 : i64
+          %111 = arith.addi %97, %110 : i64
+          "instgem.mvin"(%111, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %112 = arith.muli %108, %c16_i64 : i64
+          %113 = arith.addi %107, %112 : i64
+          "instgem.mvin2"(%113, %c160_i64, %109, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
+        %55 = arith.cmpi sle, %5, %c1 : index
+        scf.if %55 {
+          scf.if %54 {
+            %95 = arith.minsi %arg6, %c32 : index
+            %96 = arith.maxsi %7, %c0 : index
+            %97 = arith.minsi %96, %c32 : index
+            %98 = arith.subi %95, %7 : index
+            %99 = arith.cmpi sgt, %97, %c0 : index
+            scf.if %99 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %117, %116, %121, %120 : i64, i64, i64, i64
-          } else {
-            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64
+            %100 = arith.index_cast %98 : index to i64
+            %101 = arith.maxsi %100, %c0_i64 : i64
+            %102 = arith.minsi %101, %c32_i64 : i64
+            %103 = arith.ceildivsi %102, %c16_i64 : i64
+            %104 = arith.index_cast %103 : i64 to index
+            %105 = arith.cmpi sgt, %5, %c1 : index
+            %106 = arith.select %105, %c64_i64, %c0_i64 : i64
+            %107 = arith.select %105, %c32_i64, %c0_i64 : i64
+            %108 = arith.select %105, %c2, %c0 : index
+            %109 = arith.select %105, %c192_i64, %c0_i64 : i64
+            %110:4 = scf.if %105 -> (i64, i64, i64, i64) {
+              %subview_10 = memref.subview %reinterpret_cast[%4, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+              %cast_11 = memref.cast %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %113 = arith.index_cast %intptr_16 : index to i64
+              %114 = arith.index_cast %offset_13 : index to i64
+              %115 = arith.addi %113, %114 : i64
+              %116 = arith.index_cast %strides_15#0 : index to i64
+              %subview_17 = memref.subview %reinterpret_cast_0[32, %7] [32, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_18 = memref.cast %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %117 = arith.index_cast %intptr_23 : index to i64
+              %118 = arith.index_cast %offset_20 : index to i64
+              %119 = arith.addi %117, %118 : i64
+              %120 = arith.index_cast %strides_22#0 : index to i64
+              scf.if %99 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %116) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %120) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %116, %115, %120, %119 : i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64
+            }
+            %111 = arith.maxsi %104, %c1 : index
+            scf.for %arg10 = %c0 to %104 step %c1 {
+              scf.if %105 {
+                %124 = arith.muli %111, %c4 : index
+                %125 = arith.muli %arg10, %c8 : index
+                %126 = arith.subi %124, %c1 : index
+                %127 = arith.addi %125, %126 : index
+                %128 = arith.divsi %127, %124 : index
+                %129 = arith.addi %127, %c8 : index
+                %130 = arith.divsi %129, %124 : index
+                scf.for %arg11 = %128 to %130 step %c1 {
+                  %132 = arith.index_cast %arg11 : index to i64
+                  %133 = arith.muli %132, %c16_i64 : i64
+                  %134 = arith.maxsi %133, %c0_i64 : i64
+                  %135 = arith.addi %133, %c16_i64 : i64
+                  %136 = arith.minsi %135, %c32_i64 : i64
+                  %137 = arith.subi %136, %134 : i64
+                  %138 = arith.muli %134, %110#0 : i64
+                  %139 = arith.addi %110#1, %138 : i64
+                  %140 = arith.muli %132, %c32_i64 : i64
+                  %141 = arith.addi %140, %106 : i64
+                  %142 = arith.subi %134, %133 : i64
+                  %143 = arith.addi %141, %142 : i64
+                  %144 = arith.minsi %107, %c64_i64 : i64
+                  "instgem.mvin"(%139, %143, %144, %137) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %131 = arith.cmpi sgt, %108, %c0 : index
+                scf.if %131 {
+                  %132 = arith.muli %108, %c4 : index
+                  %133 = arith.muli %arg10, %132 : index
+                  %134 = arith.muli %111, %c2 : index
+                  %135 = arith.subi %126, %134 : index
+                  %136 = arith.addi %133, %135 : index
+                  %137 = arith.divsi %136, %124 : index
+                  %138 = arith.addi %136, %132 : index
+                  %139 = arith.divsi %138, %124 : index
+                  scf.for %arg11 = %137 to %139 step %c1 {
+                    %140 = arith.index_cast %arg11 : index to i64
+                    %141 = arith.muli %140, %c16_i64 : i64
+                    %142 = arith.maxsi %141, %c0_i64 : i64
+                    %143 = arith.addi %141, %c16_i64 : i64
+                    %144 = arith.minsi %143, %107 : i64
+                    %145 = arith.subi %144, %142 : i64
+                    %146 = arith.muli %142, %110#2 : i64
+                    %147 = arith.addi %110#3, %146 : i64
+                    %148 = arith.muli %140, %c32_i64 : i64
+                    %149 = arith.addi %148, %109 : i64
+                    %150 = arith.subi %142, %141 : i64
+                    %151 = arith.addi %149, %150 : i64
+                    %152 = arith.minsi %100, %c64_i64 : i64
+                    "instgem.mvin2"(%147, %151, %152, %145) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %113 = arith.index_cast %arg10 : index to i64
+              %114 = arith.muli %113, %c16_i64 : i64
+              %115 = arith.subi %102, %114 : i64
+              %116 = arith.minsi %115, %c16_i64 : i64
+              %117 = arith.ori %114, %c2147483648_i64 : i64
+              %118 = arith.addi %114, %c128_i64 : i64
+              "instgem.preload"(%118, %116, %c16_i64, %117, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %119 = arith.addi %114, %c32_i64 : i64
+              %120 = arith.ori %119, %c2147483648_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %120, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %121 = arith.ori %114, %c3221225472_i64 : i64
+              %122 = arith.addi %114, %c160_i64 : i64
+              "instgem.preload"(%122, %116, %c16_i64, %121, %116, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %123 = arith.ori %119, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %123, %116, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            } {gemmini.compute_nest}
+            %112 = arith.cmpi slt, %103, %c2_i64 : i64
+            scf.if %112 {
+              scf.for %arg10 = %c0 to %c4 step %c1 {
+                %113 = arith.index_cast %arg10 : index to i64
+                %114 = arith.remsi %113, %c2_i64 : i64
+                %115 = arith.divsi %113, %c2_i64 : i64
+                %116 = arith.muli %115, %c16_i64 : i64
+                %117 = arith.subi %c32_i64, %116 : i64
+                %118 = arith.minsi %117, %c16_i64 : i64
+                %119 = arith.muli %114, %c32_i64 : i64
+                %120 = arith.addi %119, %116 : i64
+                %121 = arith.ori %120, %c2147483648_i64 : i64
+                %122 = arith.cmpi sge, %114, %c2_i64 : i64
+                %123 = arith.cmpi sge, %115, %103 : i64
+                %124 = arith.ori %122, %123 : i1
+                scf.if %124 {
+                  "instgem.mvin"(%c0_i64, %121, %118, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+            scf.if %105 {
+              %113 = arith.muli %111, %c4 : index
+              %114 = arith.muli %104, %c8 : index
+              %115 = arith.subi %113, %c1 : index
+              %116 = arith.addi %114, %115 : index
+              %117 = arith.divsi %116, %113 : index
+              scf.for %arg10 = %117 to %c2 step %c1 {
+                %129 = arith.index_cast %arg10 : index to i64
+                %130 = arith.muli %129, %c16_i64 : i64
+                %131 = arith.maxsi %130, %c0_i64 : i64
+                %132 = arith.addi %130, %c16_i64 : i64
+                %133 = arith.minsi %132, %c32_i64 : i64
+                %134 = arith.subi %133, %131 : i64
+                %135 = arith.muli %131, %110#0 : i64
+                %136 = arith.addi %110#1, %135 : i64
+                %137 = arith.muli %129, %c32_i64 : i64
+                %138 = arith.addi %137, %106 : i64
+                %139 = arith.subi %131, %130 : i64
+                %140 = arith.addi %138, %139 : i64
+                %141 = arith.minsi %107, %c64_i64 : i64
+                "instgem.mvin"(%136, %140, %141, %134) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %118 = arith.subi %115, %111 : index
+              %119 = arith.divsi %118, %113 : index
+              scf.for %arg10 = %119 to %c0 step %c1 {
+                %129 = arith.index_cast %arg10 : index to i64
+                %130 = arith.muli %129, %c16_i64 : i64
+                %131 = arith.maxsi %130, %c0_i64 : i64
+                %132 = arith.addi %130, %c16_i64 : i64
+                %133 = arith.minsi %132, %c0_i64 : i64
+                %134 = arith.subi %133, %131 : i64
+                %135 = arith.muli %129, %c32_i64 : i64
+                %136 = arith.addi %135, %106 : i64
+                %137 = arith.subi %131, %130 : i64
+                %138 = arith.addi %136, %137 : i64
+                %139 = arith.minsi %107, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %138, %139, %134) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %120 = arith.muli %108, %c4 : index
+              %121 = arith.muli %104, %120 : index
+              %122 = arith.muli %111, %c2 : index
+              %123 = arith.subi %115, %122 : index
+              %124 = arith.addi %121, %123 : index
+              %125 = arith.divsi %124, %113 : index
+              scf.for %arg10 = %125 to %108 step %c1 {
+                %129 = arith.index_cast %arg10 : index to i64
+                %130 = arith.muli %129, %c16_i64 : i64
+                %131 = arith.maxsi %130, %c0_i64 : i64
+                %132 = arith.addi %130, %c16_i64 : i64
+                %133 = arith.minsi %132, %107 : i64
+                %134 = arith.subi %133, %131 : i64
+                %135 = arith.muli %131, %110#2 : i64
+                %136 = arith.addi %110#3, %135 : i64
+                %137 = arith.muli %129, %c32_i64 : i64
+                %138 = arith.addi %137, %109 : i64
+                %139 = arith.subi %131, %130 : i64
+                %140 = arith.addi %138, %139 : i64
+                %141 = arith.minsi %100, %c64_i64 : i64
+                "instgem.mvin2"(%136, %140, %141, %134) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %126 = arith.muli %111, %c3 : index
+              %127 = arith.subi %115, %126 : index
+              %128 = arith.divsi %127, %113 : index
+              scf.for %arg10 = %128 to %c0 step %c1 {
+                %129 = arith.index_cast %arg10 : index to i64
+                %130 = arith.muli %129, %c16_i64 : i64
+                %131 = arith.maxsi %130, %c0_i64 : i64
+                %132 = arith.addi %130, %c16_i64 : i64
+                %133 = arith.minsi %132, %c0_i64 : i64
+                %134 = arith.subi %133, %131 : i64
+                %135 = arith.muli %129, %c32_i64 : i64
+                %136 = arith.addi %135, %109 : i64
+                %137 = arith.subi %131, %130 : i64
+                %138 = arith.addi %136, %137 : i64
+                %139 = arith.minsi %100, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %138, %139, %134) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-          %112 = arith.maxsi %105, %c1 : index
-          scf.for %arg10 = %c0 to %105 step %c1 {
-            scf.if %106 {
-              %125 = arith.muli %112, %c4 : index
-              %126 = arith.muli %arg10, %c8 : index
-              %127 = arith.subi %125, %c1 : index
-              %128 = arith.addi %126, %127 : index
-              %129 = arith.divsi %128, %125 : index
-              %130 = arith.addi %128, %c8 : index
-              %131 = arith.divsi %130, %125 : index
-              scf.for %arg11 = %129 to %131 step %c1 {
-                %133 = arith.index_cast %arg11 : index to i64
+        } else {
+          %95:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+            %96 = arith.addi %arg11, %c32 : index
+            %97 = arith.index_cast %arg10 : index to i64
+            %98 = arith.remsi %97, %c2_i64 : i64
+            %99 = arith.muli %98, %c64_i64 : i64
+            %100 = arith.addi %arg12, %c32 : index
+            %101 = arith.minsi %arg6, %c32 : index
+            %102 = arith.maxsi %7, %c0 : index
+            %103 = arith.minsi %102, %c32 : index
+            %104 = arith.subi %101, %7 : index
+            %105 = arith.cmpi sgt, %103, %c0 : index
+            scf.if %105 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            %106 = arith.addi %99, %c128_i64 : i64
+            %107 = arith.index_cast %104 : index to i64
+            %108 = arith.maxsi %107, %c0_i64 : i64
+            %109 = arith.minsi %108, %c32_i64 : i64
+            %110 = arith.ceildivsi %109, %c16_i64 : i64
+            %111 = arith.cmpi eq, %arg10, %c0 : index
+            %112 = arith.index_cast %110 : i64 to index
+            %113 = arith.addi %arg10, %c1 : index
+            %114 = arith.cmpi slt, %113, %5 : index
+            %115:9 = scf.if %114 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %117 = arith.addi %arg11, %c64 : index
+              %118 = arith.subi %117, %96 : index
+              %subview_10 = memref.subview %reinterpret_cast[%4, %96] [32, %118] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %119 = arith.index_cast %113 : index to i64
+              %120 = arith.remsi %119, %c2_i64 : i64
+              %121 = arith.muli %120, %c64_i64 : i64
+              %122 = arith.index_cast %118 : index to i64
+              %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %123 = arith.index_cast %intptr_16 : index to i64
+              %124 = arith.index_cast %offset_13 : index to i64
+              %125 = arith.addi %123, %124 : i64
+              %126 = arith.index_cast %strides_15#0 : index to i64
+              %127 = arith.addi %arg12, %c64 : index
+              %128 = arith.subi %127, %100 : index
+              %subview_17 = memref.subview %reinterpret_cast_0[%100, %7] [%128, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %129 = arith.addi %121, %c128_i64 : i64
+              %130 = arith.index_cast %128 : index to i64
+              %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %131 = arith.index_cast %intptr_22 : index to i64
+              %132 = arith.index_cast %offset_19 : index to i64
+              %133 = arith.addi %131, %132 : i64
+              %134 = arith.index_cast %strides_21#0 : index to i64
+              %135 = arith.maxsi %130, %c0_i64 : i64
+              %136 = arith.addi %135, %c15_i64 : i64
+              %137 = arith.divui %136, %c16_i64 : i64
+              %138 = arith.cmpi sgt, %130, %c0_i64 : i64
+              %139 = arith.extui %138 : i1 to i64
+              %140 = arith.muli %137, %139 : i64
+              %141 = arith.index_cast %140 : i64 to index
+              scf.if %105 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %126) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %134) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %126, %125, %121, %122, %141, %130, %134, %133, %129 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            }
+            %116 = arith.maxsi %112, %c1 : index
+            scf.if %111 {
+              scf.for %arg13 = %c0 to %112 step %c1 {
+                scf.if %114 {
+                  %132 = arith.muli %116, %c4 : index
+                  %133 = arith.muli %arg13, %c8 : index
+                  %134 = arith.subi %132, %c1 : index
+                  %135 = arith.addi %133, %134 : index
+                  %136 = arith.divsi %135, %132 : index
+                  %137 = arith.addi %135, %c8 : index
+                  %138 = arith.divsi %137, %132 : index
+                  scf.for %arg14 = %136 to %138 step %c1 {
+                    %140 = arith.index_cast %arg14 : index to i64
+                    %141 = arith.muli %140, %c16_i64 : i64
+                    %142 = arith.maxsi %141, %c0_i64 : i64
+                    %143 = arith.addi %141, %c16_i64 : i64
+                    %144 = arith.minsi %143, %c32_i64 : i64
+                    %145 = arith.subi %144, %142 : i64
+                    %146 = arith.muli %142, %115#0 : i64
+                    %147 = arith.addi %115#1, %146 : i64
+                    %148 = arith.muli %140, %c32_i64 : i64
+                    %149 = arith.addi %148, %115#2 : i64
+                    %150 = arith.subi %142, %141 : i64
+                    %151 = arith.addi %149, %150 : i64
+                    %152 = arith.minsi %115#3, %c64_i64 : i64
+                    "instgem.mvin"(%147, %151, %152, %145) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %139 = arith.cmpi sgt, %115#4, %c0 : index
+                  scf.if %139 {
+                    %140 = arith.muli %115#4, %c4 : index
+                    %141 = arith.muli %arg13, %140 : index
+                    %142 = arith.muli %116, %c2 : index
+                    %143 = arith.subi %134, %142 : index
+                    %144 = arith.addi %141, %143 : index
+                    %145 = arith.divsi %144, %132 : index
+                    %146 = arith.addi %144, %140 : index
+                    %147 = arith.divsi %146, %132 : index
+                    scf.for %arg14 = %145 to %147 step %c1 {
+                      %148 = arith.index_cast %arg14 : index to i64
+                      %149 = arith.muli %148, %c16_i64 : i64
+                      %150 = arith.maxsi %149, %c0_i64 : i64
+                      %151 = arith.addi %149, %c16_i64 : i64
+                      %152 = arith.minsi %151, %115#5 : i64
+                      %153 = arith.subi %152, %150 : i64
+                      %154 = arith.muli %150, %115#6 : i64
+                      %155 = arith.addi %115#7, %154 : i64
+                      %156 = arith.muli %148, %c32_i64 : i64
+                      %157 = arith.addi %156, %115#8 : i64
+                      %158 = arith.subi %150, %149 : i64
+                      %159 = arith.addi %157, %158 : i64
+                      %160 = arith.minsi %107, %c64_i64 : i64
+                      "instgem.mvin2"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %118 = arith.index_cast %arg13 : index to i64
+                %119 = arith.muli %118, %c16_i64 : i64
+                %120 = arith.subi %109, %119 : i64
+                %121 = arith.minsi %120, %c16_i64 : i64
+                %122 = arith.ori %119, %c2147483648_i64 : i64
+                %123 = arith.addi %119, %106 : i64
+                "instgem.preload"(%123, %121, %c16_i64, %122, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%99, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %124 = arith.addi %119, %c32_i64 : i64
+                %125 = arith.ori %124, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %125, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %126 = arith.addi %99, %c32_i64 : i64
+                "instgem.compute_accumulated"(%126, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %127 = arith.ori %119, %c3221225472_i64 : i64
+                %128 = arith.addi %124, %106 : i64
+                "instgem.preload"(%128, %121, %c16_i64, %127, %121, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %129 = arith.addi %99, %c16_i64 : i64
+                "instgem.compute_preloaded"(%129, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %130 = arith.ori %124, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %130, %121, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %131 = arith.addi %99, %c48_i64 : i64
+                "instgem.compute_accumulated"(%131, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              } {gemmini.compute_nest}
+              %117 = arith.cmpi slt, %110, %c2_i64 : i64
+              scf.if %117 {
+                scf.for %arg13 = %c0 to %c4 step %c1 {
+                  %118 = arith.index_cast %arg13 : index to i64
+                  %119 = arith.remsi %118, %c2_i64 : i64
+                  %120 = arith.divsi %118, %c2_i64 : i64
+                  %121 = arith.muli %120, %c16_i64 : i64
+                  %122 = arith.subi %c32_i64, %121 : i64
+                  %123 = arith.minsi %122, %c16_i64 : i64
+                  %124 = arith.muli %119, %c32_i64 : i64
+                  %125 = arith.addi %124, %121 : i64
+                  %126 = arith.ori %125, %c2147483648_i64 : i64
+                  %127 = arith.cmpi sge, %119, %c2_i64 : i64
+                  %128 = arith.cmpi sge, %120, %110 : i64
+                  %129 = arith.ori %127, %128 : i1
+                  scf.if %129 {
+                    "instgem.mvin"(%c0_i64, %126, %123, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+            } else {
+              scf.for %arg13 = %c0 to %112 step %c1 {
+                scf.if %114 {
+                  %121 = arith.muli %116, %c4 : index
+                  %122 = arith.muli %arg13, %c8 : index
+                  %123 = arith.subi %121, %c1 : index
+                  %124 = arith.addi %122, %123 : index
+                  %125 = arith.divsi %124, %121 : index
+                  %126 = arith.addi %124, %c8 : index
+                  %127 = arith.divsi %126, %121 : index
+                  scf.for %arg14 = %125 to %127 step %c1 {
+                    %129 = arith.index_cast %arg14 : index to i64
+                    %130 = arith.muli %129, %c16_i64 : i64
+                    %131 = arith.maxsi %130, %c0_i64 : i64
+                    %132 = arith.addi %130, %c16_i64 : i64
+                    %133 = arith.minsi %132, %c32_i64 : i64
+                    %134 = arith.subi %133, %131 : i64
+                    %135 = arith.muli %131, %115#0 : i64
+                    %136 = arith.addi %115#1, %135 : i64
+                    %137 = arith.muli %129, %c32_i64 : i64
+                    %138 = arith.addi %137, %115#2 : i64
+                    %139 = arith.subi %131, %130 : i64
+                    %140 = arith.addi %138, %139 : i64
+                    %141 = arith.minsi %115#3, %c64_i64 : i64
+                    "instgem.mvin"(%136, %140, %141, %134) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %128 = arith.cmpi sgt, %115#4, %c0 : index
+                  scf.if %128 {
+                    %129 = arith.muli %115#4, %c4 : index
+                    %130 = arith.muli %arg13, %129 : index
+                    %131 = arith.muli %116, %c2 : index
+                    %132 = arith.subi %123, %131 : index
+                    %133 = arith.addi %130, %132 : index
+                    %134 = arith.divsi %133, %121 : index
+                    %135 = arith.addi %133, %129 : index
+                    %136 = arith.divsi %135, %121 : index
+                    scf.for %arg14 = %134 to %136 step %c1 {
+                      %137 = arith.index_cast %arg14 : index to i64
+                      %138 = arith.muli %137, %c16_i64 : i64
+                      %139 = arith.maxsi %138, %c0_i64 : i64
+                      %140 = arith.addi %138, %c16_i64 : i64
+                      %141 = arith.minsi %140, %115#5 : i64
+                      %142 = arith.subi %141, %139 : i64
+                      %143 = arith.muli %139, %115#6 : i64
+                      %144 = arith.addi %115#7, %143 : i64
+                      %145 = arith.muli %137, %c32_i64 : i64
+                      %146 = arith.addi %145, %115#8 : i64
+                      %147 = arith.subi %139, %138 : i64
+                      %148 = arith.addi %146, %147 : i64
+                      %149 = arith.minsi %107, %c64_i64 : i64
+                      "instgem.mvin2"(%144, %148, %149, %142) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %117 = arith.index_cast %arg13 : index to i64
+                %118 = arith.muli %117, %c16_i64 : i64
+                %119 = arith.subi %109, %118 : i64
+                %120 = arith.minsi %119, %c16_i64 : i64
+                scf.for %arg14 = %c0 to %c2 step %c1 {
+                  %121 = arith.index_cast %arg14 : index to i64
+                  %122 = arith.ori %118, %c3221225472_i64 : i64
+                  %123 = arith.muli %121, %c32_i64 : i64
+                  %124 = arith.addi %123, %118 : i64
+                  %125 = arith.addi %124, %106 : i64
+                  "instgem.preload"(%125, %120, %c16_i64, %122, %120, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %126 = arith.muli %121, %c16_i64 : i64
+                  %127 = arith.addi %126, %99 : i64
+                  "instgem.compute_preloaded"(%127, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %128 = arith.addi %118, %c32_i64 : i64
+                  %129 = arith.ori %128, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %129, %120, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %130 = arith.addi %126, %c32_i64 : i64
+                  %131 = arith.addi %130, %99 : i64
+                  "instgem.compute_accumulated"(%131, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              } {gemmini.compute_nest}
+            }
+            scf.if %114 {
+              %117 = arith.muli %116, %c4 : index
+              %118 = arith.muli %112, %c8 : index
+              %119 = arith.subi %117, %c1 : index
+              %120 = arith.addi %118, %119 : index
+              %121 = arith.divsi %120, %117 : index
+              scf.for %arg13 = %121 to %c2 step %c1 {
+                %133 = arith.index_cast %arg13 : index to i64
                 %134 = arith.muli %133, %c16_i64 : i64
                 %135 = arith.maxsi %134, %c0_i64 : i64
                 %136 = arith.addi %134, %c16_i64 : i64
                 %137 = arith.minsi %136, %c32_i64 : i64
                 %138 = arith.subi %137, %135 : i64
-                %139 = arith.muli %135, %111#0 : i64
-                %140 = arith.addi %111#1, %139 : i64
+                %139 = arith.muli %135, %115#0 : i64
+                %140 = arith.addi %115#1, %139 : i64
                 %141 = arith.muli %133, %c32_i64 : i64
-                %142 = arith.addi %141, %107 : i64
+                %142 = arith.addi %141, %115#2 : i64
                 %143 = arith.subi %135, %134 : i64
                 %144 = arith.addi %142, %143 : i64
-                %145 = arith.minsi %108, %c64_i64 : i64
+                %145 = arith.minsi %115#3, %c64_i64 : i64
                 "instgem.mvin"(%140, %144, %145, %138) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %132 = arith.cmpi sgt, %109, %c0 : index
-              scf.if %132 {
-                %133 = arith.muli %109, %c4 : index
-                %134 = arith.muli %arg10, %133 : index
-                %135 = arith.muli %112, %c2 : index
-                %136 = arith.subi %127, %135 : index
-                %137 = arith.addi %134, %136 : index
-                %138 = arith.divsi %137, %125 : index
-                %139 = arith.addi %137, %133 : index
-                %140 = arith.divsi %139, %125 : index
-                scf.for %arg11 = %138 to %140 step %c1 {
-                  %141 = arith.index_cast %arg11 : index to i64
-                  %142 = arith.muli %141, %c16_i64 : i64
-                  %143 = arith.maxsi %142, %c0_i64 : i64
-                  %144 = arith.addi %142, %c16_i64 : i64
-                  %145 = arith.minsi %144, %108 : i64
-                  %146 = arith.subi %145, %143 : i64
-                  %147 = arith.muli %143, %111#2 : i64
-                  %148 = arith.addi %111#3, %147 : i64
-                  %149 = arith.muli %141, %c32_i64 : i64
-                  %150 = arith.addi %149, %110 : i64
-                  %151 = arith.subi %143, %142 : i64
-                  %152 = arith.addi %150, %151 : i64
-                  %153 = arith.minsi %101, %c64_i64 : i64
-                  "instgem.mvin2"(%148, %152, %153, %146) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
+              %122 = arith.subi %119, %116 : index
+              %123 = arith.divsi %122, %117 : index
+              scf.for %arg13 = %123 to %c0 step %c1 {
+                %133 = arith.index_cast %arg13 : index to i64
+                %134 = arith.muli %133, %c16_i64 : i64
+                %135 = arith.maxsi %134, %c0_i64 : i64
+                %136 = arith.addi %134, %c16_i64 : i64
+                %137 = arith.minsi %136, %c0_i64 : i64
+                %138 = arith.subi %137, %135 : i64
+                %139 = arith.muli %133, %c32_i64 : i64
+                %140 = arith.addi %139, %115#2 : i64
+                %141 = arith.subi %135, %134 : i64
+                %142 = arith.addi %140, %141 : i64
+                %143 = arith.minsi %115#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %142, %143, %138) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %124 = arith.muli %115#4, %c4 : index
+              %125 = arith.muli %112, %124 : index
+              %126 = arith.muli %116, %c2 : index
+              %127 = arith.subi %119, %126 : index
+              %128 = arith.addi %125, %127 : index
+              %129 = arith.divsi %128, %117 : index
+              scf.for %arg13 = %129 to %115#4 step %c1 {
+                %133 = arith.index_cast %arg13 : index to i64
+                %134 = arith.muli %133, %c16_i64 : i64
+                %135 = arith.maxsi %134, %c0_i64 : i64
+                %136 = arith.addi %134, %c16_i64 : i64
+                %137 = arith.minsi %136, %115#5 : i64
+                %138 = arith.subi %137, %135 : i64
+                %139 = arith.muli %135, %115#6 : i64
+                %140 = arith.addi %115#7, %139 : i64
+                %141 = arith.muli %133, %c32_i64 : i64
+                %142 = arith.addi %141, %115#8 : i64
+                %143 = arith.subi %135, %134 : i64
+                %144 = arith.addi %142, %143 : i64
+                %145 = arith.minsi %107, %c64_i64 : i64
+                "instgem.mvin2"(%140, %144, %145, %138) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %130 = arith.muli %116, %c3 : index
+              %131 = arith.subi %119, %130 : index
+              %132 = arith.divsi %131, %117 : index
+              scf.for %arg13 = %132 to %c0 step %c1 {
+                %133 = arith.index_cast %arg13 : index to i64
+                %134 = arith.muli %133, %c16_i64 : i64
+                %135 = arith.maxsi %134, %c0_i64 : i64
+                %136 = arith.addi %134, %c16_i64 : i64
+                %137 = arith.minsi %136, %c0_i64 : i64
+                %138 = arith.subi %137, %135 : i64
+                %139 = arith.muli %133, %c32_i64 : i64
+                %140 = arith.addi %139, %115#8 : i64
+                %141 = arith.subi %135, %134 : i64
+                %142 = arith.addi %140, %141 : i64
+                %143 = arith.minsi %107, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %142, %143, %138) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
             }
-            %114 = arith.index_cast %arg10 : index to i64
-            %115 = arith.muli %114, %c16_i64 : i64
-            %116 = arith.subi %103, %115 : i64
-            %117 = arith.minsi %116, %c16_i64 : i64
-            %118 = arith.ori %115, %c2147483648_i64 : i64
-            %119 = arith.addi %115, %c128_i64 : i64
-            "instgem.preload"(%119, %117, %c16_i64, %118, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %120 = arith.addi %115, %c32_i64 : i64
-            %121 = arith.ori %120, %c2147483648_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %121, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %122 = arith.ori %115, %c3221225472_i64 : i64
-            %123 = arith.addi %115, %c160_i64 : i64
-            "instgem.preload"(%123, %117, %c16_i64, %122, %117, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %124 = arith.ori %120, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %124, %117, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          } {gemmini.compute_nest}
-          %113 = arith.cmpi slt, %104, %c2_i64 : i64
-          scf.if %113 {
-            scf.for %arg10 = %c0 to %c4 step %c1 {
-              %114 = arith.index_cast %arg10 : index to i64
-              %115 = arith.remsi %114, %c2_i64 : i64
-              %116 = arith.divsi %114, %c2_i64 : i64
-              %117 = arith.muli %116, %c16_i64 : i64
-              %118 = arith.subi %c32_i64, %117 : i64
-              %119 = arith.minsi %118, %c16_i64 : i64
-              %120 = arith.muli %115, %c32_i64 : i64
-              %121 = arith.addi %120, %117 : i64
-              %122 = arith.ori %121, %c2147483648_i64 : i64
-              %123 = arith.cmpi sge, %115, %c2_i64 : i64
-              %124 = arith.cmpi sge, %116, %104 : i64
-              %125 = arith.ori %123, %124 : i1
-              scf.if %125 {
-                "instgem.mvin"(%c0_i64, %122, %119, %c16_i64) : (i64, i64, i64, i64) -> ()
-              }
-            }
+            scf.yield %96, %100 : index, index
           }
-          scf.if %106 {
-            %114 = arith.muli %112, %c4 : index
-            %115 = arith.muli %105, %c8 : index
-            %116 = arith.subi %114, %c1 : index
-            %117 = arith.addi %115, %116 : index
-            %118 = arith.divsi %117, %114 : index
-            scf.for %arg10 = %118 to %c2 step %c1 {
-              %130 = arith.index_cast %arg10 : index to i64
-              %131 = arith.muli %130, %c16_i64 : i64
-              %132 = arith.maxsi %131, %c0_i64 : i64
-              %133 = arith.addi %131, %c16_i64 : i64
-              %134 = arith.minsi %133, %c32_i64 : i64
-              %135 = arith.subi %134, %132 : i64
-              %136 = arith.muli %132, %111#0 : i64
-              %137 = arith.addi %111#1, %136 : i64
-              %138 = arith.muli %130, %c32_i64 : i64
-              %139 = arith.addi %138, %107 : i64
-              %140 = arith.subi %132, %131 : i64
-              %141 = arith.addi %139, %140 : i64
-              %142 = arith.minsi %108, %c64_i64 : i64
-              "instgem.mvin"(%137, %141, %142, %135) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %119 = arith.subi %116, %112 : index
-            %120 = arith.divsi %119, %114 : index
-            scf.for %arg10 = %120 to %c0 step %c1 {
-              %130 = arith.index_cast %arg10 : index to i64
-              %131 = arith.muli %130, %c16_i64 : i64
-              %132 = arith.maxsi %131, %c0_i64 : i64
-              %133 = arith.addi %131, %c16_i64 : i64
-              %134 = arith.minsi %133, %c0_i64 : i64
-              %135 = arith.subi %134, %132 : i64
-              %136 = arith.muli %130, %c32_i64 : i64
-              %137 = arith.addi %136, %107 : i64
-              %138 = arith.subi %132, %131 : i64
-              %139 = arith.addi %137, %138 : i64
-              %140 = arith.minsi %108, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %139, %140, %135) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %121 = arith.muli %109, %c4 : index
-            %122 = arith.muli %105, %121 : index
-            %123 = arith.muli %112, %c2 : index
-            %124 = arith.subi %116, %123 : index
-            %125 = arith.addi %122, %124 : index
-            %126 = arith.divsi %125, %114 : index
-            scf.for %arg10 = %126 to %109 step %c1 {
-              %130 = arith.index_cast %arg10 : index to i64
-              %131 = arith.muli %130, %c16_i64 : i64
-              %132 = arith.maxsi %131, %c0_i64 : i64
-              %133 = arith.addi %131, %c16_i64 : i64
-              %134 = arith.minsi %133, %108 : i64
-              %135 = arith.subi %134, %132 : i64
-              %136 = arith.muli %132, %111#2 : i64
-              %137 = arith.addi %111#3, %136 : i64
-              %138 = arith.muli %130, %c32_i64 : i64
-              %139 = arith.addi %138, %110 : i64
-              %140 = arith.subi %132, %131 : i64
-              %141 = arith.addi %139, %140 : i64
-              %142 = arith.minsi %101, %c64_i64 : i64
-              "instgem.mvin2"(%137, %141, %142, %135) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %127 = arith.muli %112, %c3 : index
-            %128 = arith.subi %116, %127 : index
-            %129 = arith.divsi %128, %114 : index
-            scf.for %arg10 = %129 to %c0 step %c1 {
-              %130 = arith.index_cast %arg10 : index to i64
-              %131 = arith.muli %130, %c16_i64 : i64
-              %132 = arith.maxsi %131, %c0_i64 : i64
-              %133 = arith.addi %131, %c16_i64 : i64
-              %134 = arith.minsi %133, %c0_i64 : i64
-              %135 = arith.subi %134, %132 : i64
-              %136 = arith.muli %130, %c32_i64 : i64
-              %137 = arith.addi %136, %110 : i64
-              %138 = arith.subi %132, %131 : i64
-              %139 = arith.addi %137, %138 : i64
-              %140 = arith.minsi %101, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %139, %140, %135) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+        }
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.remsi %95, %c2_i64 : i64
+          %97 = arith.divsi %95, %c2_i64 : i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.subi %c32_i64, %98 : i64
+          %100 = arith.minsi %99, %c16_i64 : i64
+          %101 = arith.muli %96, %c32_i64 : i64
+          %102 = arith.addi %101, %98 : i64
+          %103 = arith.addi %102, %c64_i64 : i64
+          %104 = arith.ori %103, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %104, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %56 = arith.minsi %arg6, %c32 : index
+        %57 = arith.subi %56, %7 : index
+        %subview = memref.subview %reinterpret_cast_1[%7, %6] [%57, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %58 = arith.index_cast %7 : index to i64
+        %59 = arith.index_cast %57 : index to i64
+        %60 = arith.addi %58, %59 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %61 = arith.index_cast %intptr : index to i64
+        %62 = arith.index_cast %offset : index to i64
+        %63 = arith.addi %61, %62 : i64
+        %64 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %65 = arith.maxsi %58, %c0_i64 : i64
+        %66 = arith.divui %65, %c16_i64 : i64
+        %67 = arith.maxsi %60, %c0_i64 : i64
+        %68 = arith.addi %67, %c15_i64 : i64
+        %69 = arith.divui %68, %c16_i64 : i64
+        %70 = arith.subi %69, %66 : i64
+        %71 = arith.cmpi sgt, %59, %c0_i64 : i64
+        %72 = arith.extui %71 : i1 to i64
+        %73 = arith.muli %70, %72 : i64
+        %74 = arith.index_cast %73 : i64 to index
+        scf.for %arg10 = %c0 to %74 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.addi %66, %95 : i64
+          %97 = arith.muli %96, %c16_i64 : i64
+          %98 = arith.maxsi %97, %58 : i64
+          %99 = arith.addi %97, %c16_i64 : i64
+          %100 = arith.minsi %99, %60 : i64
+          %101 = arith.subi %100, %98 : i64
+          %102 = arith.subi %98, %58 : i64
+          %103 = arith.muli %102, %64 : i64
+          %104 = arith.addi %63, %103 : i64
+          %105 = arith.muli %96, %c32_i64 : i64
+          %106 = arith.addi %105, %c256_i64 : i64
+          %107 = arith.subi %98, %97 : i64
+          %108 = arith.addi %106, %107 : i64
+          "instgem.mvin"(%104, %108, %c32_i64, %101) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %75 = arith.addi %65, %c15_i64 : i64
+        %76 = arith.divui %75, %c16_i64 : i64
+        %77 = arith.cmpi sgt, %58, %c0_i64 : i64
+        %78 = arith.extui %77 : i1 to i64
+        %79 = arith.muli %76, %78 : i64
+        %80 = arith.index_cast %79 : i64 to index
+        scf.for %arg10 = %c0 to %80 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.maxsi %96, %c0_i64 : i64
+          %98 = arith.addi %96, %c16_i64 : i64
+          %99 = arith.minsi %98, %58 : i64
+          %100 = arith.subi %99, %97 : i64
+          %101 = arith.muli %95, %c32_i64 : i64
+          %102 = arith.addi %101, %c256_i64 : i64
+          %103 = arith.subi %97, %96 : i64
+          %104 = arith.addi %102, %103 : i64
+          "instgem.mvin"(%c0_i64, %104, %c32_i64, %100) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %81 = arith.minsi %67, %c32_i64 : i64
+        %82 = arith.bitcast %arg8 : f32 to i32
+        %83 = arith.extui %82 : i32 to i64
+        "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %83, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %84 = arith.minsi %81, %c32_i64 : i64
+        %85 = arith.ceildivsi %84, %c16_i64 : i64
+        %86 = arith.divsi %84, %c16_i64 : i64
+        %87 = arith.minsi %85, %86 : i64
+        %88 = arith.maxsi %87, %c0_i64 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.subi %c32_i64, %96 : i64
+          %98 = arith.minsi %97, %c16_i64 : i64
+          %99 = arith.index_cast %88 : i64 to index
+          scf.for %arg11 = %c0 to %99 step %c1 {
+            %101 = arith.index_cast %arg11 : index to i64
+            %102 = arith.addi %96, %c64_i64 : i64
+            %103 = arith.ori %102, %c3221225472_i64 : i64
+            %104 = arith.muli %101, %c32_i64 : i64
+            %105 = arith.addi %104, %96 : i64
+            %106 = arith.addi %105, %c256_i64 : i64
+            "instgem.preload"(%106, %98, %c16_i64, %103, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %107 = arith.muli %101, %c16_i64 : i64
+            %108 = arith.ori %107, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %109 = arith.addi %96, %c96_i64 : i64
+            %110 = arith.ori %109, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %110, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %111 = arith.addi %107, %c32_i64 : i64
+            %112 = arith.ori %111, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
+          %100 = arith.index_cast %85 : i64 to index
+          scf.for %arg11 = %99 to %100 step %c1 {
+            %101 = arith.index_cast %arg11 : index to i64
+            %102 = arith.muli %101, %c16_i64 : i64
+            %103 = arith.subi %c32_i64, %102 : i64
+            %104 = arith.minsi %103, %c16_i64 : i64
+            %105 = arith.subi %81, %102 : i64
+            %106 = arith.minsi %105, %c16_i64 : i64
+            %107 = arith.addi %96, %c64_i64 : i64
+            %108 = arith.ori %107, %c3221225472_i64 : i64
+            %109 = arith.muli %101, %c32_i64 : i64
+            %110 = arith.addi %109, %96 : i64
+            %111 = arith.addi %110, %c256_i64 : i64
+            "instgem.preload"(%111, %98, %106, %108, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %112 = arith.ori %102, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%112, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %113 = arith.addi %96, %c96_i64 : i64
+            %114 = arith.ori %113, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %114, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %115 = arith.addi %102, %c32_i64 : i64
+            %116 = arith.ori %115, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%116, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %6] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %89 = arith.index_cast %intptr_9 : index to i64
+        %90 = arith.index_cast %offset_6 : index to i64
+        %91 = arith.addi %89, %90 : i64
+        %92 = arith.index_cast %strides_8#0 : index to i64
+        %93 = arith.bitcast %arg9 : f32 to i32
+        %94 = arith.extui %93 : i32 to i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %94) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.remsi %95, %c2_i64 : i64
+          %97 = arith.divsi %95, %c2_i64 : i64
+          %98 = arith.muli %96, %c16_i64 : i64
+          %99 = arith.maxsi %98, %c0_i64 : i64
+          %100 = arith.addi %98, %c16_i64 : i64
+          %101 = arith.minsi %100, %c32_i64 : i64
+          %102 = arith.subi %101, %99 : i64
+          %103 = arith.muli %99, %92 : i64
+          %104 = arith.addi %91, %103 : i64
+          %105 = arith.muli %97, %c16_i64 : i64
+          %106 = arith.addi %104, %105 : i64
+          %107 = arith.muli %96, %c32_i64 : i64
+          %108 = arith.addi %107, %105 : i64
+          %109 = arith.addi %108, %c64_i64 : i64
+          %110 = arith.ori %109, %c2147483648_i64 : i64
+          %111 = arith.subi %99, %98 : i64
+          %112 = arith.addi %110, %111 : i64
+          %113 = arith.subi %c32_i64, %105 : i64
+          %114 = arith.minsi %113, %c16_i64 : i64
+          "instgem.mvout"(%106, %112, %114, %102) : (i64, i64, i64, i64) -> ()
         }
       } else {
-        %96:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-          %97 = arith.addi %arg11, %c32 : index
-          %98 = arith.index_cast %arg10 : index to i64
-          %99 = arith.remsi %98, %c2_i64 : i64
-          %100 = arith.muli %99, %c64_i64 : i64
-          %101 = arith.addi %arg12, %c32 : index
-          %102 = arith.minsi %arg6, %c32 : index
-          %103 = arith.maxsi %7, %c0 : index
-          %104 = arith.minsi %103, %c32 : index
-          %105 = arith.subi %102, %7 : index
-          %106 = arith.cmpi sgt, %104, %c0 : index
-          scf.if %106 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %53 = arith.cmpi sle, %5, %c0 : index
+        scf.if %53 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %95 = arith.index_cast %arg10 : index to i64
+            %96 = arith.remsi %95, %c2_i64 : i64
+            %97 = arith.divsi %95, %c2_i64 : i64
+            %98 = arith.muli %97, %c16_i64 : i64
+            %99 = arith.subi %c32_i64, %98 : i64
+            %100 = arith.minsi %99, %c16_i64 : i64
+            %101 = arith.muli %96, %c32_i64 : i64
+            %102 = arith.addi %101, %98 : i64
+            %103 = arith.ori %102, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %103, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %54 = arith.cmpi sgt, %5, %c0 : index
+        scf.if %54 {
+          %95 = arith.minsi %arg5, %c32 : index
+          %subview_10 = memref.subview %reinterpret_cast[%4, 0] [32, %95] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %96 = arith.index_cast %95 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %97 = arith.index_cast %intptr_16 : index to i64
+          %98 = arith.index_cast %offset_13 : index to i64
+          %99 = arith.addi %97, %98 : i64
+          %100 = arith.index_cast %strides_15#0 : index to i64
+          %101 = arith.minsi %arg6, %c32 : index
+          %102 = arith.maxsi %7, %c0 : index
+          %103 = arith.minsi %102, %c32 : index
+          %104 = arith.subi %101, %7 : index
+          %105 = arith.cmpi sgt, %103, %c0 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[0, %7] [%95, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %106 = arith.index_cast %104 : index to i64
+          %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %107 = arith.index_cast %intptr_22 : index to i64
+          %108 = arith.index_cast %offset_19 : index to i64
+          %109 = arith.addi %107, %108 : i64
+          %110 = arith.index_cast %strides_21#0 : index to i64
+          %111 = arith.maxsi %96, %c0_i64 : i64
+          %112 = arith.addi %111, %c15_i64 : i64
+          %113 = arith.divui %112, %c16_i64 : i64
+          %114 = arith.cmpi sgt, %96, %c0_i64 : i64
+          %115 = arith.extui %114 : i1 to i64
+          %116 = arith.muli %113, %115 : i64
+          %117 = arith.index_cast %116 : i64 to index
+          scf.if %105 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %107 = arith.addi %100, %c128_i64 : i64
-          %108 = arith.index_cast %105 : index to i64
-          %109 = arith.maxsi %108, %c0_i64 : i64
-          %110 = arith.minsi %109, %c32_i64 : i64
-          %111 = arith.ceildivsi %110, %c16_i64 : i64
-          %112 = arith.cmpi eq, %arg10, %c0 : index
-          %113 = arith.index_cast %111 : i64 to index
-          %114 = arith.addi %arg10, %c1 : index
-          %115 = arith.cmpi slt, %114, %5 : index
-          %116:9 = scf.if %115 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
-            %118 = arith.addi %arg11, %c64 : index
-            %119 = arith.subi %118, %97 : index
-            %subview_10 = memref.subview %reinterpret_cast[%4, %97] [32, %119] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-            %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %120 = arith.index_cast %114 : index to i64
-            %121 = arith.remsi %120, %c2_i64 : i64
-            %122 = arith.muli %121, %c64_i64 : i64
-            %123 = arith.index_cast %119 : index to i64
-            %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %124 = arith.index_cast %intptr_16 : index to i64
-            %125 = arith.index_cast %offset_13 : index to i64
-            %126 = arith.addi %124, %125 : i64
-            %127 = arith.index_cast %strides_15#0 : index to i64
-            %128 = arith.addi %arg12, %c64 : index
-            %129 = arith.subi %128, %101 : index
-            %subview_17 = memref.subview %reinterpret_cast_0[%101, %7] [%129, %105] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %130 = arith.addi %122, %c128_i64 : i64
-            %131 = arith.index_cast %129 : index to i64
-            %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %132 = arith.index_cast %intptr_22 : index to i64
-            %133 = arith.index_cast %offset_19 : index to i64
-            %134 = arith.addi %132, %133 : i64
-            %135 = arith.index_cast %strides_21#0 : index to i64
-            %136 = arith.maxsi %131, %c0_i64 : i64
-            %137 = arith.addi %136, %c15_i64 : i64
-            %138 = arith.divui %137, %c16_i64 : i64
-            %139 = arith.cmpi sgt, %131, %c0_i64 : i64
-            %140 = arith.extui %139 : i1 to i64
-            %141 = arith.muli %138, %140 : i64
-            %142 = arith.index_cast %141 : i64 to index
-            scf.if %106 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %100) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+          %118 = arith.minsi %117, %c1 : index
+          %119 = arith.minsi %96, %c64_i64 : i64
+          "instgem.mvin"(%99, %c0_i64, %119, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %118 step %c1 {
+            %122 = arith.index_cast %arg10 : index to i64
+            %123 = arith.muli %122, %c16_i64 : i64
+            %124 = arith.maxsi %123, %c0_i64 : i64
+            %125 = arith.addi %123, %c16_i64 : i64
+            %126 = arith.minsi %125, %96 : i64
+            %127 = arith.subi %126, %124 : i64
+            %128 = arith.muli %124, %110 : i64
+            %129 = arith.addi %109, %128 : i64
+            %130 = arith.muli %122, %c32_i64 : i64
+            %131 = arith.addi %130, %c128_i64 : i64
+            %132 = arith.subi %124, %123 : i64
+            %133 = arith.addi %131, %132 : i64
+            %134 = arith.minsi %106, %c64_i64 : i64
+            "instgem.mvin2"(%129, %133, %134, %127) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %120 = arith.muli %100, %c16_i64 : i64
+          %121 = arith.addi %99, %120 : i64
+          "instgem.mvin"(%121, %c32_i64, %119, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %118 to %117 step %c1 {
+            %122 = arith.index_cast %arg10 : index to i64
+            %123 = arith.muli %122, %c16_i64 : i64
+            %124 = arith.maxsi %123, %c0_i64 : i64
+            %125 = arith.addi %123, %c16_i64 : i64
+            %126 = arith.minsi %125, %96 : i64
+            %127 = arith.subi %126, %124 : i64
+            %128 = arith.muli %124, %110 : i64
+            %129 = arith.addi %109, %128 : i64
+            %130 = arith.muli %122, %c32_i64 : i64
+            %131 = arith.addi %130, %c128_i64 : i64
+            %132 = arith.subi %124, %123 : i64
+            %133 = arith.addi %131, %132 : i64
+            %134 = arith.minsi %106, %c64_i64 : i64
+            "instgem.mvin2"(%129, %133, %134, %127) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %55 = arith.cmpi sle, %5, %c1 : index
+        scf.if %55 {
+          scf.if %54 {
+            %95 = arith.minsi %arg5, %c32 : index
+            %96 = arith.index_cast %95 : index to i64
+            %97 = arith.minsi %arg6, %c32 : index
+            %98 = arith.maxsi %7, %c0 : index
+            %99 = arith.minsi %98, %c32 : index
+            %100 = arith.subi %97, %7 : index
+            %101 = arith.cmpi sgt, %99, %c0 : index
+            scf.if %101 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %135) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %127, %126, %122, %123, %142, %131, %135, %134, %130 : i64, i64, i64, i64, index, i64, i64, i64, i64
-          } else {
-            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64, index, i64, i64, i64, i64
-          }
-          %117 = arith.maxsi %113, %c1 : index
-          scf.if %112 {
-            scf.for %arg13 = %c0 to %113 step %c1 {
-              scf.if %115 {
-                %133 = arith.muli %117, %c4 : index
-                %134 = arith.muli %arg13, %c8 : index
-                %135 = arith.subi %133, %c1 : index
-                %136 = arith.addi %134, %135 : index
-                %137 = arith.divsi %136, %133 : index
-                %138 = arith.addi %136, %c8 : index
-                %139 = arith.divsi %138, %133 : index
-                scf.for %arg14 = %137 to %139 step %c1 {
-                  %141 = arith.index_cast %arg14 : index to i64
-                  %142 = arith.muli %141, %c16_i64 : i64
-                  %143 = arith.maxsi %142, %c0_i64 : i64
-                  %144 = arith.addi %142, %c16_i64 : i64
-                  %145 = arith.minsi %144, %c32_i64 : i64
-                  %146 = arith.subi %145, %143 : i64
-                  %147 = arith.muli %143, %116#0 : i64
-                  %148 = arith.addi %116#1, %147 : i64
-                  %149 = arith.muli %141, %c32_i64 : i64
-                  %150 = arith.addi %149, %116#2 : i64
-                  %151 = arith.subi %143, %142 : i64
-                  %152 = arith.addi %150, %151 : i64
-                  %153 = arith.minsi %116#3, %c64_i64 : i64
-                  "instgem.mvin"(%148, %152, %153, %146) : (i64, i64, i64, i64) -> ()
+            %102 = arith.index_cast %100 : index to i64
+            %103 = arith.maxsi %96, %c0_i64 : i64
+            %104 = arith.minsi %103, %c32_i64 : i64
+            %105 = arith.maxsi %102, %c0_i64 : i64
+            %106 = arith.minsi %105, %c32_i64 : i64
+            %107 = arith.ceildivsi %106, %c16_i64 : i64
+            %108 = arith.minsi %104, %104 : i64
+            %109 = arith.ceildivsi %108, %c16_i64 : i64
+            %110 = arith.index_cast %107 : i64 to index
+            %111 = arith.divsi %108, %c16_i64 : i64
+            %112 = arith.minsi %109, %111 : i64
+            %113 = arith.maxsi %112, %c0_i64 : i64
+            %114 = arith.cmpi sgt, %5, %c1 : index
+            %115 = arith.select %114, %c64_i64, %c0_i64 : i64
+            %116 = arith.select %114, %c192_i64, %c0_i64 : i64
+            %117:7 = scf.if %114 -> (i64, i64, i64, index, i64, i64, i64) {
+              %122 = arith.minsi %arg5, %c64 : index
+              %123 = arith.subi %122, %c32 : index
+              %subview_10 = memref.subview %reinterpret_cast[%4, 32] [32, %123] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %124 = arith.index_cast %123 : index to i64
+              %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %125 = arith.index_cast %intptr_16 : index to i64
+              %126 = arith.index_cast %offset_13 : index to i64
+              %127 = arith.addi %125, %126 : i64
+              %128 = arith.index_cast %strides_15#0 : index to i64
+              %subview_17 = memref.subview %reinterpret_cast_0[32, %7] [%123, %100] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %129 = arith.index_cast %intptr_22 : index to i64
+              %130 = arith.index_cast %offset_19 : index to i64
+              %131 = arith.addi %129, %130 : i64
+              %132 = arith.index_cast %strides_21#0 : index to i64
+              %133 = arith.maxsi %124, %c0_i64 : i64
+              %134 = arith.addi %133, %c15_i64 : i64
+              %135 = arith.divui %134, %c16_i64 : i64
+              %136 = arith.cmpi sgt, %124, %c0_i64 : i64
+              %137 = arith.extui %136 : i1 to i64
+              %138 = arith.muli %135, %137 : i64
+              %139 = arith.index_cast %138 : i64 to index
+              scf.if %101 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %132) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %128, %127, %124, %139, %124, %132, %131 : i64, i64, i64, index, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, index, i64, i64, i64
+            }
+            %118 = arith.maxsi %110, %c1 : index
+            scf.for %arg10 = %c0 to %110 step %c1 {
+              scf.if %114 {
+                %129 = arith.muli %118, %c4 : index
+                %130 = arith.muli %arg10, %c8 : index
+                %131 = arith.subi %129, %c1 : index
+                %132 = arith.addi %130, %131 : index
+                %133 = arith.divsi %132, %129 : index
+                %134 = arith.addi %132, %c8 : index
+                %135 = arith.divsi %134, %129 : index
+                scf.for %arg11 = %133 to %135 step %c1 {
+                  %137 = arith.index_cast %arg11 : index to i64
+                  %138 = arith.muli %137, %c16_i64 : i64
+                  %139 = arith.maxsi %138, %c0_i64 : i64
+                  %140 = arith.addi %138, %c16_i64 : i64
+                  %141 = arith.minsi %140, %c32_i64 : i64
+                  %142 = arith.subi %141, %139 : i64
+                  %143 = arith.muli %139, %117#0 : i64
+                  %144 = arith.addi %117#1, %143 : i64
+                  %145 = arith.muli %137, %c32_i64 : i64
+                  %146 = arith.addi %145, %115 : i64
+                  %147 = arith.subi %139, %138 : i64
+                  %148 = arith.addi %146, %147 : i64
+                  %149 = arith.minsi %117#2, %c64_i64 : i64
+                  "instgem.mvin"(%144, %148, %149, %142) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
-                %140 = arith.cmpi sgt, %116#4, %c0 : index
-                scf.if %140 {
-                  %141 = arith.muli %116#4, %c4 : index
-                  %142 = arith.muli %arg13, %141 : index
-                  %143 = arith.muli %117, %c2 : index
-                  %144 = arith.subi %135, %143 : index
-                  %145 = arith.addi %142, %144 : index
-                  %146 = arith.divsi %145, %133 : index
-                  %147 = arith.addi %145, %141 : index
-                  %148 = arith.divsi %147, %133 : index
-                  scf.for %arg14 = %146 to %148 step %c1 {
-                    %149 = arith.index_cast %arg14 : index to i64
-                    %150 = arith.muli %149, %c16_i64 : i64
-                    %151 = arith.maxsi %150, %c0_i64 : i64
-                    %152 = arith.addi %150, %c16_i64 : i64
-                    %153 = arith.minsi %152, %116#5 : i64
-                    %154 = arith.subi %153, %151 : i64
-                    %155 = arith.muli %151, %116#6 : i64
-                    %156 = arith.addi %116#7, %155 : i64
-                    %157 = arith.muli %149, %c32_i64 : i64
-                    %158 = arith.addi %157, %116#8 : i64
-                    %159 = arith.subi %151, %150 : i64
-                    %160 = arith.addi %158, %159 : i64
-                    %161 = arith.minsi %108, %c64_i64 : i64
-                    "instgem.mvin2"(%156, %160, %161, %154) : (i64, i64, i64, i64) -> ()
+                %136 = arith.cmpi sgt, %117#3, %c0 : index
+                scf.if %136 {
+                  %137 = arith.muli %117#3, %c4 : index
+                  %138 = arith.muli %arg10, %137 : index
+                  %139 = arith.muli %118, %c2 : index
+                  %140 = arith.subi %131, %139 : index
+                  %141 = arith.addi %138, %140 : index
+                  %142 = arith.divsi %141, %129 : index
+                  %143 = arith.addi %141, %137 : index
+                  %144 = arith.divsi %143, %129 : index
+                  scf.for %arg11 = %142 to %144 step %c1 {
+                    %145 = arith.index_cast %arg11 : index to i64
+                    %146 = arith.muli %145, %c16_i64 : i64
+                    %147 = arith.maxsi %146, %c0_i64 : i64
+                    %148 = arith.addi %146, %c16_i64 : i64
+                    %149 = arith.minsi %148, %117#4 : i64
+                    %150 = arith.subi %149, %147 : i64
+                    %151 = arith.muli %147, %117#5 : i64
+                    %152 = arith.addi %117#6, %151 : i64
+                    %153 = arith.muli %145, %c32_i64 : i64
+                    %154 = arith.addi %153, %116 : i64
+                    %155 = arith.subi %147, %146 : i64
+                    %156 = arith.addi %154, %155 : i64
+                    %157 = arith.minsi %102, %c64_i64 : i64
+                    "instgem.mvin2"(%152, %156, %157, %150) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %119 = arith.index_cast %arg13 : index to i64
-              %120 = arith.muli %119, %c16_i64 : i64
-              %121 = arith.subi %110, %120 : i64
-              %122 = arith.minsi %121, %c16_i64 : i64
-              %123 = arith.ori %120, %c2147483648_i64 : i64
-              %124 = arith.addi %120, %107 : i64
-              "instgem.preload"(%124, %122, %c16_i64, %123, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %125 = arith.addi %120, %c32_i64 : i64
-              %126 = arith.ori %125, %c2147483648_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %126, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %127 = arith.addi %100, %c32_i64 : i64
-              "instgem.compute_accumulated"(%127, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %128 = arith.ori %120, %c3221225472_i64 : i64
-              %129 = arith.addi %125, %107 : i64
-              "instgem.preload"(%129, %122, %c16_i64, %128, %122, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %130 = arith.addi %100, %c16_i64 : i64
-              "instgem.compute_preloaded"(%130, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %131 = arith.ori %125, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %131, %122, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %132 = arith.addi %100, %c48_i64 : i64
-              "instgem.compute_accumulated"(%132, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %122 = arith.index_cast %arg10 : index to i64
+              %123 = arith.muli %122, %c16_i64 : i64
+              %124 = arith.subi %106, %123 : i64
+              %125 = arith.minsi %124, %c16_i64 : i64
+              %126 = arith.cmpi sgt, %113, %c0_i64 : i64
+              scf.if %126 {
+                %129 = arith.ori %123, %c2147483648_i64 : i64
+                %130 = arith.addi %123, %c128_i64 : i64
+                "instgem.preload"(%130, %125, %c16_i64, %129, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %131 = arith.addi %123, %c32_i64 : i64
+                %132 = arith.ori %131, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %132, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %127 = arith.index_cast %113 : i64 to index
+              scf.for %arg11 = %c1 to %127 step %c1 {
+                %129 = arith.index_cast %arg11 : index to i64
+                %130 = arith.ori %123, %c3221225472_i64 : i64
+                %131 = arith.muli %129, %c32_i64 : i64
+                %132 = arith.addi %131, %123 : i64
+                %133 = arith.addi %132, %c128_i64 : i64
+                "instgem.preload"(%133, %125, %c16_i64, %130, %125, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %134 = arith.muli %129, %c16_i64 : i64
+                "instgem.compute_preloaded"(%134, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %135 = arith.addi %123, %c32_i64 : i64
+                %136 = arith.ori %135, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %136, %125, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %137 = arith.addi %134, %c32_i64 : i64
+                "instgem.compute_accumulated"(%137, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %128 = arith.index_cast %109 : i64 to index
+              scf.for %arg11 = %127 to %128 step %c1 {
+                %129 = arith.index_cast %arg11 : index to i64
+                %130 = arith.muli %129, %c16_i64 : i64
+                %131 = arith.subi %104, %130 : i64
+                %132 = arith.minsi %131, %c16_i64 : i64
+                %133 = arith.cmpi eq, %129, %c0_i64 : i64
+                %134 = arith.select %133, %c2147483648_i64, %c3221225472_i64 : i64
+                %135 = arith.ori %123, %134 : i64
+                %136 = arith.select %133, %c16_i64, %125 : i64
+                %137 = arith.muli %129, %c32_i64 : i64
+                %138 = arith.addi %137, %123 : i64
+                %139 = arith.addi %138, %c128_i64 : i64
+                "instgem.preload"(%139, %125, %132, %135, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%130, %132, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %140 = arith.addi %123, %c32_i64 : i64
+                %141 = arith.ori %140, %134 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %141, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %142 = arith.addi %130, %c32_i64 : i64
+                "instgem.compute_accumulated"(%142, %132, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             } {gemmini.compute_nest}
-            %118 = arith.cmpi slt, %111, %c2_i64 : i64
-            scf.if %118 {
-              scf.for %arg13 = %c0 to %c4 step %c1 {
-                %119 = arith.index_cast %arg13 : index to i64
-                %120 = arith.remsi %119, %c2_i64 : i64
-                %121 = arith.divsi %119, %c2_i64 : i64
-                %122 = arith.muli %121, %c16_i64 : i64
-                %123 = arith.subi %c32_i64, %122 : i64
-                %124 = arith.minsi %123, %c16_i64 : i64
-                %125 = arith.muli %120, %c32_i64 : i64
-                %126 = arith.addi %125, %122 : i64
-                %127 = arith.ori %126, %c2147483648_i64 : i64
-                %128 = arith.cmpi sge, %120, %c2_i64 : i64
-                %129 = arith.cmpi sge, %121, %111 : i64
-                %130 = arith.ori %128, %129 : i1
-                scf.if %130 {
-                  "instgem.mvin"(%c0_i64, %127, %124, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %119 = arith.cmpi eq, %109, %c0_i64 : i64
+            %120 = arith.cmpi slt, %107, %c2_i64 : i64
+            %121 = arith.ori %119, %120 : i1
+            scf.if %121 {
+              scf.for %arg10 = %c0 to %c4 step %c1 {
+                %122 = arith.index_cast %arg10 : index to i64
+                %123 = arith.remsi %122, %c2_i64 : i64
+                %124 = arith.divsi %122, %c2_i64 : i64
+                %125 = arith.muli %124, %c16_i64 : i64
+                %126 = arith.subi %c32_i64, %125 : i64
+                %127 = arith.minsi %126, %c16_i64 : i64
+                %128 = arith.muli %123, %c32_i64 : i64
+                %129 = arith.addi %128, %125 : i64
+                %130 = arith.ori %129, %c2147483648_i64 : i64
+                %131 = arith.cmpi sge, %123, %c2_i64 : i64
+                %132 = arith.cmpi sge, %124, %107 : i64
+                %133 = arith.ori %119, %131 : i1
+                %134 = arith.ori %133, %132 : i1
+                scf.if %134 {
+                  "instgem.mvin"(%c0_i64, %130, %127, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
-          } else {
-            scf.for %arg13 = %c0 to %113 step %c1 {
-              scf.if %115 {
-                %122 = arith.muli %117, %c4 : index
-                %123 = arith.muli %arg13, %c8 : index
-                %124 = arith.subi %122, %c1 : index
-                %125 = arith.addi %123, %124 : index
-                %126 = arith.divsi %125, %122 : index
-                %127 = arith.addi %125, %c8 : index
-                %128 = arith.divsi %127, %122 : index
-                scf.for %arg14 = %126 to %128 step %c1 {
-                  %130 = arith.index_cast %arg14 : index to i64
-                  %131 = arith.muli %130, %c16_i64 : i64
-                  %132 = arith.maxsi %131, %c0_i64 : i64
-                  %133 = arith.addi %131, %c16_i64 : i64
-                  %134 = arith.minsi %133, %c32_i64 : i64
-                  %135 = arith.subi %134, %132 : i64
-                  %136 = arith.muli %132, %116#0 : i64
-                  %137 = arith.addi %116#1, %136 : i64
-                  %138 = arith.muli %130, %c32_i64 : i64
-                  %139 = arith.addi %138, %116#2 : i64
-                  %140 = arith.subi %132, %131 : i64
-                  %141 = arith.addi %139, %140 : i64
-                  %142 = arith.minsi %116#3, %c64_i64 : i64
-                  "instgem.mvin"(%137, %141, %142, %135) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-                %129 = arith.cmpi sgt, %116#4, %c0 : index
+            scf.if %114 {
+              %122 = arith.muli %118, %c4 : index
+              %123 = arith.muli %110, %c8 : index
+              %124 = arith.subi %122, %c1 : index
+              %125 = arith.addi %123, %124 : index
+              %126 = arith.divsi %125, %122 : index
+              scf.for %arg10 = %126 to %c2 step %c1 {
+                %138 = arith.index_cast %arg10 : index to i64
+                %139 = arith.muli %138, %c16_i64 : i64
+                %140 = arith.maxsi %139, %c0_i64 : i64
+                %141 = arith.addi %139, %c16_i64 : i64
+                %142 = arith.minsi %141, %c32_i64 : i64
+                %143 = arith.subi %142, %140 : i64
+                %144 = arith.muli %140, %117#0 : i64
+                %145 = arith.addi %117#1, %144 : i64
+                %146 = arith.muli %138, %c32_i64 : i64
+                %147 = arith.addi %146, %115 : i64
+                %148 = arith.subi %140, %139 : i64
+                %149 = arith.addi %147, %148 : i64
+                %150 = arith.minsi %117#2, %c64_i64 : i64
+                "instgem.mvin"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %127 = arith.subi %124, %118 : index
+              %128 = arith.divsi %127, %122 : index
+              scf.for %arg10 = %128 to %c0 step %c1 {
+                %138 = arith.index_cast %arg10 : index to i64
+                %139 = arith.muli %138, %c16_i64 : i64
+                %140 = arith.maxsi %139, %c0_i64 : i64
+                %141 = arith.addi %139, %c16_i64 : i64
+                %142 = arith.minsi %141, %c0_i64 : i64
+                %143 = arith.subi %142, %140 : i64
+                %144 = arith.muli %138, %c32_i64 : i64
+                %145 = arith.addi %144, %115 : i64
+                %146 = arith.subi %140, %139 : i64
+                %147 = arith.addi %145, %146 : i64
+                %148 = arith.minsi %117#2, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %147, %148, %143) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %129 = arith.muli %117#3, %c4 : index
+              %130 = arith.muli %110, %129 : index
+              %131 = arith.muli %118, %c2 : index
+              %132 = arith.subi %124, %131 : index
+              %133 = arith.addi %130, %132 : index
+              %134 = arith.divsi %133, %122 : index
+              scf.for %arg10 = %134 to %117#3 step %c1 {
+                %138 = arith.index_cast %arg10 : index to i64
+                %139 = arith.muli %138, %c16_i64 : i64
+                %140 = arith.maxsi %139, %c0_i64 : i64
+                %141 = arith.addi %139, %c16_i64 : i64
+                %142 = arith.minsi %141, %117#4 : i64
+                %143 = arith.subi %142, %140 : i64
+                %144 = arith.muli %140, %117#5 : i64
+                %145 = arith.addi %117#6, %144 : i64
+                %146 = arith.muli %138, %c32_i64 : i64
+                %147 = arith.addi %146, %116 : i64
+                %148 = arith.subi %140, %139 : i64
+                %149 = arith.addi %147, %148 : i64
+                %150 = arith.minsi %102, %c64_i64 : i64
+                "instgem.mvin2"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %135 = arith.muli %118, %c3 : index
+              %136 = arith.subi %124, %135 : index
+              %137 = arith.divsi %136, %122 : index
+              scf.for %arg10 = %137 to %c0 step %c1 {
+                %138 = arith.index_cast %arg10 : index to i64
+                %139 = arith.muli %138, %c16_i64 : i64
+                %140 = arith.maxsi %139, %c0_i64 : i64
+                %141 = arith.addi %139, %c16_i64 : i64
+                %142 = arith.minsi %141, %c0_i64 : i64
+                %143 = arith.subi %142, %140 : i64
+                %144 = arith.muli %138, %c32_i64 : i64
+                %145 = arith.addi %144, %116 : i64
+                %146 = arith.subi %140, %139 : i64
+                %147 = arith.addi %145, %146 : i64
+                %148 = arith.minsi %102, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %147, %148, %143) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+          }
+        } else {
+          %95:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+            %96 = arith.addi %arg11, %c32 : index
+            %97 = arith.minsi %96, %arg5 : index
+            %98 = arith.subi %97, %arg11 : index
+            %99 = arith.index_cast %arg10 : index to i64
+            %100 = arith.remsi %99, %c2_i64 : i64
+            %101 = arith.muli %100, %c64_i64 : i64
+            %102 = arith.index_cast %98 : index to i64
+            %103 = arith.addi %arg12, %c32 : index
+            %104 = arith.minsi %103, %arg5 : index
+            %105 = arith.subi %104, %arg12 : index
+            %106 = arith.minsi %arg6, %c32 : index
+            %107 = arith.maxsi %7, %c0 : index
+            %108 = arith.minsi %107, %c32 : index
+            %109 = arith.subi %106, %7 : index
+            %110 = arith.cmpi sgt, %108, %c0 : index
+            scf.if %110 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            %111 = arith.addi %101, %c128_i64 : i64
+            %112 = arith.index_cast %105 : index to i64
+            %113 = arith.index_cast %109 : index to i64
+            %114 = arith.maxsi %102, %c0_i64 : i64
+            %115 = arith.minsi %114, %c32_i64 : i64
+            %116 = arith.maxsi %112, %c0_i64 : i64
+            %117 = arith.minsi %116, %c32_i64 : i64
+            %118 = arith.maxsi %113, %c0_i64 : i64
+            %119 = arith.minsi %118, %c32_i64 : i64
+            %120 = arith.ceildivsi %119, %c16_i64 : i64
+            %121 = arith.minsi %115, %117 : i64
+            %122 = arith.ceildivsi %121, %c16_i64 : i64
+            %123 = arith.cmpi eq, %arg10, %c0 : index
+            %124 = arith.index_cast %120 : i64 to index
+            %125 = arith.divsi %121, %c16_i64 : i64
+            %126 = arith.minsi %122, %125 : i64
+            %127 = arith.maxsi %126, %c0_i64 : i64
+            %128 = arith.addi %arg10, %c1 : index
+            %129 = arith.cmpi slt, %128, %5 : index
+            %130:9 = scf.if %129 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %132 = arith.addi %arg11, %c64 : index
+              %133 = arith.minsi %132, %arg5 : index
+              %134 = arith.subi %133, %96 : index
+              %subview_10 = memref.subview %reinterpret_cast[%4, %96] [32, %134] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_11 = memref.cast %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %135 = arith.index_cast %128 : index to i64
+              %136 = arith.remsi %135, %c2_i64 : i64
+              %137 = arith.muli %136, %c64_i64 : i64
+              %138 = arith.index_cast %134 : index to i64
+              %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %139 = arith.index_cast %intptr_16 : index to i64
+              %140 = arith.index_cast %offset_13 : index to i64
+              %141 = arith.addi %139, %140 : i64
+              %142 = arith.index_cast %strides_15#0 : index to i64
+              %143 = arith.addi %arg12, %c64 : index
+              %144 = arith.minsi %143, %arg5 : index
+              %145 = arith.subi %144, %103 : index
+              %subview_17 = memref.subview %reinterpret_cast_0[%103, %7] [%145, %109] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %146 = arith.addi %137, %c128_i64 : i64
+              %147 = arith.index_cast %145 : index to i64
+              %base_buffer_18, %offset_19, %sizes_20:2, %strides_21:2 = memref.extract_strided_metadata %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_22 = memref.extract_aligned_pointer_as_index %subview_17 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %148 = arith.index_cast %intptr_22 : index to i64
+              %149 = arith.index_cast %offset_19 : index to i64
+              %150 = arith.addi %148, %149 : i64
+              %151 = arith.index_cast %strides_21#0 : index to i64
+              %152 = arith.maxsi %147, %c0_i64 : i64
+              %153 = arith.addi %152, %c15_i64 : i64
+              %154 = arith.divui %153, %c16_i64 : i64
+              %155 = arith.cmpi sgt, %147, %c0_i64 : i64
+              %156 = arith.extui %155 : i1 to i64
+              %157 = arith.muli %154, %156 : i64
+              %158 = arith.index_cast %157 : i64 to index
+              scf.if %110 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %151) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %142, %141, %137, %138, %158, %147, %151, %150, %146 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            }
+            %131 = arith.maxsi %124, %c1 : index
+            scf.if %123 {
+              scf.for %arg13 = %c0 to %124 step %c1 {
                 scf.if %129 {
-                  %130 = arith.muli %116#4, %c4 : index
-                  %131 = arith.muli %arg13, %130 : index
-                  %132 = arith.muli %117, %c2 : index
-                  %133 = arith.subi %124, %132 : index
-                  %134 = arith.addi %131, %133 : index
-                  %135 = arith.divsi %134, %122 : index
-                  %136 = arith.addi %134, %130 : index
-                  %137 = arith.divsi %136, %122 : index
-                  scf.for %arg14 = %135 to %137 step %c1 {
-                    %138 = arith.index_cast %arg14 : index to i64
-                    %139 = arith.muli %138, %c16_i64 : i64
-                    %140 = arith.maxsi %139, %c0_i64 : i64
-                    %141 = arith.addi %139, %c16_i64 : i64
-                    %142 = arith.minsi %141, %116#5 : i64
-                    %143 = arith.subi %142, %140 : i64
-                    %144 = arith.muli %140, %116#6 : i64
-                    %145 = arith.addi %116#7, %144 : i64
-                    %146 = arith.muli %138, %c32_i64 : i64
-                    %147 = arith.addi %146, %116#8 : i64
-                    %148 = arith.subi %140, %139 : i64
-                    %149 = arith.addi %147, %148 : i64
-                    %150 = arith.minsi %108, %c64_i64 : i64
-                    "instgem.mvin2"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
+                  %142 = arith.muli %131, %c4 : index
+                  %143 = arith.muli %arg13, %c8 : index
+                  %144 = arith.subi %142, %c1 : index
+                  %145 = arith.addi %143, %144 : index
+                  %146 = arith.divsi %145, %142 : index
+                  %147 = arith.addi %145, %c8 : index
+                  %148 = arith.divsi %147, %142 : index
+                  scf.for %arg14 = %146 to %148 step %c1 {
+                    %150 = arith.index_cast %arg14 : index to i64
+                    %151 = arith.muli %150, %c16_i64 : i64
+                    %152 = arith.maxsi %151, %c0_i64 : i64
+                    %153 = arith.addi %151, %c16_i64 : i64
+                    %154 = arith.minsi %153, %c32_i64 : i64
+                    %155 = arith.subi %154, %152 : i64
+                    %156 = arith.muli %152, %130#0 : i64
+                    %157 = arith.addi %130#1, %156 : i64
+                    %158 = arith.muli %150, %c32_i64 : i64
+                    %159 = arith.addi %158, %130#2 : i64
+                    %160 = arith.subi %152, %151 : i64
+                    %161 = arith.addi %159, %160 : i64
+                    %162 = arith.minsi %130#3, %c64_i64 : i64
+                    "instgem.mvin"(%157, %161, %162, %155) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
+                  %149 = arith.cmpi sgt, %130#4, %c0 : index
+                  scf.if %149 {
+                    %150 = arith.muli %130#4, %c4 : index
+                    %151 = arith.muli %arg13, %150 : index
+                    %152 = arith.muli %131, %c2 : index
+                    %153 = arith.subi %144, %152 : index
+                    %154 = arith.addi %151, %153 : index
+                    %155 = arith.divsi %154, %142 : index
+                    %156 = arith.addi %154, %150 : index
+                    %157 = arith.divsi %156, %142 : index
+                    scf.for %arg14 = %155 to %157 step %c1 {
+                      %158 = arith.index_cast %arg14 : index to i64
+                      %159 = arith.muli %158, %c16_i64 : i64
+                      %160 = arith.maxsi %159, %c0_i64 : i64
+                      %161 = arith.addi %159, %c16_i64 : i64
+                      %162 = arith.minsi %161, %130#5 : i64
+                      %163 = arith.subi %162, %160 : i64
+                      %164 = arith.muli %160, %130#6 : i64
+                      %165 = arith.addi %130#7, %164 : i64
+                      %166 = arith.muli %158, %c32_i64 : i64
+                      %167 = arith.addi %166, %130#8 : i64
+                      %168 = arith.subi %160, %159 : i64
+                      %169 = arith.addi %167, %168 : i64
+                      %170 = arith.minsi %113, %c64_i64 : i64
+                      "instgem.mvin2"(%165, %169, %170, %163) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %135 = arith.index_cast %arg13 : index to i64
+                %136 = arith.muli %135, %c16_i64 : i64
+                %137 = arith.subi %119, %136 : i64
+                %138 = arith.minsi %137, %c16_i64 : i64
+                %139 = arith.cmpi sgt, %127, %c0_i64 : i64
+                scf.if %139 {
+                  %142 = arith.ori %136, %c2147483648_i64 : i64
+                  %143 = arith.addi %136, %111 : i64
+                  "instgem.preload"(%143, %138, %c16_i64, %142, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %144 = arith.addi %136, %c32_i64 : i64
+                  %145 = arith.ori %144, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %145, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %146 = arith.addi %101, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%146, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %140 = arith.index_cast %127 : i64 to index
+                scf.for %arg14 = %c1 to %140 step %c1 {
+                  %142 = arith.index_cast %arg14 : index to i64
+                  %143 = arith.ori %136, %c3221225472_i64 : i64
+                  %144 = arith.muli %142, %c32_i64 : i64
+                  %145 = arith.addi %144, %136 : i64
+                  %146 = arith.addi %145, %111 : i64
+                  "instgem.preload"(%146, %138, %c16_i64, %143, %138, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %147 = arith.muli %142, %c16_i64 : i64
+                  %148 = arith.addi %147, %101 : i64
+                  "instgem.compute_preloaded"(%148, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %149 = arith.addi %136, %c32_i64 : i64
+                  %150 = arith.ori %149, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %138, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %151 = arith.addi %147, %c32_i64 : i64
+                  %152 = arith.addi %151, %101 : i64
+                  "instgem.compute_accumulated"(%152, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %141 = arith.index_cast %122 : i64 to index
+                scf.for %arg14 = %140 to %141 step %c1 {
+                  %142 = arith.index_cast %arg14 : index to i64
+                  %143 = arith.muli %142, %c16_i64 : i64
+                  %144 = arith.subi %115, %143 : i64
+                  %145 = arith.minsi %144, %c16_i64 : i64
+                  %146 = arith.subi %117, %143 : i64
+                  %147 = arith.minsi %146, %c16_i64 : i64
+                  %148 = arith.cmpi eq, %142, %c0_i64 : i64
+                  %149 = arith.select %148, %c2147483648_i64, %c3221225472_i64 : i64
+                  %150 = arith.ori %136, %149 : i64
+                  %151 = arith.select %148, %c16_i64, %138 : i64
+                  %152 = arith.muli %142, %c32_i64 : i64
+                  %153 = arith.addi %152, %136 : i64
+                  %154 = arith.addi %153, %111 : i64
+                  "instgem.preload"(%154, %138, %147, %150, %151, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %155 = arith.addi %143, %101 : i64
+                  "instgem.compute_preloaded"(%155, %145, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %156 = arith.addi %136, %c32_i64 : i64
+                  %157 = arith.ori %156, %149 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %151, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %158 = arith.addi %143, %c32_i64 : i64
+                  %159 = arith.addi %158, %101 : i64
+                  "instgem.compute_accumulated"(%159, %145, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              } {gemmini.compute_nest}
+              %132 = arith.cmpi eq, %122, %c0_i64 : i64
+              %133 = arith.cmpi slt, %120, %c2_i64 : i64
+              %134 = arith.ori %132, %133 : i1
+              scf.if %134 {
+                scf.for %arg13 = %c0 to %c4 step %c1 {
+                  %135 = arith.index_cast %arg13 : index to i64
+                  %136 = arith.remsi %135, %c2_i64 : i64
+                  %137 = arith.divsi %135, %c2_i64 : i64
+                  %138 = arith.muli %137, %c16_i64 : i64
+                  %139 = arith.subi %c32_i64, %138 : i64
+                  %140 = arith.minsi %139, %c16_i64 : i64
+                  %141 = arith.muli %136, %c32_i64 : i64
+                  %142 = arith.addi %141, %138 : i64
+                  %143 = arith.ori %142, %c2147483648_i64 : i64
+                  %144 = arith.cmpi sge, %136, %c2_i64 : i64
+                  %145 = arith.cmpi sge, %137, %120 : i64
+                  %146 = arith.ori %132, %144 : i1
+                  %147 = arith.ori %146, %145 : i1
+                  scf.if %147 {
+                    "instgem.mvin"(%c0_i64, %143, %140, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
                 }
               }
-              %118 = arith.index_cast %arg13 : index to i64
-              %119 = arith.muli %118, %c16_i64 : i64
-              %120 = arith.subi %110, %119 : i64
-              %121 = arith.minsi %120, %c16_i64 : i64
-              scf.for %arg14 = %c0 to %c2 step %c1 {
-                %122 = arith.index_cast %arg14 : index to i64
-                %123 = arith.ori %119, %c3221225472_i64 : i64
-                %124 = arith.muli %122, %c32_i64 : i64
-                %125 = arith.addi %124, %119 : i64
-                %126 = arith.addi %125, %107 : i64
-                "instgem.preload"(%126, %121, %c16_i64, %123, %121, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %127 = arith.muli %122, %c16_i64 : i64
-                %128 = arith.addi %127, %100 : i64
-                "instgem.compute_preloaded"(%128, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %129 = arith.addi %119, %c32_i64 : i64
-                %130 = arith.ori %129, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %130, %121, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %131 = arith.addi %127, %c32_i64 : i64
-                %132 = arith.addi %131, %100 : i64
-                "instgem.compute_accumulated"(%132, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            } {gemmini.compute_nest}
+            } else {
+              scf.for %arg13 = %c0 to %124 step %c1 {
+                scf.if %129 {
+                  %138 = arith.muli %131, %c4 : index
+                  %139 = arith.muli %arg13, %c8 : index
+                  %140 = arith.subi %138, %c1 : index
+                  %141 = arith.addi %139, %140 : index
+                  %142 = arith.divsi %141, %138 : index
+                  %143 = arith.addi %141, %c8 : index
+                  %144 = arith.divsi %143, %138 : index
+                  scf.for %arg14 = %142 to %144 step %c1 {
+                    %146 = arith.index_cast %arg14 : index to i64
+                    %147 = arith.muli %146, %c16_i64 : i64
+                    %148 = arith.maxsi %147, %c0_i64 : i64
+                    %149 = arith.addi %147, %c16_i64 : i64
+                    %150 = arith.minsi %149, %c32_i64 : i64
+                    %151 = arith.subi %150, %148 : i64
+                    %152 = arith.muli %148, %130#0 : i64
+                    %153 = arith.addi %130#1, %152 : i64
+                    %154 = arith.muli %146, %c32_i64 : i64
+                    %155 = arith.addi %154, %130#2 : i64
+                    %156 = arith.subi %148, %147 : i64
+                    %157 = arith.addi %155, %156 : i64
+                    %158 = arith.minsi %130#3, %c64_i64 : i64
+                    "instgem.mvin"(%153, %157, %158, %151) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %145 = arith.cmpi sgt, %130#4, %c0 : index
+                  scf.if %145 {
+                    %146 = arith.muli %130#4, %c4 : index
+                    %147 = arith.muli %arg13, %146 : index
+                    %148 = arith.muli %131, %c2 : index
+                    %149 = arith.subi %140, %148 : index
+                    %150 = arith.addi %147, %149 : index
+                    %151 = arith.divsi %150, %138 : index
+                    %152 = arith.addi %150, %146 : index
+                    %153 = arith.divsi %152, %138 : index
+                    scf.for %arg14 = %151 to %153 step %c1 {
+                      %154 = arith.index_cast %arg14 : index to i64
+                      %155 = arith.muli %154, %c16_i64 : i64
+                      %156 = arith.maxsi %155, %c0_i64 : i64
+                      %157 = arith.addi %155, %c16_i64 : i64
+                      %158 = arith.minsi %157, %130#5 : i64
+                      %159 = arith.subi %158, %156 : i64
+                      %160 = arith.muli %156, %130#6 : i64
+                      %161 = arith.addi %130#7, %160 : i64
+                      %162 = arith.muli %154, %c32_i64 : i64
+                      %163 = arith.addi %162, %130#8 : i64
+                      %164 = arith.subi %156, %155 : i64
+                      %165 = arith.addi %163, %164 : i64
+                      %166 = arith.minsi %113, %c64_i64 : i64
+                      "instgem.mvin2"(%161, %165, %166, %159) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %132 = arith.index_cast %arg13 : index to i64
+                %133 = arith.muli %132, %c16_i64 : i64
+                %134 = arith.subi %119, %133 : i64
+                %135 = arith.minsi %134, %c16_i64 : i64
+                %136 = arith.index_cast %127 : i64 to index
+                scf.for %arg14 = %c0 to %136 step %c1 {
+                  %138 = arith.index_cast %arg14 : index to i64
+                  %139 = arith.ori %133, %c3221225472_i64 : i64
+                  %140 = arith.muli %138, %c32_i64 : i64
+                  %141 = arith.addi %140, %133 : i64
+                  %142 = arith.addi %141, %111 : i64
+                  "instgem.preload"(%142, %135, %c16_i64, %139, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %143 = arith.muli %138, %c16_i64 : i64
+                  %144 = arith.addi %143, %101 : i64
+                  "instgem.compute_preloaded"(%144, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %145 = arith.addi %133, %c32_i64 : i64
+                  %146 = arith.ori %145, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %146, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %147 = arith.addi %143, %c32_i64 : i64
+                  %148 = arith.addi %147, %101 : i64
+                  "instgem.compute_accumulated"(%148, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %137 = arith.index_cast %122 : i64 to index
+                scf.for %arg14 = %136 to %137 step %c1 {
+                  %138 = arith.index_cast %arg14 : index to i64
+                  %139 = arith.muli %138, %c16_i64 : i64
+                  %140 = arith.subi %115, %139 : i64
+                  %141 = arith.minsi %140, %c16_i64 : i64
+                  %142 = arith.subi %117, %139 : i64
+                  %143 = arith.minsi %142, %c16_i64 : i64
+                  %144 = arith.ori %133, %c3221225472_i64 : i64
+                  %145 = arith.muli %138, %c32_i64 : i64
+                  %146 = arith.addi %145, %133 : i64
+                  %147 = arith.addi %146, %111 : i64
+                  "instgem.preload"(%147, %135, %143, %144, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %148 = arith.addi %139, %101 : i64
+                  "instgem.compute_preloaded"(%148, %141, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %149 = arith.addi %133, %c32_i64 : i64
+                  %150 = arith.ori %149, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %151 = arith.addi %139, %c32_i64 : i64
+                  %152 = arith.addi %151, %101 : i64
+                  "instgem.compute_accumulated"(%152, %141, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              } {gemmini.compute_nest}
+            }
+            scf.if %129 {
+              %132 = arith.muli %131, %c4 : index
+              %133 = arith.muli %124, %c8 : index
+              %134 = arith.subi %132, %c1 : index
+              %135 = arith.addi %133, %134 : index
+              %136 = arith.divsi %135, %132 : index
+              scf.for %arg13 = %136 to %c2 step %c1 {
+                %148 = arith.index_cast %arg13 : index to i64
+                %149 = arith.muli %148, %c16_i64 : i64
+                %150 = arith.maxsi %149, %c0_i64 : i64
+                %151 = arith.addi %149, %c16_i64 : i64
+                %152 = arith.minsi %151, %c32_i64 : i64
+                %153 = arith.subi %152, %150 : i64
+                %154 = arith.muli %150, %130#0 : i64
+                %155 = arith.addi %130#1, %154 : i64
+                %156 = arith.muli %148, %c32_i64 : i64
+                %157 = arith.addi %156, %130#2 : i64
+                %158 = arith.subi %150, %149 : i64
+                %159 = arith.addi %157, %158 : i64
+                %160 = arith.minsi %130#3, %c64_i64 : i64
+                "instgem.mvin"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %137 = arith.subi %134, %131 : index
+              %138 = arith.divsi %137, %132 : index
+              scf.for %arg13 = %138 to %c0 step %c1 {
+                %148 = arith.index_cast %arg13 : index to i64
+                %149 = arith.muli %148, %c16_i64 : i64
+                %150 = arith.maxsi %149, %c0_i64 : i64
+                %151 = arith.addi %149, %c16_i64 : i64
+                %152 = arith.minsi %151, %c0_i64 : i64
+                %153 = arith.subi %152, %150 : i64
+                %154 = arith.muli %148, %c32_i64 : i64
+                %155 = arith.addi %154, %130#2 : i64
+                %156 = arith.subi %150, %149 : i64
+                %157 = arith.addi %155, %156 : i64
+                %158 = arith.minsi %130#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64, %157, %158, %153) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %139 = arith.muli %130#4, %c4 : index
+              %140 = arith.muli %124, %139 : index
+              %141 = arith.muli %131, %c2 : index
+              %142 = arith.subi %134, %141 : index
+              %143 = arith.addi %140, %142 : index
+              %144 = arith.divsi %143, %132 : index
+              scf.for %arg13 = %144 to %130#4 step %c1 {
+                %148 = arith.index_cast %arg13 : index to i64
+                %149 = arith.muli %148, %c16_i64 : i64
+                %150 = arith.maxsi %149, %c0_i64 : i64
+                %151 = arith.addi %149, %c16_i64 : i64
+                %152 = arith.minsi %151, %130#5 : i64
+                %153 = arith.subi %152, %150 : i64
+                %154 = arith.muli %150, %130#6 : i64
+                %155 = arith.addi %130#7, %154 : i64
+                %156 = arith.muli %148, %c32_i64 : i64
+                %157 = arith.addi %156, %130#8 : i64
+                %158 = arith.subi %150, %149 : i64
+                %159 = arith.addi %157, %158 : i64
+                %160 = arith.minsi %113, %c64_i64 : i64
+                "instgem.mvin2"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %145 = arith.muli %131, %c3 : index
+              %146 = arith.subi %134, %145 : index
+              %147 = arith.divsi %146, %132 : index
+              scf.for %arg13 = %147 to %c0 step %c1 {
+                %148 = arith.index_cast %arg13 : index to i64
+                %149 = arith.muli %148, %c16_i64 : i64
+                %150 = arith.maxsi %149, %c0_i64 : i64
+                %151 = arith.addi %149, %c16_i64 : i64
+                %152 = arith.minsi %151, %c0_i64 : i64
+                %153 = arith.subi %152, %150 : i64
+                %154 = arith.muli %148, %c32_i64 : i64
+                %155 = arith.addi %154, %130#8 : i64
+                %156 = arith.subi %150, %149 : i64
+                %157 = arith.addi %155, %156 : i64
+                %158 = arith.minsi %113, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64, %157, %158, %153) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            scf.yield %96, %103 : index, index
           }
-          scf.if %115 {
-            %118 = arith.muli %117, %c4 : index
-            %119 = arith.muli %113, %c8 : index
-            %120 = arith.subi %118, %c1 : index
-            %121 = arith.addi %119, %120 : index
-            %122 = arith.divsi %121, %118 : index
-            scf.for %arg13 = %122 to %c2 step %c1 {
-              %134 = arith.index_cast %arg13 : index to i64
-              %135 = arith.muli %134, %c16_i64 : i64
-              %136 = arith.maxsi %135, %c0_i64 : i64
-              %137 = arith.addi %135, %c16_i64 : i64
-              %138 = arith.minsi %137, %c32_i64 : i64
-              %139 = arith.subi %138, %136 : i64
-              %140 = arith.muli %136, %116#0 : i64
-              %141 = arith.addi %116#1, %140 : i64
-              %142 = arith.muli %134, %c32_i64 : i64
-              %143 = arith.addi %142, %116#2 : i64
-              %144 = arith.subi %136, %135 : i64
-              %145 = arith.addi %143, %144 : i64
-              %146 = arith.minsi %116#3, %c64_i64 : i64
-              "instgem.mvin"(%141, %145, %146, %139) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %123 = arith.subi %120, %117 : index
-            %124 = arith.divsi %123, %118 : index
-            scf.for %arg13 = %124 to %c0 step %c1 {
-              %134 = arith.index_cast %arg13 : index to i64
-              %135 = arith.muli %134, %c16_i64 : i64
-              %136 = arith.maxsi %135, %c0_i64 : i64
-              %137 = arith.addi %135, %c16_i64 : i64
-              %138 = arith.minsi %137, %c0_i64 : i64
-              %139 = arith.subi %138, %136 : i64
-              %140 = arith.muli %134, %c32_i64 : i64
-              %141 = arith.addi %140, %116#2 : i64
-              %142 = arith.subi %136, %135 : i64
-              %143 = arith.addi %141, %142 : i64
-              %144 = arith.minsi %116#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %143, %144, %139) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %125 = arith.muli %116#4, %c4 : index
-            %126 = arith.muli %113, %125 : index
-            %127 = arith.muli %117, %c2 : index
-            %128 = arith.subi %120, %127 : index
-            %129 = arith.addi %126, %128 : index
-            %130 = arith.divsi %129, %118 : index
-            scf.for %arg13 = %130 to %116#4 step %c1 {
-              %134 = arith.index_cast %arg13 : index to i64
-              %135 = arith.muli %134, %c16_i64 : i64
-              %136 = arith.maxsi %135, %c0_i64 : i64
-              %137 = arith.addi %135, %c16_i64 : i64
-              %138 = arith.minsi %137, %116#5 : i64
-              %139 = arith.subi %138, %136 : i64
-              %140 = arith.muli %136, %116#6 : i64
-              %141 = arith.addi %116#7, %140 : i64
-              %142 = arith.muli %134, %c32_i64 : i64
-              %143 = arith.addi %142, %116#8 : i64
-              %144 = arith.subi %136, %135 : i64
-              %145 = arith.addi %143, %144 : i64
-              %146 = arith.minsi %108, %c64_i64 : i64
-              "instgem.mvin2"(%141, %145, %146, %139) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %131 = arith.muli %117, %c3 : index
-            %132 = arith.subi %120, %131 : index
-            %133 = arith.divsi %132, %118 : index
-            scf.for %arg13 = %133 to %c0 step %c1 {
-              %134 = arith.index_cast %arg13 : index to i64
-              %135 = arith.muli %134, %c16_i64 : i64
-              %136 = arith.maxsi %135, %c0_i64 : i64
-              %137 = arith.addi %135, %c16_i64 : i64
-              %138 = arith.minsi %137, %c0_i64 : i64
-              %139 = arith.subi %138, %136 : i64
-              %140 = arith.muli %134, %c32_i64 : i64
-              %141 = arith.addi %140, %116#8 : i64
-              %142 = arith.subi %136, %135 : i64
-              %143 = arith.addi %141, %142 : i64
-              %144 = arith.minsi %108, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %143, %144, %139) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+        }
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.remsi %95, %c2_i64 : i64
+          %97 = arith.divsi %95, %c2_i64 : i64
+          %98 = arith.muli %97, %c16_i64 : i64
+          %99 = arith.subi %c32_i64, %98 : i64
+          %100 = arith.minsi %99, %c16_i64 : i64
+          %101 = arith.muli %96, %c32_i64 : i64
+          %102 = arith.addi %101, %98 : i64
+          %103 = arith.addi %102, %c64_i64 : i64
+          %104 = arith.ori %103, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %104, %100, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %56 = arith.minsi %arg6, %c32 : index
+        %57 = arith.subi %56, %7 : index
+        %subview = memref.subview %reinterpret_cast_1[%7, %6] [%57, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %58 = arith.index_cast %7 : index to i64
+        %59 = arith.index_cast %57 : index to i64
+        %60 = arith.addi %58, %59 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %61 = arith.index_cast %intptr : index to i64
+        %62 = arith.index_cast %offset : index to i64
+        %63 = arith.addi %61, %62 : i64
+        %64 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %65 = arith.maxsi %58, %c0_i64 : i64
+        %66 = arith.divui %65, %c16_i64 : i64
+        %67 = arith.maxsi %60, %c0_i64 : i64
+        %68 = arith.addi %67, %c15_i64 : i64
+        %69 = arith.divui %68, %c16_i64 : i64
+        %70 = arith.subi %69, %66 : i64
+        %71 = arith.cmpi sgt, %59, %c0_i64 : i64
+        %72 = arith.extui %71 : i1 to i64
+        %73 = arith.muli %70, %72 : i64
+        %74 = arith.index_cast %73 : i64 to index
+        scf.for %arg10 = %c0 to %74 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.addi %66, %95 : i64
+          %97 = arith.muli %96, %c16_i64 : i64
+          %98 = arith.maxsi %97, %58 : i64
+          %99 = arith.addi %97, %c16_i64 : i64
+          %100 = arith.minsi %99, %60 : i64
+          %101 = arith.subi %100, %98 : i64
+          %102 = arith.subi %98, %58 : i64
+          %103 = arith.muli %102, %64 : i64
+          %104 = arith.addi %63, %103 : i64
+          %105 = arith.muli %96, %c32_i64 : i64
+          %106 = arith.addi %105, %c256_i64 : i64
+          %107 = arith.subi %98, %97 : i64
+          %108 = arith.addi %106, %107 : i64
+          "instgem.mvin"(%104, %108, %c32_i64, %101) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %75 = arith.addi %65, %c15_i64 : i64
+        %76 = arith.divui %75, %c16_i64 : i64
+        %77 = arith.cmpi sgt, %58, %c0_i64 : i64
+        %78 = arith.extui %77 : i1 to i64
+        %79 = arith.muli %76, %78 : i64
+        %80 = arith.index_cast %79 : i64 to index
+        scf.for %arg10 = %c0 to %80 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.maxsi %96, %c0_i64 : i64
+          %98 = arith.addi %96, %c16_i64 : i64
+          %99 = arith.minsi %98, %58 : i64
+          %100 = arith.subi %99, %97 : i64
+          %101 = arith.muli %95, %c32_i64 : i64
+          %102 = arith.addi %101, %c256_i64 : i64
+          %103 = arith.subi %97, %96 : i64
+          %104 = arith.addi %102, %103 : i64
+          "instgem.mvin"(%c0_i64, %104, %c32_i64, %100) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %81 = arith.minsi %67, %c32_i64 : i64
+        %82 = arith.bitcast %arg8 : f32 to i32
+        %83 = arith.extui %82 : i32 to i64
+        "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %83, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %84 = arith.minsi %81, %c32_i64 : i64
+        %85 = arith.ceildivsi %84, %c16_i64 : i64
+        %86 = arith.divsi %84, %c16_i64 : i64
+        %87 = arith.minsi %85, %86 : i64
+        %88 = arith.maxsi %87, %c0_i64 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.muli %95, %c16_i64 : i64
+          %97 = arith.subi %c32_i64, %96 : i64
+          %98 = arith.minsi %97, %c16_i64 : i64
+          %99 = arith.index_cast %88 : i64 to index
+          scf.for %arg11 = %c0 to %99 step %c1 {
+            %101 = arith.index_cast %arg11 : index to i64
+            %102 = arith.addi %96, %c64_i64 : i64
+            %103 = arith.ori %102, %c3221225472_i64 : i64
+            %104 = arith.muli %101, %c32_i64 : i64
+            %105 = arith.addi %104, %96 : i64
+            %106 = arith.addi %105, %c256_i64 : i64
+            "instgem.preload"(%106, %98, %c16_i64, %103, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %107 = arith.muli %101, %c16_i64 : i64
+            %108 = arith.ori %107, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %109 = arith.addi %96, %c96_i64 : i64
+            %110 = arith.ori %109, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %110, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %111 = arith.addi %107, %c32_i64 : i64
+            %112 = arith.ori %111, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          scf.yield %97, %101 : index, index
+          %100 = arith.index_cast %85 : i64 to index
+          scf.for %arg11 = %99 to %100 step %c1 {
+            %101 = arith.index_cast %arg11 : index to i64
+            %102 = arith.muli %101, %c16_i64 : i64
+            %103 = arith.subi %c32_i64, %102 : i64
+            %104 = arith.minsi %103, %c16_i64 : i64
+            %105 = arith.subi %81, %102 : i64
+            %106 = arith.minsi %105, %c16_i64 : i64
+            %107 = arith.addi %96, %c64_i64 : i64
+            %108 = arith.ori %107, %c3221225472_i64 : i64
+            %109 = arith.muli %101, %c32_i64 : i64
+            %110 = arith.addi %109, %96 : i64
+            %111 = arith.addi %110, %c256_i64 : i64
+            "instgem.preload"(%111, %98, %106, %108, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %112 = arith.ori %102, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%112, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %113 = arith.addi %96, %c96_i64 : i64
+            %114 = arith.ori %113, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %114, %98, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %115 = arith.addi %102, %c32_i64 : i64
+            %116 = arith.ori %115, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%116, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_3 = memref.subview %reinterpret_cast_2[%4, %6] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %89 = arith.index_cast %intptr_9 : index to i64
+        %90 = arith.index_cast %offset_6 : index to i64
+        %91 = arith.addi %89, %90 : i64
+        %92 = arith.index_cast %strides_8#0 : index to i64
+        %93 = arith.bitcast %arg9 : f32 to i32
+        %94 = arith.extui %93 : i32 to i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %94) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %95 = arith.index_cast %arg10 : index to i64
+          %96 = arith.remsi %95, %c2_i64 : i64
+          %97 = arith.divsi %95, %c2_i64 : i64
+          %98 = arith.muli %96, %c16_i64 : i64
+          %99 = arith.maxsi %98, %c0_i64 : i64
+          %100 = arith.addi %98, %c16_i64 : i64
+          %101 = arith.minsi %100, %c32_i64 : i64
+          %102 = arith.subi %101, %99 : i64
+          %103 = arith.muli %99, %92 : i64
+          %104 = arith.addi %91, %103 : i64
+          %105 = arith.muli %97, %c16_i64 : i64
+          %106 = arith.addi %104, %105 : i64
+          %107 = arith.muli %96, %c32_i64 : i64
+          %108 = arith.addi %107, %105 : i64
+          %109 = arith.addi %108, %c64_i64 : i64
+          %110 = arith.ori %109, %c2147483648_i64 : i64
+          %111 = arith.subi %99, %98 : i64
+          %112 = arith.addi %110, %111 : i64
+          %113 = arith.subi %c32_i64, %105 : i64
+          %114 = arith.minsi %113, %c16_i64 : i64
+          "instgem.mvout"(%106, %112, %114, %102) : (i64, i64, i64, i64) -> ()
         }
-      }
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %96 = arith.index_cast %arg10 : index to i64
-        %97 = arith.remsi %96, %c2_i64 : i64
-        %98 = arith.divsi %96, %c2_i64 : i64
-        %99 = arith.muli %98, %c16_i64 : i64
-        %100 = arith.subi %c32_i64, %99 : i64
-        %101 = arith.minsi %100, %c16_i64 : i64
-        %102 = arith.muli %97, %c32_i64 : i64
-        %103 = arith.addi %102, %99 : i64
-        %104 = arith.addi %103, %c64_i64 : i64
-        %105 = arith.ori %104, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %105, %101, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %57 = arith.minsi %arg6, %c32 : index
-      %58 = arith.subi %57, %7 : index
-      %subview = memref.subview %reinterpret_cast_1[%7, %6] [%58, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %59 = arith.index_cast %7 : index to i64
-      %60 = arith.index_cast %58 : index to i64
-      %61 = arith.addi %59, %60 : i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %62 = arith.index_cast %intptr : index to i64
-      %63 = arith.index_cast %offset : index to i64
-      %64 = arith.addi %62, %63 : i64
-      %65 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %65) : (i64, i64, i64, i64, i64, i64) -> ()
-      %66 = arith.maxsi %59, %c0_i64 : i64
-      %67 = arith.divui %66, %c16_i64 : i64
-      %68 = arith.maxsi %61, %c0_i64 : i64
-      %69 = arith.addi %68, %c15_i64 : i64
-      %70 = arith.divui %69, %c16_i64 : i64
-      %71 = arith.subi %70, %67 : i64
-      %72 = arith.cmpi sgt, %60, %c0_i64 : i64
-      %73 = arith.extui %72 : i1 to i64
-      %74 = arith.muli %71, %73 : i64
-      %75 = arith.index_cast %74 : i64 to index
-      scf.for %arg10 = %c0 to %75 step %c1 {
-        %96 = arith.index_cast %arg10 : index to i64
-        %97 = arith.addi %67, %96 : i64
-        %98 = arith.muli %97, %c16_i64 : i64
-        %99 = arith.maxsi %98, %59 : i64
-        %100 = arith.addi %98, %c16_i64 : i64
-        %101 = arith.minsi %100, %61 : i64
-        %102 = arith.subi %101, %99 : i64
-        %103 = arith.subi %99, %59 : i64
-        %104 = arith.muli %103, %65 : i64
-        %105 = arith.addi %64, %104 : i64
-        %106 = arith.muli %97, %c32_i64 : i64
-        %107 = arith.addi %106, %c256_i64 : i64
-        %108 = arith.subi %99, %98 : i64
-        %109 = arith.addi %107, %108 : i64
-        "instgem.mvin"(%105, %109, %c32_i64, %102) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %76 = arith.addi %66, %c15_i64 : i64
-      %77 = arith.divui %76, %c16_i64 : i64
-      %78 = arith.cmpi sgt, %59, %c0_i64 : i64
-      %79 = arith.extui %78 : i1 to i64
-      %80 = arith.muli %77, %79 : i64
-      %81 = arith.index_cast %80 : i64 to index
-      scf.for %arg10 = %c0 to %81 step %c1 {
-        %96 = arith.index_cast %arg10 : index to i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %c0_i64 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %59 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.muli %96, %c32_i64 : i64
-        %103 = arith.addi %102, %c256_i64 : i64
-        %104 = arith.subi %98, %97 : i64
-        %105 = arith.addi %103, %104 : i64
-        "instgem.mvin"(%c0_i64, %105, %c32_i64, %101) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %82 = arith.minsi %68, %c32_i64 : i64
-      %83 = arith.bitcast %arg8 : f32 to i32
-      %84 = arith.extui %83 : i32 to i64
-      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %84, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %85 = arith.minsi %82, %c32_i64 : i64
-      %86 = arith.ceildivsi %85, %c16_i64 : i64
-      %87 = arith.divsi %85, %c16_i64 : i64
-      %88 = arith.minsi %86, %87 : i64
-      %89 = arith.maxsi %88, %c0_i64 : i64
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %96 = arith.index_cast %arg10 : index to i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.subi %c32_i64, %97 : i64
-        %99 = arith.minsi %98, %c16_i64 : i64
-        %100 = arith.index_cast %89 : i64 to index
-        scf.for %arg11 = %c0 to %100 step %c1 {
-          %102 = arith.index_cast %arg11 : index to i64
-          %103 = arith.addi %97, %c64_i64 : i64
-          %104 = arith.ori %103, %c3221225472_i64 : i64
-          %105 = arith.muli %102, %c32_i64 : i64
-          %106 = arith.addi %105, %97 : i64
-          %107 = arith.addi %106, %c256_i64 : i64
-          "instgem.preload"(%107, %99, %c16_i64, %104, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %108 = arith.muli %102, %c16_i64 : i64
-          %109 = arith.ori %108, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %110 = arith.addi %97, %c96_i64 : i64
-          %111 = arith.ori %110, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %111, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %112 = arith.addi %108, %c32_i64 : i64
-          %113 = arith.ori %112, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%113, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-        %101 = arith.index_cast %86 : i64 to index
-        scf.for %arg11 = %100 to %101 step %c1 {
-          %102 = arith.index_cast %arg11 : index to i64
-          %103 = arith.muli %102, %c16_i64 : i64
-          %104 = arith.subi %c32_i64, %103 : i64
-          %105 = arith.minsi %104, %c16_i64 : i64
-          %106 = arith.subi %82, %103 : i64
-          %107 = arith.minsi %106, %c16_i64 : i64
-          %108 = arith.addi %97, %c64_i64 : i64
-          %109 = arith.ori %108, %c3221225472_i64 : i64
-          %110 = arith.muli %102, %c32_i64 : i64
-          %111 = arith.addi %110, %97 : i64
-          %112 = arith.addi %111, %c256_i64 : i64
-          "instgem.preload"(%112, %99, %107, %109, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %113 = arith.ori %103, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%113, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %114 = arith.addi %97, %c96_i64 : i64
-          %115 = arith.ori %114, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %115, %99, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %116 = arith.addi %103, %c32_i64 : i64
-          %117 = arith.ori %116, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%117, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-      } {gemmini.compute_nest}
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview_3 = memref.subview %reinterpret_cast_2[%4, %6] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %cast_4 = memref.cast %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %90 = arith.index_cast %intptr_9 : index to i64
-      %91 = arith.index_cast %offset_6 : index to i64
-      %92 = arith.addi %90, %91 : i64
-      %93 = arith.index_cast %strides_8#0 : index to i64
-      %94 = arith.bitcast %arg9 : f32 to i32
-      %95 = arith.extui %94 : i32 to i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %93, %95) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %96 = arith.index_cast %arg10 : index to i64
-        %97 = arith.remsi %96, %c2_i64 : i64
-        %98 = arith.divsi %96, %c2_i64 : i64
-        %99 = arith.muli %97, %c16_i64 : i64
-        %100 = arith.maxsi %99, %c0_i64 : i64
-        %101 = arith.addi %99, %c16_i64 : i64
-        %102 = arith.minsi %101, %c32_i64 : i64
-        %103 = arith.subi %102, %100 : i64
-        %104 = arith.muli %100, %93 : i64
-        %105 = arith.addi %92, %104 : i64
-        %106 = arith.muli %98, %c16_i64 : i64
-        %107 = arith.addi %105, %106 : i64
-        %108 = arith.muli %97, %c32_i64 : i64
-        %109 = arith.addi %108, %106 : i64
-        %110 = arith.addi %109, %c64_i64 : i64
-        %111 = arith.ori %110, %c2147483648_i64 : i64
-        %112 = arith.subi %100, %99 : i64
-        %113 = arith.addi %111, %112 : i64
-        %114 = arith.subi %c32_i64, %106 : i64
-        %115 = arith.minsi %114, %c16_i64 : i64
-        "instgem.mvout"(%107, %113, %115, %103) : (i64, i64, i64, i64) -> ()
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %54 = arith.cmpi sle, %5, %c0 : index
-      scf.if %54 {
+      %50 = arith.cmpi sle, %5, %c0 : index
+      scf.if %50 {
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c4 step %c1 {
-          %129 = arith.index_cast %arg10 : index to i64
-          %130 = arith.remsi %129, %c2_i64 : i64
-          %131 = arith.divsi %129, %c2_i64 : i64
-          %132 = arith.muli %131, %c16_i64 : i64
-          %133 = arith.subi %c32_i64, %132 : i64
-          %134 = arith.minsi %133, %c16_i64 : i64
-          %135 = arith.muli %130, %c32_i64 : i64
-          %136 = arith.addi %135, %132 : i64
-          %137 = arith.ori %136, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %137, %134, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %125 = arith.index_cast %arg10 : index to i64
+          %126 = arith.remsi %125, %c2_i64 : i64
+          %127 = arith.divsi %125, %c2_i64 : i64
+          %128 = arith.muli %127, %c16_i64 : i64
+          %129 = arith.subi %c32_i64, %128 : i64
+          %130 = arith.minsi %129, %c16_i64 : i64
+          %131 = arith.muli %126, %c32_i64 : i64
+          %132 = arith.addi %131, %128 : i64
+          %133 = arith.ori %132, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %133, %130, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %55 = arith.cmpi sgt, %5, %c0 : index
-      scf.if %55 {
-        %129 = arith.maxsi %15, %c0 : index
-        %130 = arith.minsi %129, %arg4 : index
-        %131 = arith.maxsi %13, %c0 : index
-        %132 = arith.minsi %131, %c32 : index
-        %133 = arith.subi %130, %12 : index
-        %134 = arith.minsi %arg5, %c0 : index
-        %135 = arith.minsi %arg5, %c32 : index
-        %136 = arith.maxsi %134, %c0 : index
-        %137 = arith.minsi %136, %c32 : index
-        %138 = arith.subi %135, %134 : index
-        %139 = arith.cmpi sgt, %137, %c0 : index
-        %subview_9 = memref.subview %reinterpret_cast[%12, %134] [%133, %138] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %140 = arith.index_cast %132 : index to i64
-        %141 = arith.index_cast %133 : index to i64
-        %142 = arith.index_cast %138 : index to i64
+      %51 = arith.cmpi sgt, %5, %c0 : index
+      scf.if %51 {
+        %125 = arith.maxsi %15, %c0 : index
+        %126 = arith.minsi %125, %arg4 : index
+        %127 = arith.maxsi %13, %c0 : index
+        %128 = arith.minsi %127, %c32 : index
+        %129 = arith.subi %126, %12 : index
+        %130 = arith.minsi %arg5, %c0 : index
+        %131 = arith.minsi %arg5, %c32 : index
+        %132 = arith.maxsi %130, %c0 : index
+        %133 = arith.minsi %132, %c32 : index
+        %134 = arith.subi %131, %130 : index
+        %135 = arith.cmpi sgt, %133, %c0 : index
+        %subview_9 = memref.subview %reinterpret_cast[%12, %130] [%129, %134] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %136 = arith.index_cast %128 : index to i64
+        %137 = arith.index_cast %129 : index to i64
+        %138 = arith.index_cast %134 : index to i64
         %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %143 = arith.index_cast %intptr_14 : index to i64
-        %144 = arith.index_cast %offset_11 : index to i64
-        %145 = arith.addi %143, %144 : i64
-        %146 = arith.index_cast %strides_13#0 : index to i64
-        %147 = arith.maxsi %140, %c0_i64 : i64
+        %139 = arith.index_cast %intptr_14 : index to i64
+        %140 = arith.index_cast %offset_11 : index to i64
+        %141 = arith.addi %139, %140 : i64
+        %142 = arith.index_cast %strides_13#0 : index to i64
+        %143 = arith.maxsi %136, %c0_i64 : i64
+        %144 = arith.divui %143, %c16_i64 : i64
+        %145 = arith.addi %136, %137 : i64
+        %146 = arith.maxsi %145, %c0_i64 : i64
+        %147 = arith.addi %146, %c15_i64 : i64
         %148 = arith.divui %147, %c16_i64 : i64
-        %149 = arith.addi %140, %141 : i64
-        %150 = arith.maxsi %149, %c0_i64 : i64
-        %151 = arith.addi %150, %c15_i64 : i64
-        %152 = arith.divui %151, %c16_i64 : i64
-        %153 = arith.subi %152, %148 : i64
-        %154 = arith.cmpi sgt, %141, %c0_i64 : i64
-        %155 = arith.extui %154 : i1 to i64
-        %156 = arith.muli %153, %155 : i64
-        %157 = arith.index_cast %156 : i64 to index
-        %158 = arith.addi %147, %c15_i64 : i64
-        %159 = arith.divui %158, %c16_i64 : i64
-        %160 = arith.cmpi sgt, %140, %c0_i64 : i64
-        %161 = arith.extui %160 : i1 to i64
-        %162 = arith.muli %159, %161 : i64
-        %163 = arith.index_cast %162 : i64 to index
-        %164 = arith.minsi %arg6, %c32 : index
-        %165 = arith.maxsi %7, %c0 : index
-        %166 = arith.minsi %165, %c32 : index
-        %167 = arith.subi %164, %7 : index
-        %168 = arith.cmpi sgt, %166, %c0 : index
-        %subview_15 = memref.subview %reinterpret_cast_0[%134, %7] [%138, %167] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %169 = arith.index_cast %137 : index to i64
-        %170 = arith.index_cast %167 : index to i64
+        %149 = arith.subi %148, %144 : i64
+        %150 = arith.cmpi sgt, %137, %c0_i64 : i64
+        %151 = arith.extui %150 : i1 to i64
+        %152 = arith.muli %149, %151 : i64
+        %153 = arith.index_cast %152 : i64 to index
+        %154 = arith.addi %143, %c15_i64 : i64
+        %155 = arith.divui %154, %c16_i64 : i64
+        %156 = arith.cmpi sgt, %136, %c0_i64 : i64
+        %157 = arith.extui %156 : i1 to i64
+        %158 = arith.muli %155, %157 : i64
+        %159 = arith.index_cast %158 : i64 to index
+        %160 = arith.minsi %arg6, %c32 : index
+        %161 = arith.maxsi %7, %c0 : index
+        %162 = arith.minsi %161, %c32 : index
+        %163 = arith.subi %160, %7 : index
+        %164 = arith.cmpi sgt, %162, %c0 : index
+        %subview_15 = memref.subview %reinterpret_cast_0[%130, %7] [%134, %163] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %165 = arith.index_cast %133 : index to i64
+        %166 = arith.index_cast %163 : index to i64
         %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %171 = arith.index_cast %intptr_20 : index to i64
-        %172 = arith.index_cast %offset_17 : index to i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.index_cast %strides_19#0 : index to i64
-        %175 = arith.maxsi %169, %c0_i64 : i64
+        %167 = arith.index_cast %intptr_20 : index to i64
+        %168 = arith.index_cast %offset_17 : index to i64
+        %169 = arith.addi %167, %168 : i64
+        %170 = arith.index_cast %strides_19#0 : index to i64
+        %171 = arith.maxsi %165, %c0_i64 : i64
+        %172 = arith.divui %171, %c16_i64 : i64
+        %173 = arith.addi %165, %138 : i64
+        %174 = arith.maxsi %173, %c0_i64 : i64
+        %175 = arith.addi %174, %c15_i64 : i64
         %176 = arith.divui %175, %c16_i64 : i64
-        %177 = arith.addi %169, %142 : i64
-        %178 = arith.maxsi %177, %c0_i64 : i64
-        %179 = arith.addi %178, %c15_i64 : i64
-        %180 = arith.divui %179, %c16_i64 : i64
-        %181 = arith.subi %180, %176 : i64
-        %182 = arith.cmpi sgt, %142, %c0_i64 : i64
-        %183 = arith.extui %182 : i1 to i64
-        %184 = arith.muli %181, %183 : i64
-        %185 = arith.index_cast %184 : i64 to index
-        %186 = arith.addi %175, %c15_i64 : i64
-        %187 = arith.divui %186, %c16_i64 : i64
-        %188 = arith.cmpi sgt, %169, %c0_i64 : i64
-        %189 = arith.extui %188 : i1 to i64
-        %190 = arith.muli %187, %189 : i64
-        %191 = arith.index_cast %190 : i64 to index
-        scf.if %139 {
+        %177 = arith.subi %176, %172 : i64
+        %178 = arith.cmpi sgt, %138, %c0_i64 : i64
+        %179 = arith.extui %178 : i1 to i64
+        %180 = arith.muli %177, %179 : i64
+        %181 = arith.index_cast %180 : i64 to index
+        %182 = arith.addi %171, %c15_i64 : i64
+        %183 = arith.divui %182, %c16_i64 : i64
+        %184 = arith.cmpi sgt, %165, %c0_i64 : i64
+        %185 = arith.extui %184 : i1 to i64
+        %186 = arith.muli %183, %185 : i64
+        %187 = arith.index_cast %186 : i64 to index
+        scf.if %135 {
           func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
         }
-        scf.if %168 {
+        scf.if %164 {
           func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %146) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-        %192 = arith.minsi %157, %c1 : index
-        %193 = arith.minsi %163, %c1 : index
-        %194 = arith.minsi %185, %c1 : index
-        %195 = arith.minsi %191, %c1 : index
-        scf.for %arg10 = %c0 to %192 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.addi %148, %196 : i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.maxsi %198, %140 : i64
-          %200 = arith.addi %198, %c16_i64 : i64
-          %201 = arith.minsi %200, %149 : i64
-          %202 = arith.subi %201, %199 : i64
-          %203 = arith.subi %199, %140 : i64
-          %204 = arith.muli %203, %146 : i64
-          %205 = arith.addi %145, %204 : i64
-          %206 = arith.muli %197, %c32_i64 : i64
-          %207 = arith.subi %199, %198 : i64
-          %208 = arith.addi %206, %207 : i64
-          %209 = arith.minsi %142, %c64_i64 : i64
-          "instgem.mvin"(%205, %208, %209, %202) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %193 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.muli %196, %c16_i64 : i64
-          %198 = arith.maxsi %197, %c0_i64 : i64
-          %199 = arith.addi %197, %c16_i64 : i64
-          %200 = arith.minsi %199, %140 : i64
-          %201 = arith.subi %200, %198 : i64
-          %202 = arith.muli %196, %c32_i64 : i64
-          %203 = arith.subi %198, %197 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+        %188 = arith.minsi %153, %c1 : index
+        %189 = arith.minsi %159, %c1 : index
+        %190 = arith.minsi %181, %c1 : index
+        %191 = arith.minsi %187, %c1 : index
+        scf.for %arg10 = %c0 to %188 step %c1 {
+          %192 = arith.index_cast %arg10 : index to i64
+          %193 = arith.addi %144, %192 : i64
+          %194 = arith.muli %193, %c16_i64 : i64
+          %195 = arith.maxsi %194, %136 : i64
+          %196 = arith.addi %194, %c16_i64 : i64
+          %197 = arith.minsi %196, %145 : i64
+          %198 = arith.subi %197, %195 : i64
+          %199 = arith.subi %195, %136 : i64
+          %200 = arith.muli %199, %142 : i64
+          %201 = arith.addi %141, %200 : i64
+          %202 = arith.muli %193, %c32_i64 : i64
+          %203 = arith.subi %195, %194 : i64
           %204 = arith.addi %202, %203 : i64
-          %205 = arith.minsi %142, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %204, %205, %201) : (i64, i64, i64, i64) -> ()
+          %205 = arith.minsi %138, %c64_i64 : i64
+          "instgem.mvin"(%201, %204, %205, %198) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %194 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.addi %176, %196 : i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.maxsi %198, %169 : i64
-          %200 = arith.addi %198, %c16_i64 : i64
-          %201 = arith.minsi %200, %177 : i64
-          %202 = arith.subi %201, %199 : i64
-          %203 = arith.subi %199, %169 : i64
-          %204 = arith.muli %203, %174 : i64
-          %205 = arith.addi %173, %204 : i64
-          %206 = arith.muli %197, %c32_i64 : i64
-          %207 = arith.addi %206, %c128_i64 : i64
-          %208 = arith.subi %199, %198 : i64
-          %209 = arith.addi %207, %208 : i64
-          %210 = arith.minsi %170, %c64_i64 : i64
-          "instgem.mvin2"(%205, %209, %210, %202) : (i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %189 step %c1 {
+          %192 = arith.index_cast %arg10 : index to i64
+          %193 = arith.muli %192, %c16_i64 : i64
+          %194 = arith.maxsi %193, %c0_i64 : i64
+          %195 = arith.addi %193, %c16_i64 : i64
+          %196 = arith.minsi %195, %136 : i64
+          %197 = arith.subi %196, %194 : i64
+          %198 = arith.muli %192, %c32_i64 : i64
+          %199 = arith.subi %194, %193 : i64
+          %200 = arith.addi %198, %199 : i64
+          %201 = arith.minsi %138, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %200, %201, %197) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %195 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.muli %196, %c16_i64 : i64
-          %198 = arith.maxsi %197, %c0_i64 : i64
-          %199 = arith.addi %197, %c16_i64 : i64
-          %200 = arith.minsi %199, %169 : i64
-          %201 = arith.subi %200, %198 : i64
-          %202 = arith.muli %196, %c32_i64 : i64
+        scf.for %arg10 = %c0 to %190 step %c1 {
+          %192 = arith.index_cast %arg10 : index to i64
+          %193 = arith.addi %172, %192 : i64
+          %194 = arith.muli %193, %c16_i64 : i64
+          %195 = arith.maxsi %194, %165 : i64
+          %196 = arith.addi %194, %c16_i64 : i64
+          %197 = arith.minsi %196, %173 : i64
+          %198 = arith.subi %197, %195 : i64
+          %199 = arith.subi %195, %165 : i64
+          %200 = arith.muli %199, %170 : i64
+          %201 = arith.addi %169, %200 : i64
+          %202 = arith.muli %193, %c32_i64 : i64
           %203 = arith.addi %202, %c128_i64 : i64
-          %204 = arith.subi %198, %197 : i64
+          %204 = arith.subi %195, %194 : i64
           %205 = arith.addi %203, %204 : i64
-          %206 = arith.minsi %170, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %205, %206, %201) : (i64, i64, i64, i64) -> ()
+          %206 = arith.minsi %166, %c64_i64 : i64
+          "instgem.mvin2"(%201, %205, %206, %198) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %192 to %157 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.addi %148, %196 : i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.maxsi %198, %140 : i64
-          %200 = arith.addi %198, %c16_i64 : i64
-          %201 = arith.minsi %200, %149 : i64
-          %202 = arith.subi %201, %199 : i64
-          %203 = arith.subi %199, %140 : i64
-          %204 = arith.muli %203, %146 : i64
-          %205 = arith.addi %145, %204 : i64
-          %206 = arith.muli %197, %c32_i64 : i64
-          %207 = arith.subi %199, %198 : i64
-          %208 = arith.addi %206, %207 : i64
-          %209 = arith.minsi %142, %c64_i64 : i64
-          "instgem.mvin"(%205, %208, %209, %202) : (i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %191 step %c1 {
+          %192 = arith.index_cast %arg10 : index to i64
+          %193 = arith.muli %192, %c16_i64 : i64
+          %194 = arith.maxsi %193, %c0_i64 : i64
+          %195 = arith.addi %193, %c16_i64 : i64
+          %196 = arith.minsi %195, %165 : i64
+          %197 = arith.subi %196, %194 : i64
+          %198 = arith.muli %192, %c32_i64 : i64
+          %199 = arith.addi %198, %c128_i64 : i64
+          %200 = arith.subi %194, %193 : i64
+          %201 = arith.addi %199, %200 : i64
+          %202 = arith.minsi %166, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %201, %202, %197) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %193 to %163 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.muli %196, %c16_i64 : i64
-          %198 = arith.maxsi %197, %c0_i64 : i64
-          %199 = arith.addi %197, %c16_i64 : i64
-          %200 = arith.minsi %199, %140 : i64
-          %201 = arith.subi %200, %198 : i64
-          %202 = arith.muli %196, %c32_i64 : i64
-          %203 = arith.subi %198, %197 : i64
+        scf.for %arg10 = %188 to %153 step %c1 {
+          %192 = arith.index_cast %arg10 : index to i64
+          %193 = arith.addi %144, %192 : i64
+          %194 = arith.muli %193, %c16_i64 : i64
+          %195 = arith.maxsi %194, %136 : i64
+          %196 = arith.addi %194, %c16_i64 : i64
+          %197 = arith.minsi %196, %145 : i64
+          %198 = arith.subi %197, %195 : i64
+          %199 = arith.subi %195, %136 : i64
+          %200 = arith.muli %199, %142 : i64
+          %201 = arith.addi %141, %200 : i64
+          %202 = arith.muli %193, %c32_i64 : i64
+          %203 = arith.subi %195, %194 : i64
           %204 = arith.addi %202, %203 : i64
-          %205 = arith.minsi %142, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %204, %205, %201) : (i64, i64, i64, i64) -> ()
+          %205 = arith.minsi %138, %c64_i64 : i64
+          "instgem.mvin"(%201, %204, %205, %198) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %194 to %185 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.addi %176, %196 : i64
-          %198 = arith.muli %197, %c16_i64 : i64
-          %199 = arith.maxsi %198, %169 : i64
-          %200 = arith.addi %198, %c16_i64 : i64
-          %201 = arith.minsi %200, %177 : i64
-          %202 = arith.subi %201, %199 : i64
-          %203 = arith.subi %199, %169 : i64
-          %204 = arith.muli %203, %174 : i64
-          %205 = arith.addi %173, %204 : i64
-          %206 = arith.muli %197, %c32_i64 : i64
-          %207 = arith.addi %206, %c128_i64 : i64
-          %208 = arith.subi %199, %198 : i64
-          %209 = arith.addi %207, %208 : i64
-          %210 = arith.minsi %170, %c64_i64 : i64
-          "instgem.mvin2"(%205, %209, %210, %202) : (i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %189 to %159 step %c1 {
+          %192 = arith.index_cast %arg10 : index to i64
+          %193 = arith.muli %192, %c16_i64 : i64
+          %194 = arith.maxsi %193, %c0_i64 : i64
+          %195 = arith.addi %193, %c16_i64 : i64
+          %196 = arith.minsi %195, %136 : i64
+          %197 = arith.subi %196, %194 : i64
+          %198 = arith.muli %192, %c32_i64 : i64
+          %199 = arith.subi %194, %193 : i64
+          %200 = arith.addi %198, %199 : i64
+          %201 = arith.minsi %138, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %200, %201, %197) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %195 to %191 step %c1 {
-          %196 = arith.index_cast %arg10 : index to i64
-          %197 = arith.muli %196, %c16_i64 : i64
-          %198 = arith.maxsi %197, %c0_i64 : i64
-          %199 = arith.addi %197, %c16_i64 : i64
-          %200 = arith.minsi %199, %169 : i64
-          %201 = arith.subi %200, %198 : i64
-          %202 = arith.muli %196, %c32_i64 : i64
+        scf.for %arg10 = %190 to %181 step %c1 {
+          %192 = arith.index_cast %arg10 : index to i64
+          %193 = arith.addi %172, %192 : i64
+          %194 = arith.muli %193, %c16_i64 : i64
+          %195 = arith.maxsi %194, %165 : i64
+          %196 = arith.addi %194, %c16_i64 : i64
+          %197 = arith.minsi %196, %173 : i64
+          %198 = arith.subi %197, %195 : i64
+          %199 = arith.subi %195, %165 : i64
+          %200 = arith.muli %199, %170 : i64
+          %201 = arith.addi %169, %200 : i64
+          %202 = arith.muli %193, %c32_i64 : i64
           %203 = arith.addi %202, %c128_i64 : i64
-          %204 = arith.subi %198, %197 : i64
+          %204 = arith.subi %195, %194 : i64
           %205 = arith.addi %203, %204 : i64
-          %206 = arith.minsi %170, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %205, %206, %201) : (i64, i64, i64, i64) -> ()
+          %206 = arith.minsi %166, %c64_i64 : i64
+          "instgem.mvin2"(%201, %205, %206, %198) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %191 to %187 step %c1 {
+          %192 = arith.index_cast %arg10 : index to i64
+          %193 = arith.muli %192, %c16_i64 : i64
+          %194 = arith.maxsi %193, %c0_i64 : i64
+          %195 = arith.addi %193, %c16_i64 : i64
+          %196 = arith.minsi %195, %165 : i64
+          %197 = arith.subi %196, %194 : i64
+          %198 = arith.muli %192, %c32_i64 : i64
+          %199 = arith.addi %198, %c128_i64 : i64
+          %200 = arith.subi %194, %193 : i64
+          %201 = arith.addi %199, %200 : i64
+          %202 = arith.minsi %166, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %201, %202, %197) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %56 = arith.cmpi sle, %5, %c1 : index
-      scf.if %56 {
-        scf.if %55 {
-          %129 = arith.maxsi %15, %c0 : index
-          %130 = arith.minsi %129, %arg4 : index
-          %131 = arith.maxsi %13, %c0 : index
-          %132 = arith.minsi %131, %c32 : index
-          %133 = arith.subi %130, %12 : index
-          %134 = arith.minsi %arg5, %c0 : index
-          %135 = arith.minsi %arg5, %c32 : index
-          %136 = arith.maxsi %134, %c0 : index
-          %137 = arith.minsi %136, %c32 : index
-          %138 = arith.subi %135, %134 : index
-          %139 = arith.cmpi sgt, %137, %c0 : index
-          scf.if %139 {
+      %52 = arith.cmpi sle, %5, %c1 : index
+      scf.if %52 {
+        scf.if %51 {
+          %125 = arith.maxsi %15, %c0 : index
+          %126 = arith.minsi %125, %arg4 : index
+          %127 = arith.maxsi %13, %c0 : index
+          %128 = arith.minsi %127, %c32 : index
+          %129 = arith.subi %126, %12 : index
+          %130 = arith.minsi %arg5, %c0 : index
+          %131 = arith.minsi %arg5, %c32 : index
+          %132 = arith.maxsi %130, %c0 : index
+          %133 = arith.minsi %132, %c32 : index
+          %134 = arith.subi %131, %130 : index
+          %135 = arith.cmpi sgt, %133, %c0 : index
+          scf.if %135 {
             func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
           }
-          %140 = arith.index_cast %132 : index to i64
-          %141 = arith.index_cast %133 : index to i64
-          %142 = arith.index_cast %138 : index to i64
-          %143 = arith.addi %140, %141 : i64
-          %144 = arith.minsi %arg6, %c32 : index
-          %145 = arith.maxsi %7, %c0 : index
-          %146 = arith.minsi %145, %c32 : index
-          %147 = arith.subi %144, %7 : index
-          %148 = arith.cmpi sgt, %146, %c0 : index
-          scf.if %148 {
+          %136 = arith.index_cast %128 : index to i64
+          %137 = arith.index_cast %129 : index to i64
+          %138 = arith.index_cast %134 : index to i64
+          %139 = arith.addi %136, %137 : i64
+          %140 = arith.minsi %arg6, %c32 : index
+          %141 = arith.maxsi %7, %c0 : index
+          %142 = arith.minsi %141, %c32 : index
+          %143 = arith.subi %140, %7 : index
+          %144 = arith.cmpi sgt, %142, %c0 : index
+          scf.if %144 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %149 = arith.index_cast %137 : index to i64
-          %150 = arith.index_cast %147 : index to i64
-          %151 = arith.addi %149, %142 : i64
-          %152 = arith.maxsi %143, %c0_i64 : i64
+          %145 = arith.index_cast %133 : index to i64
+          %146 = arith.index_cast %143 : index to i64
+          %147 = arith.addi %145, %138 : i64
+          %148 = arith.maxsi %139, %c0_i64 : i64
+          %149 = arith.minsi %148, %c32_i64 : i64
+          %150 = arith.maxsi %138, %c0_i64 : i64
+          %151 = arith.minsi %150, %c32_i64 : i64
+          %152 = arith.maxsi %147, %c0_i64 : i64
           %153 = arith.minsi %152, %c32_i64 : i64
-          %154 = arith.maxsi %142, %c0_i64 : i64
+          %154 = arith.maxsi %146, %c0_i64 : i64
           %155 = arith.minsi %154, %c32_i64 : i64
-          %156 = arith.maxsi %151, %c0_i64 : i64
-          %157 = arith.minsi %156, %c32_i64 : i64
-          %158 = arith.maxsi %150, %c0_i64 : i64
-          %159 = arith.minsi %158, %c32_i64 : i64
-          %160 = arith.ceildivsi %153, %c16_i64 : i64
-          %161 = arith.ceildivsi %159, %c16_i64 : i64
-          %162 = arith.minsi %155, %157 : i64
-          %163 = arith.ceildivsi %162, %c16_i64 : i64
-          %164 = arith.cmpi sgt, %160, %c0_i64 : i64
-          %165 = arith.select %164, %161, %c0_i64 : i64
-          %166 = arith.index_cast %165 : i64 to index
-          %167 = arith.divsi %162, %c16_i64 : i64
-          %168 = arith.minsi %163, %167 : i64
-          %169 = arith.maxsi %168, %c0_i64 : i64
-          %170 = arith.divsi %153, %c16_i64 : i64
-          %171 = arith.minsi %160, %170 : i64
-          %172 = arith.maxsi %171, %c1_i64 : i64
-          %173 = arith.minsi %153, %c16_i64 : i64
-          %174 = arith.cmpi sgt, %5, %c1 : index
-          %175 = arith.maxsi %140, %c0_i64 : i64
-          %176 = arith.divui %175, %c16_i64 : i64
-          %177 = arith.addi %152, %c15_i64 : i64
-          %178 = arith.divui %177, %c16_i64 : i64
-          %179 = arith.subi %178, %176 : i64
-          %180 = arith.cmpi sgt, %141, %c0_i64 : i64
-          %181 = arith.extui %180 : i1 to i64
-          %182 = arith.muli %179, %181 : i64
-          %183 = arith.index_cast %182 : i64 to index
-          %184 = arith.addi %175, %c15_i64 : i64
-          %185 = arith.divui %184, %c16_i64 : i64
-          %186 = arith.cmpi sgt, %140, %c0_i64 : i64
-          %187 = arith.extui %186 : i1 to i64
-          %188 = arith.muli %185, %187 : i64
-          %189 = arith.index_cast %188 : i64 to index
-          %190 = arith.select %174, %c64_i64, %c0_i64 : i64
-          %191 = arith.select %174, %c192_i64, %c0_i64 : i64
-          %192:10 = scf.if %174 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
-            %199 = arith.minsi %arg5, %c64 : index
-            %200 = arith.subi %135, %c32 : index
-            %201 = arith.maxsi %200, %c0 : index
-            %202 = arith.minsi %201, %c32 : index
-            %203 = arith.subi %199, %135 : index
-            %204 = arith.cmpi sgt, %202, %c0 : index
-            %subview_9 = memref.subview %reinterpret_cast[%12, %135] [%133, %203] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %205 = arith.index_cast %203 : index to i64
+          %156 = arith.ceildivsi %149, %c16_i64 : i64
+          %157 = arith.ceildivsi %155, %c16_i64 : i64
+          %158 = arith.minsi %151, %153 : i64
+          %159 = arith.ceildivsi %158, %c16_i64 : i64
+          %160 = arith.cmpi sgt, %156, %c0_i64 : i64
+          %161 = arith.select %160, %157, %c0_i64 : i64
+          %162 = arith.index_cast %161 : i64 to index
+          %163 = arith.divsi %158, %c16_i64 : i64
+          %164 = arith.minsi %159, %163 : i64
+          %165 = arith.maxsi %164, %c0_i64 : i64
+          %166 = arith.divsi %149, %c16_i64 : i64
+          %167 = arith.minsi %156, %166 : i64
+          %168 = arith.maxsi %167, %c1_i64 : i64
+          %169 = arith.minsi %149, %c16_i64 : i64
+          %170 = arith.cmpi sgt, %5, %c1 : index
+          %171 = arith.maxsi %136, %c0_i64 : i64
+          %172 = arith.divui %171, %c16_i64 : i64
+          %173 = arith.addi %148, %c15_i64 : i64
+          %174 = arith.divui %173, %c16_i64 : i64
+          %175 = arith.subi %174, %172 : i64
+          %176 = arith.cmpi sgt, %137, %c0_i64 : i64
+          %177 = arith.extui %176 : i1 to i64
+          %178 = arith.muli %175, %177 : i64
+          %179 = arith.index_cast %178 : i64 to index
+          %180 = arith.addi %171, %c15_i64 : i64
+          %181 = arith.divui %180, %c16_i64 : i64
+          %182 = arith.cmpi sgt, %136, %c0_i64 : i64
+          %183 = arith.extui %182 : i1 to i64
+          %184 = arith.muli %181, %183 : i64
+          %185 = arith.index_cast %184 : i64 to index
+          %186 = arith.select %170, %c64_i64, %c0_i64 : i64
+          %187 = arith.select %170, %c192_i64, %c0_i64 : i64
+          %188:10 = scf.if %170 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
+            %195 = arith.minsi %arg5, %c64 : index
+            %196 = arith.subi %131, %c32 : index
+            %197 = arith.maxsi %196, %c0 : index
+            %198 = arith.minsi %197, %c32 : index
+            %199 = arith.subi %195, %131 : index
+            %200 = arith.cmpi sgt, %198, %c0 : index
+            %subview_9 = memref.subview %reinterpret_cast[%12, %131] [%129, %199] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %201 = arith.index_cast %199 : index to i64
             %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %206 = arith.index_cast %intptr_14 : index to i64
-            %207 = arith.index_cast %offset_11 : index to i64
-            %208 = arith.addi %206, %207 : i64
-            %209 = arith.index_cast %strides_13#0 : index to i64
-            %subview_15 = memref.subview %reinterpret_cast_0[%135, %7] [%203, %147] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %210 = arith.index_cast %202 : index to i64
+            %202 = arith.index_cast %intptr_14 : index to i64
+            %203 = arith.index_cast %offset_11 : index to i64
+            %204 = arith.addi %202, %203 : i64
+            %205 = arith.index_cast %strides_13#0 : index to i64
+            %subview_15 = memref.subview %reinterpret_cast_0[%131, %7] [%199, %143] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %206 = arith.index_cast %198 : index to i64
             %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %211 = arith.index_cast %intptr_20 : index to i64
-            %212 = arith.index_cast %offset_17 : index to i64
-            %213 = arith.addi %211, %212 : i64
-            %214 = arith.index_cast %strides_19#0 : index to i64
-            %215 = arith.maxsi %210, %c0_i64 : i64
+            %207 = arith.index_cast %intptr_20 : index to i64
+            %208 = arith.index_cast %offset_17 : index to i64
+            %209 = arith.addi %207, %208 : i64
+            %210 = arith.index_cast %strides_19#0 : index to i64
+            %211 = arith.maxsi %206, %c0_i64 : i64
+            %212 = arith.divui %211, %c16_i64 : i64
+            %213 = arith.addi %206, %201 : i64
+            %214 = arith.maxsi %213, %c0_i64 : i64
+            %215 = arith.addi %214, %c15_i64 : i64
             %216 = arith.divui %215, %c16_i64 : i64
-            %217 = arith.addi %210, %205 : i64
-            %218 = arith.maxsi %217, %c0_i64 : i64
-            %219 = arith.addi %218, %c15_i64 : i64
-            %220 = arith.divui %219, %c16_i64 : i64
-            %221 = arith.subi %220, %216 : i64
-            %222 = arith.cmpi sgt, %205, %c0_i64 : i64
-            %223 = arith.extui %222 : i1 to i64
-            %224 = arith.muli %221, %223 : i64
-            %225 = arith.index_cast %224 : i64 to index
-            %226 = arith.addi %215, %c15_i64 : i64
-            %227 = arith.divui %226, %c16_i64 : i64
-            %228 = arith.cmpi sgt, %210, %c0_i64 : i64
-            %229 = arith.extui %228 : i1 to i64
-            %230 = arith.muli %227, %229 : i64
-            %231 = arith.index_cast %230 : i64 to index
-            scf.if %204 {
+            %217 = arith.subi %216, %212 : i64
+            %218 = arith.cmpi sgt, %201, %c0_i64 : i64
+            %219 = arith.extui %218 : i1 to i64
+            %220 = arith.muli %217, %219 : i64
+            %221 = arith.index_cast %220 : i64 to index
+            %222 = arith.addi %211, %c15_i64 : i64
+            %223 = arith.divui %222, %c16_i64 : i64
+            %224 = arith.cmpi sgt, %206, %c0_i64 : i64
+            %225 = arith.extui %224 : i1 to i64
+            %226 = arith.muli %223, %225 : i64
+            %227 = arith.index_cast %226 : i64 to index
+            scf.if %200 {
               func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
             }
-            scf.if %148 {
+            scf.if %144 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %209) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %214) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %209, %208, %205, %225, %216, %210, %205, %214, %213, %231 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %205) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %205, %204, %201, %221, %212, %206, %201, %210, %209, %227 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
           } else {
             scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
           }
-          %193 = arith.maxsi %166, %c1 : index
-          scf.for %arg10 = %c0 to %166 step %c1 {
-            scf.if %174 {
-              %206 = arith.cmpi sgt, %183, %c0 : index
-              scf.if %206 {
-                %210 = arith.muli %193, %c4 : index
-                %211 = arith.muli %183, %c4 : index
-                %212 = arith.muli %arg10, %211 : index
-                %213 = arith.subi %210, %c1 : index
-                %214 = arith.addi %212, %213 : index
-                %215 = arith.divsi %214, %210 : index
-                %216 = arith.addi %214, %211 : index
-                %217 = arith.divsi %216, %210 : index
-                scf.for %arg11 = %215 to %217 step %c1 {
-                  %218 = arith.index_cast %arg11 : index to i64
-                  %219 = arith.addi %176, %218 : i64
-                  %220 = arith.muli %219, %c16_i64 : i64
-                  %221 = arith.maxsi %220, %140 : i64
-                  %222 = arith.addi %220, %c16_i64 : i64
-                  %223 = arith.minsi %222, %143 : i64
-                  %224 = arith.subi %223, %221 : i64
-                  %225 = arith.subi %221, %140 : i64
-                  %226 = arith.muli %225, %192#0 : i64
-                  %227 = arith.addi %192#1, %226 : i64
-                  %228 = arith.muli %219, %c32_i64 : i64
-                  %229 = arith.addi %228, %190 : i64
-                  %230 = arith.subi %221, %220 : i64
-                  %231 = arith.addi %229, %230 : i64
-                  %232 = arith.minsi %192#2, %c64_i64 : i64
-                  "instgem.mvin"(%227, %231, %232, %224) : (i64, i64, i64, i64) -> ()
+          %189 = arith.maxsi %162, %c1 : index
+          scf.for %arg10 = %c0 to %162 step %c1 {
+            scf.if %170 {
+              %202 = arith.cmpi sgt, %179, %c0 : index
+              scf.if %202 {
+                %206 = arith.muli %189, %c4 : index
+                %207 = arith.muli %179, %c4 : index
+                %208 = arith.muli %arg10, %207 : index
+                %209 = arith.subi %206, %c1 : index
+                %210 = arith.addi %208, %209 : index
+                %211 = arith.divsi %210, %206 : index
+                %212 = arith.addi %210, %207 : index
+                %213 = arith.divsi %212, %206 : index
+                scf.for %arg11 = %211 to %213 step %c1 {
+                  %214 = arith.index_cast %arg11 : index to i64
+                  %215 = arith.addi %172, %214 : i64
+                  %216 = arith.muli %215, %c16_i64 : i64
+                  %217 = arith.maxsi %216, %136 : i64
+                  %218 = arith.addi %216, %c16_i64 : i64
+                  %219 = arith.minsi %218, %139 : i64
+                  %220 = arith.subi %219, %217 : i64
+                  %221 = arith.subi %217, %136 : i64
+                  %222 = arith.muli %221, %188#0 : i64
+                  %223 = arith.addi %188#1, %222 : i64
+                  %224 = arith.muli %215, %c32_i64 : i64
+                  %225 = arith.addi %224, %186 : i64
+                  %226 = arith.subi %217, %216 : i64
+                  %227 = arith.addi %225, %226 : i64
+                  %228 = arith.minsi %188#2, %c64_i64 : i64
+                  "instgem.mvin"(%223, %227, %228, %220) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
               }
-              %207 = arith.cmpi sgt, %189, %c0 : index
-              scf.if %207 {
-                %210 = arith.muli %193, %c4 : index
-                %211 = arith.muli %189, %c4 : index
-                %212 = arith.muli %arg10, %211 : index
-                %213 = arith.subi %210, %c1 : index
-                %214 = arith.subi %213, %193 : index
-                %215 = arith.addi %212, %214 : index
-                %216 = arith.divsi %215, %210 : index
-                %217 = arith.addi %215, %211 : index
-                %218 = arith.divsi %217, %210 : index
-                scf.for %arg11 = %216 to %218 step %c1 {
-                  %219 = arith.index_cast %arg11 : index to i64
-                  %220 = arith.muli %219, %c16_i64 : i64
-                  %221 = arith.maxsi %220, %c0_i64 : i64
-                  %222 = arith.addi %220, %c16_i64 : i64
-                  %223 = arith.minsi %222, %140 : i64
-                  %224 = arith.subi %223, %221 : i64
-                  %225 = arith.muli %219, %c32_i64 : i64
-                  %226 = arith.addi %225, %190 : i64
-                  %227 = arith.subi %221, %220 : i64
-                  %228 = arith.addi %226, %227 : i64
-                  %229 = arith.minsi %192#2, %c64_i64 : i64
-                  "instgem.mvin"(%c0_i64, %228, %229, %224) : (i64, i64, i64, i64) -> ()
+              %203 = arith.cmpi sgt, %185, %c0 : index
+              scf.if %203 {
+                %206 = arith.muli %189, %c4 : index
+                %207 = arith.muli %185, %c4 : index
+                %208 = arith.muli %arg10, %207 : index
+                %209 = arith.subi %206, %c1 : index
+                %210 = arith.subi %209, %189 : index
+                %211 = arith.addi %208, %210 : index
+                %212 = arith.divsi %211, %206 : index
+                %213 = arith.addi %211, %207 : index
+                %214 = arith.divsi %213, %206 : index
+                scf.for %arg11 = %212 to %214 step %c1 {
+                  %215 = arith.index_cast %arg11 : index to i64
+                  %216 = arith.muli %215, %c16_i64 : i64
+                  %217 = arith.maxsi %216, %c0_i64 : i64
+                  %218 = arith.addi %216, %c16_i64 : i64
+                  %219 = arith.minsi %218, %136 : i64
+                  %220 = arith.subi %219, %217 : i64
+                  %221 = arith.muli %215, %c32_i64 : i64
+                  %222 = arith.addi %221, %186 : i64
+                  %223 = arith.subi %217, %216 : i64
+                  %224 = arith.addi %222, %223 : i64
+                  %225 = arith.minsi %188#2, %c64_i64 : i64
+                  "instgem.mvin"(%c0_i64, %224, %225, %220) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
               }
-              %208 = arith.cmpi sgt, %192#3, %c0 : index
-              scf.if %208 {
-                %210 = arith.muli %193, %c4 : index
-                %211 = arith.muli %192#3, %c4 : index
-                %212 = arith.muli %arg10, %211 : index
-                %213 = arith.subi %210, %c1 : index
-                %214 = arith.muli %193, %c2 : index
-                %215 = arith.subi %213, %214 : index
-                %216 = arith.addi %212, %215 : index
-                %217 = arith.divsi %216, %210 : index
-                %218 = arith.addi %216, %211 : index
-                %219 = arith.divsi %218, %210 : index
-                scf.for %arg11 = %217 to %219 step %c1 {
-                  %220 = arith.index_cast %arg11 : index to i64
-                  %221 = arith.addi %192#4, %220 : i64
-                  %222 = arith.muli %221, %c16_i64 : i64
-                  %223 = arith.maxsi %222, %192#5 : i64
-                  %224 = arith.addi %222, %c16_i64 : i64
-                  %225 = arith.addi %192#5, %192#6 : i64
-                  %226 = arith.minsi %224, %225 : i64
-                  %227 = arith.subi %226, %223 : i64
-                  %228 = arith.subi %223, %192#5 : i64
-                  %229 = arith.muli %228, %192#7 : i64
-                  %230 = arith.addi %192#8, %229 : i64
-                  %231 = arith.muli %221, %c32_i64 : i64
-                  %232 = arith.addi %231, %191 : i64
-                  %233 = arith.subi %223, %222 : i64
-                  %234 = arith.addi %232, %233 : i64
-                  %235 = arith.minsi %150, %c64_i64 : i64
-                  "instgem.mvin2"(%230, %234, %235, %227) : (i64, i64, i64, i64) -> ()
+              %204 = arith.cmpi sgt, %188#3, %c0 : index
+              scf.if %204 {
+                %206 = arith.muli %189, %c4 : index
+                %207 = arith.muli %188#3, %c4 : index
+                %208 = arith.muli %arg10, %207 : index
+                %209 = arith.subi %206, %c1 : index
+                %210 = arith.muli %189, %c2 : index
+                %211 = arith.subi %209, %210 : index
+                %212 = arith.addi %208, %211 : index
+                %213 = arith.divsi %212, %206 : index
+                %214 = arith.addi %212, %207 : index
+                %215 = arith.divsi %214, %206 : index
+                scf.for %arg11 = %213 to %215 step %c1 {
+                  %216 = arith.index_cast %arg11 : index to i64
+                  %217 = arith.addi %188#4, %216 : i64
+                  %218 = arith.muli %217, %c16_i64 : i64
+                  %219 = arith.maxsi %218, %188#5 : i64
+                  %220 = arith.addi %218, %c16_i64 : i64
+                  %221 = arith.addi %188#5, %188#6 : i64
+                  %222 = arith.minsi %220, %221 : i64
+                  %223 = arith.subi %222, %219 : i64
+                  %224 = arith.subi %219, %188#5 : i64
+                  %225 = arith.muli %224, %188#7 : i64
+                  %226 = arith.addi %188#8, %225 : i64
+                  %227 = arith.muli %217, %c32_i64 : i64
+                  %228 = arith.addi %227, %187 : i64
+                  %229 = arith.subi %219, %218 : i64
+                  %230 = arith.addi %228, %229 : i64
+                  %231 = arith.minsi %146, %c64_i64 : i64
+                  "instgem.mvin2"(%226, %230, %231, %223) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
               }
-              %209 = arith.cmpi sgt, %192#9, %c0 : index
-              scf.if %209 {
-                %210 = arith.muli %193, %c4 : index
-                %211 = arith.muli %192#9, %c4 : index
-                %212 = arith.muli %arg10, %211 : index
-                %213 = arith.subi %210, %c1 : index
-                %214 = arith.muli %193, %c3 : index
-                %215 = arith.subi %213, %214 : index
-                %216 = arith.addi %212, %215 : index
-                %217 = arith.divsi %216, %210 : index
-                %218 = arith.addi %216, %211 : index
-                %219 = arith.divsi %218, %210 : index
-                scf.for %arg11 = %217 to %219 step %c1 {
-                  %220 = arith.index_cast %arg11 : index to i64
-                  %221 = arith.muli %220, %c16_i64 : i64
-                  %222 = arith.maxsi %221, %c0_i64 : i64
-                  %223 = arith.addi %221, %c16_i64 : i64
-                  %224 = arith.minsi %223, %192#5 : i64
-                  %225 = arith.subi %224, %222 : i64
-                  %226 = arith.muli %220, %c32_i64 : i64
-                  %227 = arith.addi %226, %191 : i64
-                  %228 = arith.subi %222, %221 : i64
-                  %229 = arith.addi %227, %228 : i64
-                  %230 = arith.minsi %150, %c64_i64 : i64
-                  "instgem.mvin2"(%c0_i64, %229, %230, %225) : (i64, i64, i64, i64) -> ()
+              %205 = arith.cmpi sgt, %188#9, %c0 : index
+              scf.if %205 {
+                %206 = arith.muli %189, %c4 : index
+                %207 = arith.muli %188#9, %c4 : index
+                %208 = arith.muli %arg10, %207 : index
+                %209 = arith.subi %206, %c1 : index
+                %210 = arith.muli %189, %c3 : index
+                %211 = arith.subi %209, %210 : index
+                %212 = arith.addi %208, %211 : index
+                %213 = arith.divsi %212, %206 : index
+                %214 = arith.addi %212, %207 : index
+                %215 = arith.divsi %214, %206 : index
+                scf.for %arg11 = %213 to %215 step %c1 {
+                  %216 = arith.index_cast %arg11 : index to i64
+                  %217 = arith.muli %216, %c16_i64 : i64
+                  %218 = arith.maxsi %217, %c0_i64 : i64
+                  %219 = arith.addi %217, %c16_i64 : i64
+                  %220 = arith.minsi %219, %188#5 : i64
+                  %221 = arith.subi %220, %218 : i64
+                  %222 = arith.muli %216, %c32_i64 : i64
+                  %223 = arith.addi %222, %187 : i64
+                  %224 = arith.subi %218, %217 : i64
+                  %225 = arith.addi %223, %224 : i64
+                  %226 = arith.minsi %146, %c64_i64 : i64
+                  "instgem.mvin2"(%c0_i64, %225, %226, %221) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
               }
             }
-            %199 = arith.index_cast %arg10 : index to i64
-            %200 = arith.muli %199, %c16_i64 : i64
-            %201 = arith.subi %159, %200 : i64
-            %202 = arith.minsi %201, %c16_i64 : i64
-            %203 = arith.cmpi sgt, %169, %c0_i64 : i64
-            scf.if %203 {
-              %206 = arith.ori %200, %c2147483648_i64 : i64
-              %207 = arith.addi %200, %c128_i64 : i64
-              "instgem.preload"(%207, %202, %c16_i64, %206, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %208 = arith.index_cast %172 : i64 to index
-              scf.for %arg11 = %c1 to %208 step %c1 {
-                %210 = arith.index_cast %arg11 : index to i64
-                %211 = arith.muli %210, %c32_i64 : i64
-                %212 = arith.addi %211, %200 : i64
-                %213 = arith.ori %212, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%211, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %195 = arith.index_cast %arg10 : index to i64
+            %196 = arith.muli %195, %c16_i64 : i64
+            %197 = arith.subi %155, %196 : i64
+            %198 = arith.minsi %197, %c16_i64 : i64
+            %199 = arith.cmpi sgt, %165, %c0_i64 : i64
+            scf.if %199 {
+              %202 = arith.ori %196, %c2147483648_i64 : i64
+              %203 = arith.addi %196, %c128_i64 : i64
+              "instgem.preload"(%203, %198, %c16_i64, %202, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %204 = arith.index_cast %168 : i64 to index
+              scf.for %arg11 = %c1 to %204 step %c1 {
+                %206 = arith.index_cast %arg11 : index to i64
+                %207 = arith.muli %206, %c32_i64 : i64
+                %208 = arith.addi %207, %196 : i64
+                %209 = arith.ori %208, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%207, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %209 = arith.index_cast %160 : i64 to index
-              scf.for %arg11 = %208 to %209 step %c1 {
-                %210 = arith.index_cast %arg11 : index to i64
+              %205 = arith.index_cast %156 : i64 to index
+              scf.for %arg11 = %204 to %205 step %c1 {
+                %206 = arith.index_cast %arg11 : index to i64
+                %207 = arith.muli %206, %c16_i64 : i64
+                %208 = arith.subi %149, %207 : i64
+                %209 = arith.minsi %208, %c16_i64 : i64
+                %210 = arith.muli %206, %c32_i64 : i64
+                %211 = arith.addi %210, %196 : i64
+                %212 = arith.ori %211, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%210, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %200 = arith.index_cast %165 : i64 to index
+            scf.for %arg11 = %c1 to %200 step %c1 {
+              %202 = arith.index_cast %arg11 : index to i64
+              %203 = arith.ori %196, %c3221225472_i64 : i64
+              %204 = arith.muli %202, %c32_i64 : i64
+              %205 = arith.addi %204, %196 : i64
+              %206 = arith.addi %205, %c128_i64 : i64
+              "instgem.preload"(%206, %198, %c16_i64, %203, %198, %169) : (i64, i64, i64, i64, i64, i64) -> ()
+              %207 = arith.muli %202, %c16_i64 : i64
+              "instgem.compute_preloaded"(%207, %c16_i64, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %208 = arith.index_cast %168 : i64 to index
+              scf.for %arg12 = %c1 to %208 step %c1 {
+                %210 = arith.index_cast %arg12 : index to i64
+                %211 = arith.muli %210, %c32_i64 : i64
+                %212 = arith.addi %211, %196 : i64
+                %213 = arith.ori %212, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %214 = arith.addi %211, %207 : i64
+                "instgem.compute_accumulated"(%214, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %209 = arith.index_cast %156 : i64 to index
+              scf.for %arg12 = %208 to %209 step %c1 {
+                %210 = arith.index_cast %arg12 : index to i64
                 %211 = arith.muli %210, %c16_i64 : i64
-                %212 = arith.subi %153, %211 : i64
+                %212 = arith.subi %149, %211 : i64
                 %213 = arith.minsi %212, %c16_i64 : i64
                 %214 = arith.muli %210, %c32_i64 : i64
-                %215 = arith.addi %214, %200 : i64
-                %216 = arith.ori %215, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%214, %c16_i64, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %215 = arith.addi %214, %196 : i64
+                %216 = arith.ori %215, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %198, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+                %217 = arith.addi %214, %207 : i64
+                "instgem.compute_accumulated"(%217, %c16_i64, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            %204 = arith.index_cast %169 : i64 to index
-            scf.for %arg11 = %c1 to %204 step %c1 {
-              %206 = arith.index_cast %arg11 : index to i64
-              %207 = arith.ori %200, %c3221225472_i64 : i64
-              %208 = arith.muli %206, %c32_i64 : i64
-              %209 = arith.addi %208, %200 : i64
-              %210 = arith.addi %209, %c128_i64 : i64
-              "instgem.preload"(%210, %202, %c16_i64, %207, %202, %173) : (i64, i64, i64, i64, i64, i64) -> ()
-              %211 = arith.muli %206, %c16_i64 : i64
-              "instgem.compute_preloaded"(%211, %c16_i64, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %212 = arith.index_cast %172 : i64 to index
-              scf.for %arg12 = %c1 to %212 step %c1 {
-                %214 = arith.index_cast %arg12 : index to i64
-                %215 = arith.muli %214, %c32_i64 : i64
-                %216 = arith.addi %215, %200 : i64
-                %217 = arith.ori %216, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %202, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %218 = arith.addi %215, %211 : i64
-                "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %201 = arith.index_cast %159 : i64 to index
+            scf.for %arg11 = %200 to %201 step %c1 {
+              %202 = arith.index_cast %arg11 : index to i64
+              %203 = arith.muli %202, %c16_i64 : i64
+              %204 = arith.subi %151, %203 : i64
+              %205 = arith.minsi %204, %c16_i64 : i64
+              %206 = arith.subi %153, %203 : i64
+              %207 = arith.minsi %206, %c16_i64 : i64
+              %208 = arith.cmpi eq, %202, %c0_i64 : i64
+              %209 = arith.select %208, %c2147483648_i64, %c3221225472_i64 : i64
+              %210 = arith.ori %196, %209 : i64
+              %211 = arith.select %208, %c16_i64, %169 : i64
+              %212 = arith.select %208, %c16_i64, %198 : i64
+              %213 = arith.muli %202, %c32_i64 : i64
+              %214 = arith.addi %213, %196 : i64
+              %215 = arith.addi %214, %c128_i64 : i64
+              "instgem.preload"(%215, %198, %207, %210, %212, %211) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%203, %205, %169, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %216 = arith.index_cast %168 : i64 to index
+              scf.for %arg12 = %c1 to %216 step %c1 {
+                %218 = arith.index_cast %arg12 : index to i64
+                %219 = arith.muli %218, %c32_i64 : i64
+                %220 = arith.addi %219, %196 : i64
+                %221 = arith.ori %220, %209 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %222 = arith.addi %219, %203 : i64
+                "instgem.compute_accumulated"(%222, %205, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %213 = arith.index_cast %160 : i64 to index
-              scf.for %arg12 = %212 to %213 step %c1 {
-                %214 = arith.index_cast %arg12 : index to i64
-                %215 = arith.muli %214, %c16_i64 : i64
-                %216 = arith.subi %153, %215 : i64
-                %217 = arith.minsi %216, %c16_i64 : i64
-                %218 = arith.muli %214, %c32_i64 : i64
-                %219 = arith.addi %218, %200 : i64
-                %220 = arith.ori %219, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %202, %217) : (i64, i64, i64, i64, i64, i64) -> ()
-                %221 = arith.addi %218, %211 : i64
-                "instgem.compute_accumulated"(%221, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %205 = arith.index_cast %163 : i64 to index
-            scf.for %arg11 = %204 to %205 step %c1 {
-              %206 = arith.index_cast %arg11 : index to i64
-              %207 = arith.muli %206, %c16_i64 : i64
-              %208 = arith.subi %155, %207 : i64
-              %209 = arith.minsi %208, %c16_i64 : i64
-              %210 = arith.subi %157, %207 : i64
-              %211 = arith.minsi %210, %c16_i64 : i64
-              %212 = arith.cmpi eq, %206, %c0_i64 : i64
-              %213 = arith.select %212, %c2147483648_i64, %c3221225472_i64 : i64
-              %214 = arith.ori %200, %213 : i64
-              %215 = arith.select %212, %c16_i64, %173 : i64
-              %216 = arith.select %212, %c16_i64, %202 : i64
-              %217 = arith.muli %206, %c32_i64 : i64
-              %218 = arith.addi %217, %200 : i64
-              %219 = arith.addi %218, %c128_i64 : i64
-              "instgem.preload"(%219, %202, %211, %214, %216, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%207, %209, %173, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %220 = arith.index_cast %172 : i64 to index
-              scf.for %arg12 = %c1 to %220 step %c1 {
-                %222 = arith.index_cast %arg12 : index to i64
-                %223 = arith.muli %222, %c32_i64 : i64
-                %224 = arith.addi %223, %200 : i64
-                %225 = arith.ori %224, %213 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %216, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %226 = arith.addi %223, %207 : i64
-                "instgem.compute_accumulated"(%226, %209, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %221 = arith.index_cast %160 : i64 to index
-              scf.for %arg12 = %220 to %221 step %c1 {
-                %222 = arith.index_cast %arg12 : index to i64
-                %223 = arith.muli %222, %c16_i64 : i64
-                %224 = arith.subi %153, %223 : i64
-                %225 = arith.minsi %224, %c16_i64 : i64
-                %226 = arith.muli %222, %c32_i64 : i64
-                %227 = arith.addi %226, %200 : i64
-                %228 = arith.ori %227, %213 : i64
-                %229 = arith.select %212, %c16_i64, %225 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %216, %229) : (i64, i64, i64, i64, i64, i64) -> ()
-                %230 = arith.addi %226, %207 : i64
-                "instgem.compute_accumulated"(%230, %209, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %217 = arith.index_cast %156 : i64 to index
+              scf.for %arg12 = %216 to %217 step %c1 {
+                %218 = arith.index_cast %arg12 : index to i64
+                %219 = arith.muli %218, %c16_i64 : i64
+                %220 = arith.subi %149, %219 : i64
+                %221 = arith.minsi %220, %c16_i64 : i64
+                %222 = arith.muli %218, %c32_i64 : i64
+                %223 = arith.addi %222, %196 : i64
+                %224 = arith.ori %223, %209 : i64
+                %225 = arith.select %208, %c16_i64, %221 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %212, %225) : (i64, i64, i64, i64, i64, i64) -> ()
+                %226 = arith.addi %222, %203 : i64
+                "instgem.compute_accumulated"(%226, %205, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
-          %194 = arith.cmpi eq, %163, %c0_i64 : i64
-          %195 = arith.cmpi slt, %160, %c2_i64 : i64
-          %196 = arith.cmpi slt, %165, %c2_i64 : i64
-          %197 = arith.ori %194, %195 : i1
-          %198 = arith.ori %197, %196 : i1
-          scf.if %198 {
+          %190 = arith.cmpi eq, %159, %c0_i64 : i64
+          %191 = arith.cmpi slt, %156, %c2_i64 : i64
+          %192 = arith.cmpi slt, %161, %c2_i64 : i64
+          %193 = arith.ori %190, %191 : i1
+          %194 = arith.ori %193, %192 : i1
+          scf.if %194 {
             scf.for %arg10 = %c0 to %c4 step %c1 {
-              %199 = arith.index_cast %arg10 : index to i64
-              %200 = arith.remsi %199, %c2_i64 : i64
-              %201 = arith.divsi %199, %c2_i64 : i64
-              %202 = arith.muli %201, %c16_i64 : i64
-              %203 = arith.subi %c32_i64, %202 : i64
-              %204 = arith.minsi %203, %c16_i64 : i64
-              %205 = arith.muli %200, %c32_i64 : i64
-              %206 = arith.addi %205, %202 : i64
-              %207 = arith.ori %206, %c2147483648_i64 : i64
-              %208 = arith.cmpi sge, %200, %160 : i64
-              %209 = arith.cmpi sge, %201, %165 : i64
-              %210 = arith.ori %194, %208 : i1
-              %211 = arith.ori %210, %209 : i1
-              scf.if %211 {
-                "instgem.mvin"(%c0_i64, %207, %204, %c16_i64) : (i64, i64, i64, i64) -> ()
+              %195 = arith.index_cast %arg10 : index to i64
+              %196 = arith.remsi %195, %c2_i64 : i64
+              %197 = arith.divsi %195, %c2_i64 : i64
+              %198 = arith.muli %197, %c16_i64 : i64
+              %199 = arith.subi %c32_i64, %198 : i64
+              %200 = arith.minsi %199, %c16_i64 : i64
+              %201 = arith.muli %196, %c32_i64 : i64
+              %202 = arith.addi %201, %198 : i64
+              %203 = arith.ori %202, %c2147483648_i64 : i64
+              %204 = arith.cmpi sge, %196, %156 : i64
+              %205 = arith.cmpi sge, %197, %161 : i64
+              %206 = arith.ori %190, %204 : i1
+              %207 = arith.ori %206, %205 : i1
+              scf.if %207 {
+                "instgem.mvin"(%c0_i64, %203, %200, %c16_i64) : (i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %174 {
-            %199 = arith.muli %193, %c4 : index
-            %200 = arith.muli %183, %c4 : index
-            %201 = arith.muli %166, %200 : index
-            %202 = arith.subi %199, %c1 : index
-            %203 = arith.addi %201, %202 : index
-            %204 = arith.divsi %203, %199 : index
-            scf.for %arg10 = %204 to %183 step %c1 {
-              %222 = arith.index_cast %arg10 : index to i64
-              %223 = arith.addi %176, %222 : i64
-              %224 = arith.muli %223, %c16_i64 : i64
-              %225 = arith.maxsi %224, %140 : i64
-              %226 = arith.addi %224, %c16_i64 : i64
-              %227 = arith.minsi %226, %143 : i64
-              %228 = arith.subi %227, %225 : i64
-              %229 = arith.subi %225, %140 : i64
-              %230 = arith.muli %229, %192#0 : i64
-              %231 = arith.addi %192#1, %230 : i64
-              %232 = arith.muli %223, %c32_i64 : i64
-              %233 = arith.addi %232, %190 : i64
-              %234 = arith.subi %225, %224 : i64
-              %235 = arith.addi %233, %234 : i64
-              %236 = arith.minsi %192#2, %c64_i64 : i64
-              "instgem.mvin"(%231, %235, %236, %228) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %205 = arith.muli %189, %c4 : index
-            %206 = arith.muli %166, %205 : index
-            %207 = arith.subi %202, %193 : index
-            %208 = arith.addi %206, %207 : index
-            %209 = arith.divsi %208, %199 : index
-            scf.for %arg10 = %209 to %189 step %c1 {
-              %222 = arith.index_cast %arg10 : index to i64
-              %223 = arith.muli %222, %c16_i64 : i64
-              %224 = arith.maxsi %223, %c0_i64 : i64
-              %225 = arith.addi %223, %c16_i64 : i64
-              %226 = arith.minsi %225, %140 : i64
-              %227 = arith.subi %226, %224 : i64
-              %228 = arith.muli %222, %c32_i64 : i64
-              %229 = arith.addi %228, %190 : i64
-              %230 = arith.subi %224, %223 : i64
+          scf.if %170 {
+            %195 = arith.muli %189, %c4 : index
+            %196 = arith.muli %179, %c4 : index
+            %197 = arith.muli %162, %196 : index
+            %198 = arith.subi %195, %c1 : index
+            %199 = arith.addi %197, %198 : index
+            %200 = arith.divsi %199, %195 : index
+            scf.for %arg10 = %200 to %179 step %c1 {
+              %218 = arith.index_cast %arg10 : index to i64
+              %219 = arith.addi %172, %218 : i64
+              %220 = arith.muli %219, %c16_i64 : i64
+              %221 = arith.maxsi %220, %136 : i64
+              %222 = arith.addi %220, %c16_i64 : i64
+              %223 = arith.minsi %222, %139 : i64
+              %224 = arith.subi %223, %221 : i64
+              %225 = arith.subi %221, %136 : i64
+              %226 = arith.muli %225, %188#0 : i64
+              %227 = arith.addi %188#1, %226 : i64
+              %228 = arith.muli %219, %c32_i64 : i64
+              %229 = arith.addi %228, %186 : i64
+              %230 = arith.subi %221, %220 : i64
               %231 = arith.addi %229, %230 : i64
-              %232 = arith.minsi %192#2, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %231, %232, %227) : (i64, i64, i64, i64) -> ()
+              %232 = arith.minsi %188#2, %c64_i64 : i64
+              "instgem.mvin"(%227, %231, %232, %224) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %210 = arith.muli %192#3, %c4 : index
-            %211 = arith.muli %166, %210 : index
-            %212 = arith.muli %193, %c2 : index
-            %213 = arith.subi %202, %212 : index
-            %214 = arith.addi %211, %213 : index
-            %215 = arith.divsi %214, %199 : index
-            scf.for %arg10 = %215 to %192#3 step %c1 {
-              %222 = arith.index_cast %arg10 : index to i64
-              %223 = arith.addi %192#4, %222 : i64
-              %224 = arith.muli %223, %c16_i64 : i64
-              %225 = arith.maxsi %224, %192#5 : i64
-              %226 = arith.addi %224, %c16_i64 : i64
-              %227 = arith.addi %192#5, %192#6 : i64
-              %228 = arith.minsi %226, %227 : i64
-              %229 = arith.subi %228, %225 : i64
-              %230 = arith.subi %225, %192#5 : i64
-              %231 = arith.muli %230, %192#7 : i64
-              %232 = arith.addi %192#8, %231 : i64
-              %233 = arith.muli %223, %c32_i64 : i64
-              %234 = arith.addi %233, %191 : i64
-              %235 = arith.subi %225, %224 : i64
-              %236 = arith.addi %234, %235 : i64
-              %237 = arith.minsi %150, %c64_i64 : i64
-              "instgem.mvin2"(%232, %236, %237, %229) : (i64, i64, i64, i64) -> ()
+            %201 = arith.muli %185, %c4 : index
+            %202 = arith.muli %162, %201 : index
+            %203 = arith.subi %198, %189 : index
+            %204 = arith.addi %202, %203 : index
+            %205 = arith.divsi %204, %195 : index
+            scf.for %arg10 = %205 to %185 step %c1 {
+              %218 = arith.index_cast %arg10 : index to i64
+              %219 = arith.muli %218, %c16_i64 : i64
+              %220 = arith.maxsi %219, %c0_i64 : i64
+              %221 = arith.addi %219, %c16_i64 : i64
+              %222 = arith.minsi %221, %136 : i64
+              %223 = arith.subi %222, %220 : i64
+              %224 = arith.muli %218, %c32_i64 : i64
+              %225 = arith.addi %224, %186 : i64
+              %226 = arith.subi %220, %219 : i64
+              %227 = arith.addi %225, %226 : i64
+              %228 = arith.minsi %188#2, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64, %227, %228, %223) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %216 = arith.muli %192#9, %c4 : index
-            %217 = arith.muli %166, %216 : index
-            %218 = arith.muli %193, %c3 : index
-            %219 = arith.subi %202, %218 : index
-            %220 = arith.addi %217, %219 : index
-            %221 = arith.divsi %220, %199 : index
-            scf.for %arg10 = %221 to %192#9 step %c1 {
-              %222 = arith.index_cast %arg10 : index to i64
-              %223 = arith.muli %222, %c16_i64 : i64
-              %224 = arith.maxsi %223, %c0_i64 : i64
-              %225 = arith.addi %223, %c16_i64 : i64
-              %226 = arith.minsi %225, %192#5 : i64
-              %227 = arith.subi %226, %224 : i64
-              %228 = arith.muli %222, %c32_i64 : i64
-              %229 = arith.addi %228, %191 : i64
-              %230 = arith.subi %224, %223 : i64
-              %231 = arith.addi %229, %230 : i64
-              %232 = arith.minsi %150, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %231, %232, %227) : (i64, i64, i64, i64) -> ()
+            %206 = arith.muli %188#3, %c4 : index
+            %207 = arith.muli %162, %206 : index
+            %208 = arith.muli %189, %c2 : index
+            %209 = arith.subi %198, %208 : index
+            %210 = arith.addi %207, %209 : index
+            %211 = arith.divsi %210, %195 : index
+            scf.for %arg10 = %211 to %188#3 step %c1 {
+              %218 = arith.index_cast %arg10 : index to i64
+              %219 = arith.addi %188#4, %218 : i64
+              %220 = arith.muli %219, %c16_i64 : i64
+              %221 = arith.maxsi %220, %188#5 : i64
+              %222 = arith.addi %220, %c16_i64 : i64
+              %223 = arith.addi %188#5, %188#6 : i64
+              %224 = arith.minsi %222, %223 : i64
+              %225 = arith.subi %224, %221 : i64
+              %226 = arith.subi %221, %188#5 : i64
+              %227 = arith.muli %226, %188#7 : i64
+              %228 = arith.addi %188#8, %227 : i64
+              %229 = arith.muli %219, %c32_i64 : i64
+              %230 = arith.addi %229, %187 : i64
+              %231 = arith.subi %221, %220 : i64
+              %232 = arith.addi %230, %231 : i64
+              %233 = arith.minsi %146, %c64_i64 : i64
+              "instgem.mvin2"(%228, %232, %233, %225) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %212 = arith.muli %188#9, %c4 : index
+            %213 = arith.muli %162, %212 : index
+            %214 = arith.muli %189, %c3 : index
+            %215 = arith.subi %198, %214 : index
+            %216 = arith.addi %213, %215 : index
+            %217 = arith.divsi %216, %195 : index
+            scf.for %arg10 = %217 to %188#9 step %c1 {
+              %218 = arith.index_cast %arg10 : index to i64
+              %219 = arith.muli %218, %c16_i64 : i64
+              %220 = arith.maxsi %219, %c0_i64 : i64
+              %221 = arith.addi %219, %c16_i64 : i64
+              %222 = arith.minsi %221, %188#5 : i64
+              %223 = arith.subi %222, %220 : i64
+              %224 = arith.muli %218, %c32_i64 : i64
+              %225 = arith.addi %224, %187 : i64
+              %226 = arith.subi %220, %219 : i64
+              %227 = arith.addi %225, %226 : i64
+              %228 = arith.minsi %146, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64, %227, %228, %223) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
           }
         }
       } else {
-        %129:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-          %130 = arith.maxsi %15, %c0 : index
-          %131 = arith.minsi %130, %arg4 : index
-          %132 = arith.maxsi %13, %c0 : index
-          %133 = arith.minsi %132, %c32 : index
-          %134 = arith.subi %131, %12 : index
-          %135 = arith.maxsi %arg11, %c0 : index
-          %136 = arith.minsi %135, %arg5 : index
-          %137 = arith.addi %arg11, %c32 : index
-          %138 = arith.maxsi %137, %c0 : index
-          %139 = arith.minsi %138, %arg5 : index
-          %140 = arith.subi %136, %arg11 : index
-          %141 = arith.maxsi %140, %c0 : index
-          %142 = arith.minsi %141, %c32 : index
-          %143 = arith.subi %139, %136 : index
-          %144 = arith.cmpi sgt, %142, %c0 : index
-          scf.if %144 {
+        %125:2 = scf.for %arg10 = %c0 to %5 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %126 = arith.maxsi %15, %c0 : index
+          %127 = arith.minsi %126, %arg4 : index
+          %128 = arith.maxsi %13, %c0 : index
+          %129 = arith.minsi %128, %c32 : index
+          %130 = arith.subi %127, %12 : index
+          %131 = arith.maxsi %arg11, %c0 : index
+          %132 = arith.minsi %131, %arg5 : index
+          %133 = arith.addi %arg11, %c32 : index
+          %134 = arith.maxsi %133, %c0 : index
+          %135 = arith.minsi %134, %arg5 : index
+          %136 = arith.subi %132, %arg11 : index
+          %137 = arith.maxsi %136, %c0 : index
+          %138 = arith.minsi %137, %c32 : index
+          %139 = arith.subi %135, %132 : index
+          %140 = arith.cmpi sgt, %138, %c0 : index
+          scf.if %140 {
             func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
           }
-          %145 = arith.index_cast %arg10 : index to i64
-          %146 = arith.remsi %145, %c2_i64 : i64
-          %147 = arith.muli %146, %c64_i64 : i64
-          %148 = arith.index_cast %133 : index to i64
-          %149 = arith.index_cast %134 : index to i64
-          %150 = arith.index_cast %143 : index to i64
-          %151 = arith.addi %148, %149 : i64
-          %152 = arith.maxsi %arg12, %c0 : index
-          %153 = arith.minsi %152, %arg5 : index
-          %154 = arith.addi %arg12, %c32 : index
-          %155 = arith.maxsi %154, %c0 : index
-          %156 = arith.minsi %155, %arg5 : index
-          %157 = arith.subi %153, %arg12 : index
-          %158 = arith.maxsi %157, %c0 : index
+          %141 = arith.index_cast %arg10 : index to i64
+          %142 = arith.remsi %141, %c2_i64 : i64
+          %143 = arith.muli %142, %c64_i64 : i64
+          %144 = arith.index_cast %129 : index to i64
+          %145 = arith.index_cast %130 : index to i64
+          %146 = arith.index_cast %139 : index to i64
+          %147 = arith.addi %144, %145 : i64
+          %148 = arith.maxsi %arg12, %c0 : index
+          %149 = arith.minsi %148, %arg5 : index
+          %150 = arith.addi %arg12, %c32 : index
+          %151 = arith.maxsi %150, %c0 : index
+          %152 = arith.minsi %151, %arg5 : index
+          %153 = arith.subi %149, %arg12 : index
+          %154 = arith.maxsi %153, %c0 : index
+          %155 = arith.minsi %154, %c32 : index
+          %156 = arith.subi %152, %149 : index
+          %157 = arith.minsi %arg6, %c32 : index
+          %158 = arith.maxsi %7, %c0 : index
           %159 = arith.minsi %158, %c32 : index
-          %160 = arith.subi %156, %153 : index
-          %161 = arith.minsi %arg6, %c32 : index
-          %162 = arith.maxsi %7, %c0 : index
-          %163 = arith.minsi %162, %c32 : index
-          %164 = arith.subi %161, %7 : index
-          %165 = arith.cmpi sgt, %163, %c0 : index
-          scf.if %165 {
+          %160 = arith.subi %157, %7 : index
+          %161 = arith.cmpi sgt, %159, %c0 : index
+          scf.if %161 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %166 = arith.addi %147, %c128_i64 : i64
-          %167 = arith.index_cast %159 : index to i64
-          %168 = arith.index_cast %160 : index to i64
-          %169 = arith.index_cast %164 : index to i64
-          %170 = arith.addi %167, %168 : i64
-          %171 = arith.maxsi %151, %c0_i64 : i64
+          %162 = arith.addi %143, %c128_i64 : i64
+          %163 = arith.index_cast %155 : index to i64
+          %164 = arith.index_cast %156 : index to i64
+          %165 = arith.index_cast %160 : index to i64
+          %166 = arith.addi %163, %164 : i64
+          %167 = arith.maxsi %147, %c0_i64 : i64
+          %168 = arith.minsi %167, %c32_i64 : i64
+          %169 = arith.maxsi %146, %c0_i64 : i64
+          %170 = arith.minsi %169, %c32_i64 : i64
+          %171 = arith.maxsi %166, %c0_i64 : i64
           %172 = arith.minsi %171, %c32_i64 : i64
-          %173 = arith.maxsi %150, %c0_i64 : i64
+          %173 = arith.maxsi %165, %c0_i64 : i64
           %174 = arith.minsi %173, %c32_i64 : i64
-          %175 = arith.maxsi %170, %c0_i64 : i64
-          %176 = arith.minsi %175, %c32_i64 : i64
-          %177 = arith.maxsi %169, %c0_i64 : i64
-          %178 = arith.minsi %177, %c32_i64 : i64
-          %179 = arith.ceildivsi %172, %c16_i64 : i64
-          %180 = arith.ceildivsi %178, %c16_i64 : i64
-          %181 = arith.minsi %174, %176 : i64
-          %182 = arith.ceildivsi %181, %c16_i64 : i64
-          %183 = arith.cmpi eq, %arg10, %c0 : index
-          %184 = arith.cmpi sgt, %179, %c0_i64 : i64
-          %185 = arith.select %184, %180, %c0_i64 : i64
-          %186 = arith.index_cast %185 : i64 to index
-          %187 = arith.divsi %181, %c16_i64 : i64
-          %188 = arith.minsi %182, %187 : i64
-          %189 = arith.maxsi %188, %c0_i64 : i64
-          %190 = arith.divsi %172, %c16_i64 : i64
-          %191 = arith.minsi %179, %190 : i64
-          %192 = arith.maxsi %191, %c1_i64 : i64
-          %193 = arith.minsi %172, %c16_i64 : i64
-          %194 = arith.addi %arg10, %c1 : index
-          %195 = arith.cmpi slt, %194, %5 : index
-          %196 = arith.maxsi %148, %c0_i64 : i64
-          %197 = arith.divui %196, %c16_i64 : i64
-          %198 = arith.addi %171, %c15_i64 : i64
-          %199 = arith.divui %198, %c16_i64 : i64
-          %200 = arith.subi %199, %197 : i64
-          %201 = arith.cmpi sgt, %149, %c0_i64 : i64
-          %202 = arith.extui %201 : i1 to i64
-          %203 = arith.muli %200, %202 : i64
-          %204 = arith.index_cast %203 : i64 to index
-          %205 = arith.addi %196, %c15_i64 : i64
-          %206 = arith.divui %205, %c16_i64 : i64
-          %207 = arith.cmpi sgt, %148, %c0_i64 : i64
-          %208 = arith.extui %207 : i1 to i64
-          %209 = arith.muli %206, %208 : i64
-          %210 = arith.index_cast %209 : i64 to index
-          %211:12 = scf.if %195 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
-            %213 = arith.addi %arg11, %c64 : index
-            %214 = arith.maxsi %213, %c0 : index
-            %215 = arith.minsi %214, %arg5 : index
-            %216 = arith.subi %139, %137 : index
-            %217 = arith.maxsi %216, %c0 : index
-            %218 = arith.minsi %217, %c32 : index
-            %219 = arith.subi %215, %139 : index
-            %220 = arith.cmpi sgt, %218, %c0 : index
-            %subview_9 = memref.subview %reinterpret_cast[%12, %139] [%134, %219] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %221 = arith.index_cast %194 : index to i64
-            %222 = arith.remsi %221, %c2_i64 : i64
-            %223 = arith.muli %222, %c64_i64 : i64
-            %224 = arith.index_cast %219 : index to i64
+          %175 = arith.ceildivsi %168, %c16_i64 : i64
+          %176 = arith.ceildivsi %174, %c16_i64 : i64
+          %177 = arith.minsi %170, %172 : i64
+          %178 = arith.ceildivsi %177, %c16_i64 : i64
+          %179 = arith.cmpi eq, %arg10, %c0 : index
+          %180 = arith.cmpi sgt, %175, %c0_i64 : i64
+          %181 = arith.select %180, %176, %c0_i64 : i64
+          %182 = arith.index_cast %181 : i64 to index
+          %183 = arith.divsi %177, %c16_i64 : i64
+          %184 = arith.minsi %178, %183 : i64
+          %185 = arith.maxsi %184, %c0_i64 : i64
+          %186 = arith.divsi %168, %c16_i64 : i64
+          %187 = arith.minsi %175, %186 : i64
+          %188 = arith.maxsi %187, %c1_i64 : i64
+          %189 = arith.minsi %168, %c16_i64 : i64
+          %190 = arith.addi %arg10, %c1 : index
+          %191 = arith.cmpi slt, %190, %5 : index
+          %192 = arith.maxsi %144, %c0_i64 : i64
+          %193 = arith.divui %192, %c16_i64 : i64
+          %194 = arith.addi %167, %c15_i64 : i64
+          %195 = arith.divui %194, %c16_i64 : i64
+          %196 = arith.subi %195, %193 : i64
+          %197 = arith.cmpi sgt, %145, %c0_i64 : i64
+          %198 = arith.extui %197 : i1 to i64
+          %199 = arith.muli %196, %198 : i64
+          %200 = arith.index_cast %199 : i64 to index
+          %201 = arith.addi %192, %c15_i64 : i64
+          %202 = arith.divui %201, %c16_i64 : i64
+          %203 = arith.cmpi sgt, %144, %c0_i64 : i64
+          %204 = arith.extui %203 : i1 to i64
+          %205 = arith.muli %202, %204 : i64
+          %206 = arith.index_cast %205 : i64 to index
+          %207:12 = scf.if %191 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+            %209 = arith.addi %arg11, %c64 : index
+            %210 = arith.maxsi %209, %c0 : index
+            %211 = arith.minsi %210, %arg5 : index
+            %212 = arith.subi %135, %133 : index
+            %213 = arith.maxsi %212, %c0 : index
+            %214 = arith.minsi %213, %c32 : index
+            %215 = arith.subi %211, %135 : index
+            %216 = arith.cmpi sgt, %214, %c0 : index
+            %subview_9 = memref.subview %reinterpret_cast[%12, %135] [%130, %215] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %217 = arith.index_cast %190 : index to i64
+            %218 = arith.remsi %217, %c2_i64 : i64
+            %219 = arith.muli %218, %c64_i64 : i64
+            %220 = arith.index_cast %215 : index to i64
             %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %225 = arith.index_cast %intptr_14 : index to i64
-            %226 = arith.index_cast %offset_11 : index to i64
-            %227 = arith.addi %225, %226 : i64
-            %228 = arith.index_cast %strides_13#0 : index to i64
-            %229 = arith.addi %arg12, %c64 : index
-            %230 = arith.maxsi %229, %c0 : index
-            %231 = arith.minsi %230, %arg5 : index
-            %232 = arith.subi %156, %154 : index
-            %233 = arith.maxsi %232, %c0 : index
-            %234 = arith.minsi %233, %c32 : index
-            %235 = arith.subi %231, %156 : index
-            %subview_15 = memref.subview %reinterpret_cast_0[%156, %7] [%235, %164] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %236 = arith.addi %223, %c128_i64 : i64
-            %237 = arith.index_cast %234 : index to i64
-            %238 = arith.index_cast %235 : index to i64
+            %221 = arith.index_cast %intptr_14 : index to i64
+            %222 = arith.index_cast %offset_11 : index to i64
+            %223 = arith.addi %221, %222 : i64
+            %224 = arith.index_cast %strides_13#0 : index to i64
+            %225 = arith.addi %arg12, %c64 : index
+            %226 = arith.maxsi %225, %c0 : index
+            %227 = arith.minsi %226, %arg5 : index
+            %228 = arith.subi %152, %150 : index
+            %229 = arith.maxsi %228, %c0 : index
+            %230 = arith.minsi %229, %c32 : index
+            %231 = arith.subi %227, %152 : index
+            %subview_15 = memref.subview %reinterpret_cast_0[%152, %7] [%231, %160] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %232 = arith.addi %219, %c128_i64 : i64
+            %233 = arith.index_cast %230 : index to i64
+            %234 = arith.index_cast %231 : index to i64
             %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %239 = arith.index_cast %intptr_20 : index to i64
-            %240 = arith.index_cast %offset_17 : index to i64
-            %241 = arith.addi %239, %240 : i64
-            %242 = arith.index_cast %strides_19#0 : index to i64
-            %243 = arith.maxsi %237, %c0_i64 : i64
+            %235 = arith.index_cast %intptr_20 : index to i64
+            %236 = arith.index_cast %offset_17 : index to i64
+            %237 = arith.addi %235, %236 : i64
+            %238 = arith.index_cast %strides_19#0 : index to i64
+            %239 = arith.maxsi %233, %c0_i64 : i64
+            %240 = arith.divui %239, %c16_i64 : i64
+            %241 = arith.addi %233, %234 : i64
+            %242 = arith.maxsi %241, %c0_i64 : i64
+            %243 = arith.addi %242, %c15_i64 : i64
             %244 = arith.divui %243, %c16_i64 : i64
-            %245 = arith.addi %237, %238 : i64
-            %246 = arith.maxsi %245, %c0_i64 : i64
-            %247 = arith.addi %246, %c15_i64 : i64
-            %248 = arith.divui %247, %c16_i64 : i64
-            %249 = arith.subi %248, %244 : i64
-            %250 = arith.cmpi sgt, %238, %c0_i64 : i64
-            %251 = arith.extui %250 : i1 to i64
-            %252 = arith.muli %249, %251 : i64
-            %253 = arith.index_cast %252 : i64 to index
-            %254 = arith.addi %243, %c15_i64 : i64
-            %255 = arith.divui %254, %c16_i64 : i64
-            %256 = arith.cmpi sgt, %237, %c0_i64 : i64
-            %257 = arith.extui %256 : i1 to i64
-            %258 = arith.muli %255, %257 : i64
-            %259 = arith.index_cast %258 : i64 to index
-            scf.if %220 {
+            %245 = arith.subi %244, %240 : i64
+            %246 = arith.cmpi sgt, %234, %c0_i64 : i64
+            %247 = arith.extui %246 : i1 to i64
+            %248 = arith.muli %245, %247 : i64
+            %249 = arith.index_cast %248 : i64 to index
+            %250 = arith.addi %239, %c15_i64 : i64
+            %251 = arith.divui %250, %c16_i64 : i64
+            %252 = arith.cmpi sgt, %233, %c0_i64 : i64
+            %253 = arith.extui %252 : i1 to i64
+            %254 = arith.muli %251, %253 : i64
+            %255 = arith.index_cast %254 : i64 to index
+            scf.if %216 {
               func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
             }
-            scf.if %165 {
+            scf.if %161 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %228) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %242) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %228, %227, %223, %224, %253, %244, %237, %238, %242, %241, %236, %259 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %238) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %224, %223, %219, %220, %249, %240, %233, %234, %238, %237, %232, %255 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
           } else {
             scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
           }
-          %212 = arith.maxsi %186, %c1 : index
-          scf.if %183 {
-            scf.for %arg13 = %c0 to %186 step %c1 {
-              scf.if %195 {
-                %225 = arith.cmpi sgt, %204, %c0 : index
-                scf.if %225 {
-                  %229 = arith.muli %212, %c4 : index
-                  %230 = arith.muli %204, %c4 : index
-                  %231 = arith.muli %arg13, %230 : index
-                  %232 = arith.subi %229, %c1 : index
-                  %233 = arith.addi %231, %232 : index
-                  %234 = arith.divsi %233, %229 : index
-                  %235 = arith.addi %233, %230 : index
-                  %236 = arith.divsi %235, %229 : index
-                  scf.for %arg14 = %234 to %236 step %c1 {
-                    %237 = arith.index_cast %arg14 : index to i64
-                    %238 = arith.addi %197, %237 : i64
-                    %239 = arith.muli %238, %c16_i64 : i64
-                    %240 = arith.maxsi %239, %148 : i64
-                    %241 = arith.addi %239, %c16_i64 : i64
-                    %242 = arith.minsi %241, %151 : i64
-                    %243 = arith.subi %242, %240 : i64
-                    %244 = arith.subi %240, %148 : i64
-                    %245 = arith.muli %244, %211#0 : i64
-                    %246 = arith.addi %211#1, %245 : i64
-                    %247 = arith.muli %238, %c32_i64 : i64
-                    %248 = arith.addi %247, %211#2 : i64
-                    %249 = arith.subi %240, %239 : i64
-                    %250 = arith.addi %248, %249 : i64
-                    %251 = arith.minsi %211#3, %c64_i64 : i64
-                    "instgem.mvin"(%246, %250, %251, %243) : (i64, i64, i64, i64) -> ()
+          %208 = arith.maxsi %182, %c1 : index
+          scf.if %179 {
+            scf.for %arg13 = %c0 to %182 step %c1 {
+              scf.if %191 {
+                %221 = arith.cmpi sgt, %200, %c0 : index
+                scf.if %221 {
+                  %225 = arith.muli %208, %c4 : index
+                  %226 = arith.muli %200, %c4 : index
+                  %227 = arith.muli %arg13, %226 : index
+                  %228 = arith.subi %225, %c1 : index
+                  %229 = arith.addi %227, %228 : index
+                  %230 = arith.divsi %229, %225 : index
+                  %231 = arith.addi %229, %226 : index
+                  %232 = arith.divsi %231, %225 : index
+                  scf.for %arg14 = %230 to %232 step %c1 {
+                    %233 = arith.index_cast %arg14 : index to i64
+                    %234 = arith.addi %193, %233 : i64
+                    %235 = arith.muli %234, %c16_i64 : i64
+                    %236 = arith.maxsi %235, %144 : i64
+                    %237 = arith.addi %235, %c16_i64 : i64
+                    %238 = arith.minsi %237, %147 : i64
+                    %239 = arith.subi %238, %236 : i64
+                    %240 = arith.subi %236, %144 : i64
+                    %241 = arith.muli %240, %207#0 : i64
+                    %242 = arith.addi %207#1, %241 : i64
+                    %243 = arith.muli %234, %c32_i64 : i64
+                    %244 = arith.addi %243, %207#2 : i64
+                    %245 = arith.subi %236, %235 : i64
+                    %246 = arith.addi %244, %245 : i64
+                    %247 = arith.minsi %207#3, %c64_i64 : i64
+                    "instgem.mvin"(%242, %246, %247, %239) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %226 = arith.cmpi sgt, %210, %c0 : index
-                scf.if %226 {
-                  %229 = arith.muli %212, %c4 : index
-                  %230 = arith.muli %210, %c4 : index
-                  %231 = arith.muli %arg13, %230 : index
-                  %232 = arith.subi %229, %c1 : index
-                  %233 = arith.subi %232, %212 : index
-                  %234 = arith.addi %231, %233 : index
-                  %235 = arith.divsi %234, %229 : index
-                  %236 = arith.addi %234, %230 : index
-                  %237 = arith.divsi %236, %229 : index
-                  scf.for %arg14 = %235 to %237 step %c1 {
-                    %238 = arith.index_cast %arg14 : index to i64
-                    %239 = arith.muli %238, %c16_i64 : i64
-                    %240 = arith.maxsi %239, %c0_i64 : i64
-                    %241 = arith.addi %239, %c16_i64 : i64
-                    %242 = arith.minsi %241, %148 : i64
-                    %243 = arith.subi %242, %240 : i64
-                    %244 = arith.muli %238, %c32_i64 : i64
-                    %245 = arith.addi %244, %211#2 : i64
-                    %246 = arith.subi %240, %239 : i64
-                    %247 = arith.addi %245, %246 : i64
-                    %248 = arith.minsi %211#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64, %247, %248, %243) : (i64, i64, i64, i64) -> ()
+                %222 = arith.cmpi sgt, %206, %c0 : index
+                scf.if %222 {
+                  %225 = arith.muli %208, %c4 : index
+                  %226 = arith.muli %206, %c4 : index
+                  %227 = arith.muli %arg13, %226 : index
+                  %228 = arith.subi %225, %c1 : index
+                  %229 = arith.subi %228, %208 : index
+                  %230 = arith.addi %227, %229 : index
+                  %231 = arith.divsi %230, %225 : index
+                  %232 = arith.addi %230, %226 : index
+                  %233 = arith.divsi %232, %225 : index
+                  scf.for %arg14 = %231 to %233 step %c1 {
+                    %234 = arith.index_cast %arg14 : index to i64
+                    %235 = arith.muli %234, %c16_i64 : i64
+                    %236 = arith.maxsi %235, %c0_i64 : i64
+                    %237 = arith.addi %235, %c16_i64 : i64
+                    %238 = arith.minsi %237, %144 : i64
+                    %239 = arith.subi %238, %236 : i64
+                    %240 = arith.muli %234, %c32_i64 : i64
+                    %241 = arith.addi %240, %207#2 : i64
+                    %242 = arith.subi %236, %235 : i64
+                    %243 = arith.addi %241, %242 : i64
+                    %244 = arith.minsi %207#3, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64, %243, %244, %239) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %227 = arith.cmpi sgt, %211#4, %c0 : index
-                scf.if %227 {
-                  %229 = arith.muli %212, %c4 : index
-                  %230 = arith.muli %211#4, %c4 : index
-                  %231 = arith.muli %arg13, %230 : index
-                  %232 = arith.subi %229, %c1 : index
-                  %233 = arith.muli %212, %c2 : index
-                  %234 = arith.subi %232, %233 : index
-                  %235 = arith.addi %231, %234 : index
-                  %236 = arith.divsi %235, %229 : index
-                  %237 = arith.addi %235, %230 : index
-                  %238 = arith.divsi %237, %229 : index
-                  scf.for %arg14 = %236 to %238 step %c1 {
-                    %239 = arith.index_cast %arg14 : index to i64
-                    %240 = arith.addi %211#5, %239 : i64
-                    %241 = arith.muli %240, %c16_i64 : i64
-                    %242 = arith.maxsi %241, %211#6 : i64
-                    %243 = arith.addi %241, %c16_i64 : i64
-                    %244 = arith.addi %211#6, %211#7 : i64
-                    %245 = arith.minsi %243, %244 : i64
-                    %246 = arith.subi %245, %242 : i64
-                    %247 = arith.subi %242, %211#6 : i64
-                    %248 = arith.muli %247, %211#8 : i64
-                    %249 = arith.addi %211#9, %248 : i64
-                    %250 = arith.muli %240, %c32_i64 : i64
-                    %251 = arith.addi %250, %211#10 : i64
-                    %252 = arith.subi %242, %241 : i64
-                    %253 = arith.addi %251, %252 : i64
-                    %254 = arith.minsi %169, %c64_i64 : i64
-                    "instgem.mvin2"(%249, %253, %254, %246) : (i64, i64, i64, i64) -> ()
+                %223 = arith.cmpi sgt, %207#4, %c0 : index
+                scf.if %223 {
+                  %225 = arith.muli %208, %c4 : index
+                  %226 = arith.muli %207#4, %c4 : index
+                  %227 = arith.muli %arg13, %226 : index
+                  %228 = arith.subi %225, %c1 : index
+                  %229 = arith.muli %208, %c2 : index
+                  %230 = arith.subi %228, %229 : index
+                  %231 = arith.addi %227, %230 : index
+                  %232 = arith.divsi %231, %225 : index
+                  %233 = arith.addi %231, %226 : index
+                  %234 = arith.divsi %233, %225 : index
+                  scf.for %arg14 = %232 to %234 step %c1 {
+                    %235 = arith.index_cast %arg14 : index to i64
+                    %236 = arith.addi %207#5, %235 : i64
+                    %237 = arith.muli %236, %c16_i64 : i64
+                    %238 = arith.maxsi %237, %207#6 : i64
+                    %239 = arith.addi %237, %c16_i64 : i64
+                    %240 = arith.addi %207#6, %207#7 : i64
+                    %241 = arith.minsi %239, %240 : i64
+                    %242 = arith.subi %241, %238 : i64
+                    %243 = arith.subi %238, %207#6 : i64
+                    %244 = arith.muli %243, %207#8 : i64
+                    %245 = arith.addi %207#9, %244 : i64
+                    %246 = arith.muli %236, %c32_i64 : i64
+                    %247 = arith.addi %246, %207#10 : i64
+                    %248 = arith.subi %238, %237 : i64
+                    %249 = arith.addi %247, %248 : i64
+                    %250 = arith.minsi %165, %c64_i64 : i64
+                    "instgem.mvin2"(%245, %249, %250, %242) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %228 = arith.cmpi sgt, %211#11, %c0 : index
-                scf.if %228 {
-                  %229 = arith.muli %212, %c4 : index
-                  %230 = arith.muli %211#11, %c4 : index
-                  %231 = arith.muli %arg13, %230 : index
-                  %232 = arith.subi %229, %c1 : index
-                  %233 = arith.muli %212, %c3 : index
-                  %234 = arith.subi %232, %233 : index
-                  %235 = arith.addi %231, %234 : index
-                  %236 = arith.divsi %235, %229 : index
-                  %237 = arith.addi %235, %230 : index
-                  %238 = arith.divsi %237, %229 : index
-                  scf.for %arg14 = %236 to %238 step %c1 {
-                    %239 = arith.index_cast %arg14 : index to i64
-                    %240 = arith.muli %239, %c16_i64 : i64
-                    %241 = arith.maxsi %240, %c0_i64 : i64
-                    %242 = arith.addi %240, %c16_i64 : i64
-                    %243 = arith.minsi %242, %211#6 : i64
-                    %244 = arith.subi %243, %241 : i64
-                    %245 = arith.muli %239, %c32_i64 : i64
-                    %246 = arith.addi %245, %211#10 : i64
-                    %247 = arith.subi %241, %240 : i64
-                    %248 = arith.addi %246, %247 : i64
-                    %249 = arith.minsi %169, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64, %248, %249, %244) : (i64, i64, i64, i64) -> ()
+                %224 = arith.cmpi sgt, %207#11, %c0 : index
+                scf.if %224 {
+                  %225 = arith.muli %208, %c4 : index
+                  %226 = arith.muli %207#11, %c4 : index
+                  %227 = arith.muli %arg13, %226 : index
+                  %228 = arith.subi %225, %c1 : index
+                  %229 = arith.muli %208, %c3 : index
+                  %230 = arith.subi %228, %229 : index
+                  %231 = arith.addi %227, %230 : index
+                  %232 = arith.divsi %231, %225 : index
+                  %233 = arith.addi %231, %226 : index
+                  %234 = arith.divsi %233, %225 : index
+                  scf.for %arg14 = %232 to %234 step %c1 {
+                    %235 = arith.index_cast %arg14 : index to i64
+                    %236 = arith.muli %235, %c16_i64 : i64
+                    %237 = arith.maxsi %236, %c0_i64 : i64
+                    %238 = arith.addi %236, %c16_i64 : i64
+                    %239 = arith.minsi %238, %207#6 : i64
+                    %240 = arith.subi %239, %237 : i64
+                    %241 = arith.muli %235, %c32_i64 : i64
+                    %242 = arith.addi %241, %207#10 : i64
+                    %243 = arith.subi %237, %236 : i64
+                    %244 = arith.addi %242, %243 : i64
+                    %245 = arith.minsi %165, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64, %244, %245, %240) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %218 = arith.index_cast %arg13 : index to i64
-              %219 = arith.muli %218, %c16_i64 : i64
-              %220 = arith.subi %178, %219 : i64
-              %221 = arith.minsi %220, %c16_i64 : i64
-              %222 = arith.cmpi sgt, %189, %c0_i64 : i64
-              scf.if %222 {
-                %225 = arith.ori %219, %c2147483648_i64 : i64
-                %226 = arith.addi %219, %166 : i64
-                "instgem.preload"(%226, %221, %c16_i64, %225, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%147, %c16_i64, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %227 = arith.index_cast %192 : i64 to index
-                scf.for %arg14 = %c1 to %227 step %c1 {
-                  %229 = arith.index_cast %arg14 : index to i64
-                  %230 = arith.muli %229, %c32_i64 : i64
-                  %231 = arith.addi %230, %219 : i64
-                  %232 = arith.ori %231, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %233 = arith.addi %230, %147 : i64
-                  "instgem.compute_accumulated"(%233, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %214 = arith.index_cast %arg13 : index to i64
+              %215 = arith.muli %214, %c16_i64 : i64
+              %216 = arith.subi %174, %215 : i64
+              %217 = arith.minsi %216, %c16_i64 : i64
+              %218 = arith.cmpi sgt, %185, %c0_i64 : i64
+              scf.if %218 {
+                %221 = arith.ori %215, %c2147483648_i64 : i64
+                %222 = arith.addi %215, %162 : i64
+                "instgem.preload"(%222, %217, %c16_i64, %221, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%143, %c16_i64, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %223 = arith.index_cast %188 : i64 to index
+                scf.for %arg14 = %c1 to %223 step %c1 {
+                  %225 = arith.index_cast %arg14 : index to i64
+                  %226 = arith.muli %225, %c32_i64 : i64
+                  %227 = arith.addi %226, %215 : i64
+                  %228 = arith.ori %227, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %229 = arith.addi %226, %143 : i64
+                  "instgem.compute_accumulated"(%229, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %228 = arith.index_cast %179 : i64 to index
-                scf.for %arg14 = %227 to %228 step %c1 {
-                  %229 = arith.index_cast %arg14 : index to i64
-                  %230 = arith.muli %229, %c16_i64 : i64
-                  %231 = arith.subi %172, %230 : i64
-                  %232 = arith.minsi %231, %c16_i64 : i64
-                  %233 = arith.muli %229, %c32_i64 : i64
-                  %234 = arith.addi %233, %219 : i64
-                  %235 = arith.ori %234, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %236 = arith.addi %233, %147 : i64
-                  "instgem.compute_accumulated"(%236, %c16_i64, %232, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %223 = arith.index_cast %189 : i64 to index
-              scf.for %arg14 = %c1 to %223 step %c1 {
-                %225 = arith.index_cast %arg14 : index to i64
-                %226 = arith.ori %219, %c3221225472_i64 : i64
-                %227 = arith.muli %225, %c32_i64 : i64
-                %228 = arith.addi %227, %219 : i64
-                %229 = arith.addi %228, %166 : i64
-                "instgem.preload"(%229, %221, %c16_i64, %226, %221, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                %230 = arith.muli %225, %c16_i64 : i64
-                %231 = arith.addi %230, %147 : i64
-                "instgem.compute_preloaded"(%231, %c16_i64, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %232 = arith.index_cast %192 : i64 to index
-                scf.for %arg15 = %c1 to %232 step %c1 {
-                  %234 = arith.index_cast %arg15 : index to i64
-                  %235 = arith.muli %234, %c32_i64 : i64
-                  %236 = arith.addi %235, %219 : i64
-                  %237 = arith.ori %236, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %237, %221, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %238 = arith.addi %235, %230 : i64
-                  %239 = arith.addi %238, %147 : i64
-                  "instgem.compute_accumulated"(%239, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %233 = arith.index_cast %179 : i64 to index
-                scf.for %arg15 = %232 to %233 step %c1 {
-                  %234 = arith.index_cast %arg15 : index to i64
-                  %235 = arith.muli %234, %c16_i64 : i64
-                  %236 = arith.subi %172, %235 : i64
-                  %237 = arith.minsi %236, %c16_i64 : i64
-                  %238 = arith.muli %234, %c32_i64 : i64
-                  %239 = arith.addi %238, %219 : i64
-                  %240 = arith.ori %239, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %240, %221, %237) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %241 = arith.addi %238, %230 : i64
-                  %242 = arith.addi %241, %147 : i64
-                  "instgem.compute_accumulated"(%242, %c16_i64, %237, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %224 = arith.index_cast %175 : i64 to index
+                scf.for %arg14 = %223 to %224 step %c1 {
+                  %225 = arith.index_cast %arg14 : index to i64
+                  %226 = arith.muli %225, %c16_i64 : i64
+                  %227 = arith.subi %168, %226 : i64
+                  %228 = arith.minsi %227, %c16_i64 : i64
+                  %229 = arith.muli %225, %c32_i64 : i64
+                  %230 = arith.addi %229, %215 : i64
+                  %231 = arith.ori %230, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %232 = arith.addi %229, %143 : i64
+                  "instgem.compute_accumulated"(%232, %c16_i64, %228, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %224 = arith.index_cast %182 : i64 to index
-              scf.for %arg14 = %223 to %224 step %c1 {
-                %225 = arith.index_cast %arg14 : index to i64
-                %226 = arith.muli %225, %c16_i64 : i64
-                %227 = arith.subi %174, %226 : i64
-                %228 = arith.minsi %227, %c16_i64 : i64
-                %229 = arith.subi %176, %226 : i64
-                %230 = arith.minsi %229, %c16_i64 : i64
-                %231 = arith.cmpi eq, %225, %c0_i64 : i64
-                %232 = arith.select %231, %c2147483648_i64, %c3221225472_i64 : i64
-                %233 = arith.ori %219, %232 : i64
-                %234 = arith.select %231, %c16_i64, %193 : i64
-                %235 = arith.select %231, %c16_i64, %221 : i64
-                %236 = arith.muli %225, %c32_i64 : i64
-                %237 = arith.addi %236, %219 : i64
-                %238 = arith.addi %237, %166 : i64
-                "instgem.preload"(%238, %221, %230, %233, %235, %234) : (i64, i64, i64, i64, i64, i64) -> ()
-                %239 = arith.addi %226, %147 : i64
-                "instgem.compute_preloaded"(%239, %228, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %240 = arith.index_cast %192 : i64 to index
-                scf.for %arg15 = %c1 to %240 step %c1 {
-                  %242 = arith.index_cast %arg15 : index to i64
-                  %243 = arith.muli %242, %c32_i64 : i64
-                  %244 = arith.addi %243, %219 : i64
-                  %245 = arith.ori %244, %232 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %235, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %246 = arith.addi %243, %226 : i64
-                  %247 = arith.addi %246, %147 : i64
-                  "instgem.compute_accumulated"(%247, %228, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %219 = arith.index_cast %185 : i64 to index
+              scf.for %arg14 = %c1 to %219 step %c1 {
+                %221 = arith.index_cast %arg14 : index to i64
+                %222 = arith.ori %215, %c3221225472_i64 : i64
+                %223 = arith.muli %221, %c32_i64 : i64
+                %224 = arith.addi %223, %215 : i64
+                %225 = arith.addi %224, %162 : i64
+                "instgem.preload"(%225, %217, %c16_i64, %222, %217, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                %226 = arith.muli %221, %c16_i64 : i64
+                %227 = arith.addi %226, %143 : i64
+                "instgem.compute_preloaded"(%227, %c16_i64, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %228 = arith.index_cast %188 : i64 to index
+                scf.for %arg15 = %c1 to %228 step %c1 {
+                  %230 = arith.index_cast %arg15 : index to i64
+                  %231 = arith.muli %230, %c32_i64 : i64
+                  %232 = arith.addi %231, %215 : i64
+                  %233 = arith.ori %232, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %233, %217, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %234 = arith.addi %231, %226 : i64
+                  %235 = arith.addi %234, %143 : i64
+                  "instgem.compute_accumulated"(%235, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %241 = arith.index_cast %179 : i64 to index
-                scf.for %arg15 = %240 to %241 step %c1 {
-                  %242 = arith.index_cast %arg15 : index to i64
-                  %243 = arith.muli %242, %c16_i64 : i64
-                  %244 = arith.subi %172, %243 : i64
-                  %245 = arith.minsi %244, %c16_i64 : i64
-                  %246 = arith.muli %242, %c32_i64 : i64
-                  %247 = arith.addi %246, %219 : i64
-                  %248 = arith.ori %247, %232 : i64
-                  %249 = arith.select %231, %c16_i64, %245 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %235, %249) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %250 = arith.addi %246, %226 : i64
-                  %251 = arith.addi %250, %147 : i64
-                  "instgem.compute_accumulated"(%251, %228, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %229 = arith.index_cast %175 : i64 to index
+                scf.for %arg15 = %228 to %229 step %c1 {
+                  %230 = arith.index_cast %arg15 : index to i64
+                  %231 = arith.muli %230, %c16_i64 : i64
+                  %232 = arith.subi %168, %231 : i64
+                  %233 = arith.minsi %232, %c16_i64 : i64
+                  %234 = arith.muli %230, %c32_i64 : i64
+                  %235 = arith.addi %234, %215 : i64
+                  %236 = arith.ori %235, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %217, %233) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %237 = arith.addi %234, %226 : i64
+                  %238 = arith.addi %237, %143 : i64
+                  "instgem.compute_accumulated"(%238, %c16_i64, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %220 = arith.index_cast %178 : i64 to index
+              scf.for %arg14 = %219 to %220 step %c1 {
+                %221 = arith.index_cast %arg14 : index to i64
+                %222 = arith.muli %221, %c16_i64 : i64
+                %223 = arith.subi %170, %222 : i64
+                %224 = arith.minsi %223, %c16_i64 : i64
+                %225 = arith.subi %172, %222 : i64
+                %226 = arith.minsi %225, %c16_i64 : i64
+                %227 = arith.cmpi eq, %221, %c0_i64 : i64
+                %228 = arith.select %227, %c2147483648_i64, %c3221225472_i64 : i64
+                %229 = arith.ori %215, %228 : i64
+                %230 = arith.select %227, %c16_i64, %189 : i64
+                %231 = arith.select %227, %c16_i64, %217 : i64
+                %232 = arith.muli %221, %c32_i64 : i64
+                %233 = arith.addi %232, %215 : i64
+                %234 = arith.addi %233, %162 : i64
+                "instgem.preload"(%234, %217, %226, %229, %231, %230) : (i64, i64, i64, i64, i64, i64) -> ()
+                %235 = arith.addi %222, %143 : i64
+                "instgem.compute_preloaded"(%235, %224, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %236 = arith.index_cast %188 : i64 to index
+                scf.for %arg15 = %c1 to %236 step %c1 {
+                  %238 = arith.index_cast %arg15 : index to i64
+                  %239 = arith.muli %238, %c32_i64 : i64
+                  %240 = arith.addi %239, %215 : i64
+                  %241 = arith.ori %240, %228 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %231, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %242 = arith.addi %239, %222 : i64
+                  %243 = arith.addi %242, %143 : i64
+                  "instgem.compute_accumulated"(%243, %224, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %237 = arith.index_cast %175 : i64 to index
+                scf.for %arg15 = %236 to %237 step %c1 {
+                  %238 = arith.index_cast %arg15 : index to i64
+                  %239 = arith.muli %238, %c16_i64 : i64
+                  %240 = arith.subi %168, %239 : i64
+                  %241 = arith.minsi %240, %c16_i64 : i64
+                  %242 = arith.muli %238, %c32_i64 : i64
+                  %243 = arith.addi %242, %215 : i64
+                  %244 = arith.ori %243, %228 : i64
+                  %245 = arith.select %227, %c16_i64, %241 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %231, %245) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %246 = arith.addi %242, %222 : i64
+                  %247 = arith.addi %246, %143 : i64
+                  "instgem.compute_accumulated"(%247, %224, %241, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %213 = arith.cmpi eq, %182, %c0_i64 : i64
-            %214 = arith.cmpi slt, %179, %c2_i64 : i64
-            %215 = arith.cmpi slt, %185, %c2_i64 : i64
-            %216 = arith.ori %213, %214 : i1
-            %217 = arith.ori %216, %215 : i1
-            scf.if %217 {
+            %209 = arith.cmpi eq, %178, %c0_i64 : i64
+            %210 = arith.cmpi slt, %175, %c2_i64 : i64
+            %211 = arith.cmpi slt, %181, %c2_i64 : i64
+            %212 = arith.ori %209, %210 : i1
+            %213 = arith.ori %212, %211 : i1
+            scf.if %213 {
               scf.for %arg13 = %c0 to %c4 step %c1 {
-                %218 = arith.index_cast %arg13 : index to i64
-                %219 = arith.remsi %218, %c2_i64 : i64
-                %220 = arith.divsi %218, %c2_i64 : i64
-                %221 = arith.muli %220, %c16_i64 : i64
-                %222 = arith.subi %c32_i64, %221 : i64
-                %223 = arith.minsi %222, %c16_i64 : i64
-                %224 = arith.muli %219, %c32_i64 : i64
-                %225 = arith.addi %224, %221 : i64
-                %226 = arith.ori %225, %c2147483648_i64 : i64
-                %227 = arith.cmpi sge, %219, %179 : i64
-                %228 = arith.cmpi sge, %220, %185 : i64
-                %229 = arith.ori %213, %227 : i1
-                %230 = arith.ori %229, %228 : i1
-                scf.if %230 {
-                  "instgem.mvin"(%c0_i64, %226, %223, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %214 = arith.index_cast %arg13 : index to i64
+                %215 = arith.remsi %214, %c2_i64 : i64
+                %216 = arith.divsi %214, %c2_i64 : i64
+                %217 = arith.muli %216, %c16_i64 : i64
+                %218 = arith.subi %c32_i64, %217 : i64
+                %219 = arith.minsi %218, %c16_i64 : i64
+                %220 = arith.muli %215, %c32_i64 : i64
+                %221 = arith.addi %220, %217 : i64
+                %222 = arith.ori %221, %c2147483648_i64 : i64
+                %223 = arith.cmpi sge, %215, %175 : i64
+                %224 = arith.cmpi sge, %216, %181 : i64
+                %225 = arith.ori %209, %223 : i1
+                %226 = arith.ori %225, %224 : i1
+                scf.if %226 {
+                  "instgem.mvin"(%c0_i64, %222, %219, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
           } else {
-            scf.for %arg13 = %c0 to %186 step %c1 {
-              scf.if %195 {
-                %219 = arith.cmpi sgt, %204, %c0 : index
-                scf.if %219 {
-                  %223 = arith.muli %212, %c4 : index
-                  %224 = arith.muli %204, %c4 : index
-                  %225 = arith.muli %arg13, %224 : index
-                  %226 = arith.subi %223, %c1 : index
-                  %227 = arith.addi %225, %226 : index
-                  %228 = arith.divsi %227, %223 : index
-                  %229 = arith.addi %227, %224 : index
-                  %230 = arith.divsi %229, %223 : index
-                  scf.for %arg14 = %228 to %230 step %c1 {
-                    %231 = arith.index_cast %arg14 : index to i64
-                    %232 = arith.addi %197, %231 : i64
-                    %233 = arith.muli %232, %c16_i64 : i64
-                    %234 = arith.maxsi %233, %148 : i64
-                    %235 = arith.addi %233, %c16_i64 : i64
-                    %236 = arith.minsi %235, %151 : i64
-                    %237 = arith.subi %236, %234 : i64
-                    %238 = arith.subi %234, %148 : i64
-                    %239 = arith.muli %238, %211#0 : i64
-                    %240 = arith.addi %211#1, %239 : i64
-                    %241 = arith.muli %232, %c32_i64 : i64
-                    %242 = arith.addi %241, %211#2 : i64
-                    %243 = arith.subi %234, %233 : i64
-                    %244 = arith.addi %242, %243 : i64
-                    %245 = arith.minsi %211#3, %c64_i64 : i64
-                    "instgem.mvin"(%240, %244, %245, %237) : (i64, i64, i64, i64) -> ()
+            scf.for %arg13 = %c0 to %182 step %c1 {
+              scf.if %191 {
+                %215 = arith.cmpi sgt, %200, %c0 : index
+                scf.if %215 {
+                  %219 = arith.muli %208, %c4 : index
+                  %220 = arith.muli %200, %c4 : index
+                  %221 = arith.muli %arg13, %220 : index
+                  %222 = arith.subi %219, %c1 : index
+                  %223 = arith.addi %221, %222 : index
+                  %224 = arith.divsi %223, %219 : index
+                  %225 = arith.addi %223, %220 : index
+                  %226 = arith.divsi %225, %219 : index
+                  scf.for %arg14 = %224 to %226 step %c1 {
+                    %227 = arith.index_cast %arg14 : index to i64
+                    %228 = arith.addi %193, %227 : i64
+                    %229 = arith.muli %228, %c16_i64 : i64
+                    %230 = arith.maxsi %229, %144 : i64
+                    %231 = arith.addi %229, %c16_i64 : i64
+                    %232 = arith.minsi %231, %147 : i64
+                    %233 = arith.subi %232, %230 : i64
+                    %234 = arith.subi %230, %144 : i64
+                    %235 = arith.muli %234, %207#0 : i64
+                    %236 = arith.addi %207#1, %235 : i64
+                    %237 = arith.muli %228, %c32_i64 : i64
+                    %238 = arith.addi %237, %207#2 : i64
+                    %239 = arith.subi %230, %229 : i64
+                    %240 = arith.addi %238, %239 : i64
+                    %241 = arith.minsi %207#3, %c64_i64 : i64
+                    "instgem.mvin"(%236, %240, %241, %233) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %220 = arith.cmpi sgt, %210, %c0 : index
-                scf.if %220 {
-                  %223 = arith.muli %212, %c4 : index
-                  %224 = arith.muli %210, %c4 : index
-                  %225 = arith.muli %arg13, %224 : index
-                  %226 = arith.subi %223, %c1 : index
-                  %227 = arith.subi %226, %212 : index
-                  %228 = arith.addi %225, %227 : index
-                  %229 = arith.divsi %228, %223 : index
-                  %230 = arith.addi %228, %224 : index
-                  %231 = arith.divsi %230, %223 : index
-                  scf.for %arg14 = %229 to %231 step %c1 {
-                    %232 = arith.index_cast %arg14 : index to i64
-                    %233 = arith.muli %232, %c16_i64 : i64
-                    %234 = arith.maxsi %233, %c0_i64 : i64
-                    %235 = arith.addi %233, %c16_i64 : i64
-                    %236 = arith.minsi %235, %148 : i64
-                    %237 = arith.subi %236, %234 : i64
-                    %238 = arith.muli %232, %c32_i64 : i64
-                    %239 = arith.addi %238, %211#2 : i64
-                    %240 = arith.subi %234, %233 : i64
-                    %241 = arith.addi %239, %240 : i64
-                    %242 = arith.minsi %211#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64, %241, %242, %237) : (i64, i64, i64, i64) -> ()
+                %216 = arith.cmpi sgt, %206, %c0 : index
+                scf.if %216 {
+                  %219 = arith.muli %208, %c4 : index
+                  %220 = arith.muli %206, %c4 : index
+                  %221 = arith.muli %arg13, %220 : index
+                  %222 = arith.subi %219, %c1 : index
+                  %223 = arith.subi %222, %208 : index
+                  %224 = arith.addi %221, %223 : index
+                  %225 = arith.divsi %224, %219 : index
+                  %226 = arith.addi %224, %220 : index
+                  %227 = arith.divsi %226, %219 : index
+                  scf.for %arg14 = %225 to %227 step %c1 {
+                    %228 = arith.index_cast %arg14 : index to i64
+                    %229 = arith.muli %228, %c16_i64 : i64
+                    %230 = arith.maxsi %229, %c0_i64 : i64
+                    %231 = arith.addi %229, %c16_i64 : i64
+                    %232 = arith.minsi %231, %144 : i64
+                    %233 = arith.subi %232, %230 : i64
+                    %234 = arith.muli %228, %c32_i64 : i64
+                    %235 = arith.addi %234, %207#2 : i64
+                    %236 = arith.subi %230, %229 : i64
+                    %237 = arith.addi %235, %236 : i64
+                    %238 = arith.minsi %207#3, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64, %237, %238, %233) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %221 = arith.cmpi sgt, %211#4, %c0 : index
-                scf.if %221 {
-                  %223 = arith.muli %212, %c4 : index
-                  %224 = arith.muli %211#4, %c4 : index
-                  %225 = arith.muli %arg13, %224 : index
-                  %226 = arith.subi %223, %c1 : index
-                  %227 = arith.muli %212, %c2 : index
-                  %228 = arith.subi %226, %227 : index
-                  %229 = arith.addi %225, %228 : index
-                  %230 = arith.divsi %229, %223 : index
-                  %231 = arith.addi %229, %224 : index
-                  %232 = arith.divsi %231, %223 : index
-                  scf.for %arg14 = %230 to %232 step %c1 {
-                    %233 = arith.index_cast %arg14 : index to i64
-                    %234 = arith.addi %211#5, %233 : i64
-                    %235 = arith.muli %234, %c16_i64 : i64
-                    %236 = arith.maxsi %235, %211#6 : i64
-                    %237 = arith.addi %235, %c16_i64 : i64
-                    %238 = arith.addi %211#6, %211#7 : i64
-                    %239 = arith.minsi %237, %238 : i64
-                    %240 = arith.subi %239, %236 : i64
-                    %241 = arith.subi %236, %211#6 : i64
-                    %242 = arith.muli %241, %211#8 : i64
-                    %243 = arith.addi %211#9, %242 : i64
-                    %244 = arith.muli %234, %c32_i64 : i64
-                    %245 = arith.addi %244, %211#10 : i64
-                    %246 = arith.subi %236, %235 : i64
-                    %247 = arith.addi %245, %246 : i64
-                    %248 = arith.minsi %169, %c64_i64 : i64
-                    "instgem.mvin2"(%243, %247, %248, %240) : (i64, i64, i64, i64) -> ()
+                %217 = arith.cmpi sgt, %207#4, %c0 : index
+                scf.if %217 {
+                  %219 = arith.muli %208, %c4 : index
+                  %220 = arith.muli %207#4, %c4 : index
+                  %221 = arith.muli %arg13, %220 : index
+                  %222 = arith.subi %219, %c1 : index
+                  %223 = arith.muli %208, %c2 : index
+                  %224 = arith.subi %222, %223 : index
+                  %225 = arith.addi %221, %224 : index
+                  %226 = arith.divsi %225, %219 : index
+                  %227 = arith.addi %225, %220 : index
+                  %228 = arith.divsi %227, %219 : index
+                  scf.for %arg14 = %226 to %228 step %c1 {
+                    %229 = arith.index_cast %arg14 : index to i64
+                    %230 = arith.addi %207#5, %229 : i64
+                    %231 = arith.muli %230, %c16_i64 : i64
+                    %232 = arith.maxsi %231, %207#6 : i64
+                    %233 = arith.addi %231, %c16_i64 : i64
+                    %234 = arith.addi %207#6, %207#7 : i64
+                    %235 = arith.minsi %233, %234 : i64
+                    %236 = arith.subi %235, %232 : i64
+                    %237 = arith.subi %232, %207#6 : i64
+                    %238 = arith.muli %237, %207#8 : i64
+                    %239 = arith.addi %207#9, %238 : i64
+                    %240 = arith.muli %230, %c32_i64 : i64
+                    %241 = arith.addi %240, %207#10 : i64
+                    %242 = arith.subi %232, %231 : i64
+                    %243 = arith.addi %241, %242 : i64
+                    %244 = arith.minsi %165, %c64_i64 : i64
+                    "instgem.mvin2"(%239, %243, %244, %236) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %222 = arith.cmpi sgt, %211#11, %c0 : index
-                scf.if %222 {
-                  %223 = arith.muli %212, %c4 : index
-                  %224 = arith.muli %211#11, %c4 : index
-                  %225 = arith.muli %arg13, %224 : index
-                  %226 = arith.subi %223, %c1 : index
-                  %227 = arith.muli %212, %c3 : index
-                  %228 = arith.subi %226, %227 : index
-                  %229 = arith.addi %225, %228 : index
-                  %230 = arith.divsi %229, %223 : index
-                  %231 = arith.addi %229, %224 : index
-                  %232 = arith.divsi %231, %223 : index
-                  scf.for %arg14 = %230 to %232 step %c1 {
-                    %233 = arith.index_cast %arg14 : index to i64
-                    %234 = arith.muli %233, %c16_i64 : i64
-                    %235 = arith.maxsi %234, %c0_i64 : i64
-                    %236 = arith.addi %234, %c16_i64 : i64
-                    %237 = arith.minsi %236, %211#6 : i64
-                    %238 = arith.subi %237, %235 : i64
-                    %239 = arith.muli %233, %c32_i64 : i64
-                    %240 = arith.addi %239, %211#10 : i64
-                    %241 = arith.subi %235, %234 : i64
-                    %242 = arith.addi %240, %241 : i64
-                    %243 = arith.minsi %169, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64, %242, %243, %238) : (i64, i64, i64, i64) -> ()
+                %218 = arith.cmpi sgt, %207#11, %c0 : index
+                scf.if %218 {
+                  %219 = arith.muli %208, %c4 : index
+                  %220 = arith.muli %207#11, %c4 : index
+                  %221 = arith.muli %arg13, %220 : index
+                  %222 = arith.subi %219, %c1 : index
+                  %223 = arith.muli %208, %c3 : index
+                  %224 = arith.subi %222, %223 : index
+                  %225 = arith.addi %221, %224 : index
+                  %226 = arith.divsi %225, %219 : index
+                  %227 = arith.addi %225, %220 : index
+                  %228 = arith.divsi %227, %219 : index
+                  scf.for %arg14 = %226 to %228 step %c1 {
+                    %229 = arith.index_cast %arg14 : index to i64
+                    %230 = arith.muli %229, %c16_i64 : i64
+                    %231 = arith.maxsi %230, %c0_i64 : i64
+                    %232 = arith.addi %230, %c16_i64 : i64
+                    %233 = arith.minsi %232, %207#6 : i64
+                    %234 = arith.subi %233, %231 : i64
+                    %235 = arith.muli %229, %c32_i64 : i64
+                    %236 = arith.addi %235, %207#10 : i64
+                    %237 = arith.subi %231, %230 : i64
+                    %238 = arith.addi %236, %237 : i64
+                    %239 = arith.minsi %165, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64, %238, %239, %234) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %213 = arith.index_cast %arg13 : index to i64
-              %214 = arith.muli %213, %c16_i64 : i64
-              %215 = arith.subi %178, %214 : i64
-              %216 = arith.minsi %215, %c16_i64 : i64
-              %217 = arith.index_cast %189 : i64 to index
-              scf.for %arg14 = %c0 to %217 step %c1 {
-                %219 = arith.index_cast %arg14 : index to i64
-                %220 = arith.ori %214, %c3221225472_i64 : i64
-                %221 = arith.muli %219, %c32_i64 : i64
-                %222 = arith.addi %221, %214 : i64
-                %223 = arith.addi %222, %166 : i64
-                "instgem.preload"(%223, %216, %c16_i64, %220, %216, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                %224 = arith.muli %219, %c16_i64 : i64
-                %225 = arith.addi %224, %147 : i64
-                "instgem.compute_preloaded"(%225, %c16_i64, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %226 = arith.index_cast %192 : i64 to index
+              %209 = arith.index_cast %arg13 : index to i64
+              %210 = arith.muli %209, %c16_i64 : i64
+              %211 = arith.subi %174, %210 : i64
+              %212 = arith.minsi %211, %c16_i64 : i64
+              %213 = arith.index_cast %185 : i64 to index
+              scf.for %arg14 = %c0 to %213 step %c1 {
+                %215 = arith.index_cast %arg14 : index to i64
+                %216 = arith.ori %210, %c3221225472_i64 : i64
+                %217 = arith.muli %215, %c32_i64 : i64
+                %218 = arith.addi %217, %210 : i64
+                %219 = arith.addi %218, %162 : i64
+                "instgem.preload"(%219, %212, %c16_i64, %216, %212, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                %220 = arith.muli %215, %c16_i64 : i64
+                %221 = arith.addi %220, %143 : i64
+                "instgem.compute_preloaded"(%221, %c16_i64, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %222 = arith.index_cast %188 : i64 to index
+                scf.for %arg15 = %c1 to %222 step %c1 {
+                  %224 = arith.index_cast %arg15 : index to i64
+                  %225 = arith.muli %224, %c32_i64 : i64
+                  %226 = arith.addi %225, %210 : i64
+                  %227 = arith.ori %226, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %227, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %228 = arith.addi %225, %220 : i64
+                  %229 = arith.addi %228, %143 : i64
+                  "instgem.compute_accumulated"(%229, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %223 = arith.index_cast %175 : i64 to index
+                scf.for %arg15 = %222 to %223 step %c1 {
+                  %224 = arith.index_cast %arg15 : index to i64
+                  %225 = arith.muli %224, %c16_i64 : i64
+                  %226 = arith.subi %168, %225 : i64
+                  %227 = arith.minsi %226, %c16_i64 : i64
+                  %228 = arith.muli %224, %c32_i64 : i64
+                  %229 = arith.addi %228, %210 : i64
+                  %230 = arith.ori %229, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %212, %227) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %231 = arith.addi %228, %220 : i64
+                  %232 = arith.addi %231, %143 : i64
+                  "instgem.compute_accumulated"(%232, %c16_i64, %227, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %214 = arith.index_cast %178 : i64 to index
+              scf.for %arg14 = %213 to %214 step %c1 {
+                %215 = arith.index_cast %arg14 : index to i64
+                %216 = arith.muli %215, %c16_i64 : i64
+                %217 = arith.subi %170, %216 : i64
+                %218 = arith.minsi %217, %c16_i64 : i64
+                %219 = arith.subi %172, %216 : i64
+                %220 = arith.minsi %219, %c16_i64 : i64
+                %221 = arith.ori %210, %c3221225472_i64 : i64
+                %222 = arith.muli %215, %c32_i64 : i64
+                %223 = arith.addi %222, %210 : i64
+                %224 = arith.addi %223, %162 : i64
+                "instgem.preload"(%224, %212, %220, %221, %212, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                %225 = arith.addi %216, %143 : i64
+                "instgem.compute_preloaded"(%225, %218, %189, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %226 = arith.index_cast %188 : i64 to index
                 scf.for %arg15 = %c1 to %226 step %c1 {
                   %228 = arith.index_cast %arg15 : index to i64
                   %229 = arith.muli %228, %c32_i64 : i64
-                  %230 = arith.addi %229, %214 : i64
+                  %230 = arith.addi %229, %210 : i64
                   %231 = arith.ori %230, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %216, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %232 = arith.addi %229, %224 : i64
-                  %233 = arith.addi %232, %147 : i64
-                  "instgem.compute_accumulated"(%233, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %231, %212, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %232 = arith.addi %229, %216 : i64
+                  %233 = arith.addi %232, %143 : i64
+                  "instgem.compute_accumulated"(%233, %218, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %227 = arith.index_cast %179 : i64 to index
+                %227 = arith.index_cast %175 : i64 to index
                 scf.for %arg15 = %226 to %227 step %c1 {
                   %228 = arith.index_cast %arg15 : index to i64
                   %229 = arith.muli %228, %c16_i64 : i64
-                  %230 = arith.subi %172, %229 : i64
+                  %230 = arith.subi %168, %229 : i64
                   %231 = arith.minsi %230, %c16_i64 : i64
                   %232 = arith.muli %228, %c32_i64 : i64
-                  %233 = arith.addi %232, %214 : i64
+                  %233 = arith.addi %232, %210 : i64
                   %234 = arith.ori %233, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %216, %231) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %235 = arith.addi %232, %224 : i64
-                  %236 = arith.addi %235, %147 : i64
-                  "instgem.compute_accumulated"(%236, %c16_i64, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %218 = arith.index_cast %182 : i64 to index
-              scf.for %arg14 = %217 to %218 step %c1 {
-                %219 = arith.index_cast %arg14 : index to i64
-                %220 = arith.muli %219, %c16_i64 : i64
-                %221 = arith.subi %174, %220 : i64
-                %222 = arith.minsi %221, %c16_i64 : i64
-                %223 = arith.subi %176, %220 : i64
-                %224 = arith.minsi %223, %c16_i64 : i64
-                %225 = arith.ori %214, %c3221225472_i64 : i64
-                %226 = arith.muli %219, %c32_i64 : i64
-                %227 = arith.addi %226, %214 : i64
-                %228 = arith.addi %227, %166 : i64
-                "instgem.preload"(%228, %216, %224, %225, %216, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                %229 = arith.addi %220, %147 : i64
-                "instgem.compute_preloaded"(%229, %222, %193, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %230 = arith.index_cast %192 : i64 to index
-                scf.for %arg15 = %c1 to %230 step %c1 {
-                  %232 = arith.index_cast %arg15 : index to i64
-                  %233 = arith.muli %232, %c32_i64 : i64
-                  %234 = arith.addi %233, %214 : i64
-                  %235 = arith.ori %234, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %216, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %236 = arith.addi %233, %220 : i64
-                  %237 = arith.addi %236, %147 : i64
-                  "instgem.compute_accumulated"(%237, %222, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %231 = arith.index_cast %179 : i64 to index
-                scf.for %arg15 = %230 to %231 step %c1 {
-                  %232 = arith.index_cast %arg15 : index to i64
-                  %233 = arith.muli %232, %c16_i64 : i64
-                  %234 = arith.subi %172, %233 : i64
-                  %235 = arith.minsi %234, %c16_i64 : i64
-                  %236 = arith.muli %232, %c32_i64 : i64
-                  %237 = arith.addi %236, %214 : i64
-                  %238 = arith.ori %237, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %216, %235) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %239 = arith.addi %236, %220 : i64
-                  %240 = arith.addi %239, %147 : i64
-                  "instgem.compute_accumulated"(%240, %222, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %212, %231) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %235 = arith.addi %232, %216 : i64
+                  %236 = arith.addi %235, %143 : i64
+                  "instgem.compute_accumulated"(%236, %218, %231, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
           }
-          scf.if %195 {
-            %213 = arith.muli %212, %c4 : index
-            %214 = arith.muli %204, %c4 : index
-            %215 = arith.muli %186, %214 : index
-            %216 = arith.subi %213, %c1 : index
-            %217 = arith.addi %215, %216 : index
-            %218 = arith.divsi %217, %213 : index
-            scf.for %arg13 = %218 to %204 step %c1 {
-              %236 = arith.index_cast %arg13 : index to i64
-              %237 = arith.addi %197, %236 : i64
-              %238 = arith.muli %237, %c16_i64 : i64
-              %239 = arith.maxsi %238, %148 : i64
-              %240 = arith.addi %238, %c16_i64 : i64
-              %241 = arith.minsi %240, %151 : i64
-              %242 = arith.subi %241, %239 : i64
-              %243 = arith.subi %239, %148 : i64
-              %244 = arith.muli %243, %211#0 : i64
-              %245 = arith.addi %211#1, %244 : i64
-              %246 = arith.muli %237, %c32_i64 : i64
-              %247 = arith.addi %246, %211#2 : i64
-              %248 = arith.subi %239, %238 : i64
-              %249 = arith.addi %247, %248 : i64
-              %250 = arith.minsi %211#3, %c64_i64 : i64
-              "instgem.mvin"(%245, %249, %250, %242) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %219 = arith.muli %210, %c4 : index
-            %220 = arith.muli %186, %219 : index
-            %221 = arith.subi %216, %212 : index
-            %222 = arith.addi %220, %221 : index
-            %223 = arith.divsi %222, %213 : index
-            scf.for %arg13 = %223 to %210 step %c1 {
-              %236 = arith.index_cast %arg13 : index to i64
-              %237 = arith.muli %236, %c16_i64 : i64
-              %238 = arith.maxsi %237, %c0_i64 : i64
-              %239 = arith.addi %237, %c16_i64 : i64
-              %240 = arith.minsi %239, %148 : i64
-              %241 = arith.subi %240, %238 : i64
-              %242 = arith.muli %236, %c32_i64 : i64
-              %243 = arith.addi %242, %211#2 : i64
-              %244 = arith.subi %238, %237 : i64
+          scf.if %191 {
+            %209 = arith.muli %208, %c4 : index
+            %210 = arith.muli %200, %c4 : index
+            %211 = arith.muli %182, %210 : index
+            %212 = arith.subi %209, %c1 : index
+            %213 = arith.addi %211, %212 : index
+            %214 = arith.divsi %213, %209 : index
+            scf.for %arg13 = %214 to %200 step %c1 {
+              %232 = arith.index_cast %arg13 : index to i64
+              %233 = arith.addi %193, %232 : i64
+              %234 = arith.muli %233, %c16_i64 : i64
+              %235 = arith.maxsi %234, %144 : i64
+              %236 = arith.addi %234, %c16_i64 : i64
+              %237 = arith.minsi %236, %147 : i64
+              %238 = arith.subi %237, %235 : i64
+              %239 = arith.subi %235, %144 : i64
+              %240 = arith.muli %239, %207#0 : i64
+              %241 = arith.addi %207#1, %240 : i64
+              %242 = arith.muli %233, %c32_i64 : i64
+              %243 = arith.addi %242, %207#2 : i64
+              %244 = arith.subi %235, %234 : i64
               %245 = arith.addi %243, %244 : i64
-              %246 = arith.minsi %211#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %245, %246, %241) : (i64, i64, i64, i64) -> ()
+              %246 = arith.minsi %207#3, %c64_i64 : i64
+              "instgem.mvin"(%241, %245, %246, %238) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %224 = arith.muli %211#4, %c4 : index
-            %225 = arith.muli %186, %224 : index
-            %226 = arith.muli %212, %c2 : index
-            %227 = arith.subi %216, %226 : index
-            %228 = arith.addi %225, %227 : index
-            %229 = arith.divsi %228, %213 : index
-            scf.for %arg13 = %229 to %211#4 step %c1 {
-              %236 = arith.index_cast %arg13 : index to i64
-              %237 = arith.addi %211#5, %236 : i64
-              %238 = arith.muli %237, %c16_i64 : i64
-              %239 = arith.maxsi %238, %211#6 : i64
-              %240 = arith.addi %238, %c16_i64 : i64
-              %241 = arith.addi %211#6, %211#7 : i64
-              %242 = arith.minsi %240, %241 : i64
-              %243 = arith.subi %242, %239 : i64
-              %244 = arith.subi %239, %211#6 : i64
-              %245 = arith.muli %244, %211#8 : i64
-              %246 = arith.addi %211#9, %245 : i64
-              %247 = arith.muli %237, %c32_i64 : i64
-              %248 = arith.addi %247, %211#10 : i64
-              %249 = arith.subi %239, %238 : i64
-              %250 = arith.addi %248, %249 : i64
-              %251 = arith.minsi %169, %c64_i64 : i64
-              "instgem.mvin2"(%246, %250, %251, %243) : (i64, i64, i64, i64) -> ()
+            %215 = arith.muli %206, %c4 : index
+            %216 = arith.muli %182, %215 : index
+            %217 = arith.subi %212, %208 : index
+            %218 = arith.addi %216, %217 : index
+            %219 = arith.divsi %218, %209 : index
+            scf.for %arg13 = %219 to %206 step %c1 {
+              %232 = arith.index_cast %arg13 : index to i64
+              %233 = arith.muli %232, %c16_i64 : i64
+              %234 = arith.maxsi %233, %c0_i64 : i64
+              %235 = arith.addi %233, %c16_i64 : i64
+              %236 = arith.minsi %235, %144 : i64
+              %237 = arith.subi %236, %234 : i64
+              %238 = arith.muli %232, %c32_i64 : i64
+              %239 = arith.addi %238, %207#2 : i64
+              %240 = arith.subi %234, %233 : i64
+              %241 = arith.addi %239, %240 : i64
+              %242 = arith.minsi %207#3, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64, %241, %242, %237) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %230 = arith.muli %211#11, %c4 : index
-            %231 = arith.muli %186, %230 : index
-            %232 = arith.muli %212, %c3 : index
-            %233 = arith.subi %216, %232 : index
-            %234 = arith.addi %231, %233 : index
-            %235 = arith.divsi %234, %213 : index
-            scf.for %arg13 = %235 to %211#11 step %c1 {
-              %236 = arith.index_cast %arg13 : index to i64
-              %237 = arith.muli %236, %c16_i64 : i64
-              %238 = arith.maxsi %237, %c0_i64 : i64
-              %239 = arith.addi %237, %c16_i64 : i64
-              %240 = arith.minsi %239, %211#6 : i64
-              %241 = arith.subi %240, %238 : i64
-              %242 = arith.muli %236, %c32_i64 : i64
-              %243 = arith.addi %242, %211#10 : i64
-              %244 = arith.subi %238, %237 : i64
-              %245 = arith.addi %243, %244 : i64
-              %246 = arith.minsi %169, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %245, %246, %241) : (i64, i64, i64, i64) -> ()
+            %220 = arith.muli %207#4, %c4 : index
+            %221 = arith.muli %182, %220 : index
+            %222 = arith.muli %208, %c2 : index
+            %223 = arith.subi %212, %222 : index
+            %224 = arith.addi %221, %223 : index
+            %225 = arith.divsi %224, %209 : index
+            scf.for %arg13 = %225 to %207#4 step %c1 {
+              %232 = arith.index_cast %arg13 : index to i64
+              %233 = arith.addi %207#5, %232 : i64
+              %234 = arith.muli %233, %c16_i64 : i64
+              %235 = arith.maxsi %234, %207#6 : i64
+              %236 = arith.addi %234, %c16_i64 : i64
+              %237 = arith.addi %207#6, %207#7 : i64
+              %238 = arith.minsi %236, %237 : i64
+              %239 = arith.subi %238, %235 : i64
+              %240 = arith.subi %235, %207#6 : i64
+              %241 = arith.muli %240, %207#8 : i64
+              %242 = arith.addi %207#9, %241 : i64
+              %243 = arith.muli %233, %c32_i64 : i64
+              %244 = arith.addi %243, %207#10 : i64
+              %245 = arith.subi %235, %234 : i64
+              %246 = arith.addi %244, %245 : i64
+              %247 = arith.minsi %165, %c64_i64 : i64
+              "instgem.mvin2"(%242, %246, %247, %239) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %226 = arith.muli %207#11, %c4 : index
+            %227 = arith.muli %182, %226 : index
+            %228 = arith.muli %208, %c3 : index
+            %229 = arith.subi %212, %228 : index
+            %230 = arith.addi %227, %229 : index
+            %231 = arith.divsi %230, %209 : index
+            scf.for %arg13 = %231 to %207#11 step %c1 {
+              %232 = arith.index_cast %arg13 : index to i64
+              %233 = arith.muli %232, %c16_i64 : i64
+              %234 = arith.maxsi %233, %c0_i64 : i64
+              %235 = arith.addi %233, %c16_i64 : i64
+              %236 = arith.minsi %235, %207#6 : i64
+              %237 = arith.subi %236, %234 : i64
+              %238 = arith.muli %232, %c32_i64 : i64
+              %239 = arith.addi %238, %207#10 : i64
+              %240 = arith.subi %234, %233 : i64
+              %241 = arith.addi %239, %240 : i64
+              %242 = arith.minsi %165, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64, %241, %242, %237) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
           }
-          scf.yield %137, %154 : index, index
+          scf.yield %133, %150 : index, index
         }
       }
       %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %129 = arith.index_cast %arg10 : index to i64
-        %130 = arith.remsi %129, %c2_i64 : i64
-        %131 = arith.divsi %129, %c2_i64 : i64
-        %132 = arith.muli %131, %c16_i64 : i64
-        %133 = arith.subi %c32_i64, %132 : i64
-        %134 = arith.minsi %133, %c16_i64 : i64
-        %135 = arith.muli %130, %c32_i64 : i64
-        %136 = arith.addi %135, %132 : i64
-        %137 = arith.addi %136, %c64_i64 : i64
-        %138 = arith.ori %137, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %138, %134, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %125 = arith.index_cast %arg10 : index to i64
+        %126 = arith.remsi %125, %c2_i64 : i64
+        %127 = arith.divsi %125, %c2_i64 : i64
+        %128 = arith.muli %127, %c16_i64 : i64
+        %129 = arith.subi %c32_i64, %128 : i64
+        %130 = arith.minsi %129, %c16_i64 : i64
+        %131 = arith.muli %126, %c32_i64 : i64
+        %132 = arith.addi %131, %128 : i64
+        %133 = arith.addi %132, %c64_i64 : i64
+        %134 = arith.ori %133, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %134, %130, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %57 = arith.minsi %arg6, %c32 : index
-      %58 = arith.maxsi %7, %c0 : index
-      %59 = arith.minsi %58, %c32 : index
-      %60 = arith.subi %57, %7 : index
-      %61 = arith.maxsi %14, %c0 : index
-      %62 = arith.minsi %61, %arg7 : index
-      %63 = arith.maxsi %10, %c0 : index
-      %64 = arith.minsi %63, %c32 : index
-      %65 = arith.subi %62, %9 : index
-      %66 = arith.cmpi sgt, %64, %c0 : index
-      scf.if %66 {
+      %53 = arith.minsi %arg6, %c32 : index
+      %54 = arith.maxsi %7, %c0 : index
+      %55 = arith.minsi %54, %c32 : index
+      %56 = arith.subi %53, %7 : index
+      %57 = arith.maxsi %14, %c0 : index
+      %58 = arith.minsi %57, %arg7 : index
+      %59 = arith.maxsi %10, %c0 : index
+      %60 = arith.minsi %59, %c32 : index
+      %61 = arith.subi %58, %9 : index
+      %62 = arith.cmpi sgt, %60, %c0 : index
+      scf.if %62 {
         func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_1[%7, %9] [%60, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %67 = arith.index_cast %59 : index to i64
-      %68 = arith.index_cast %60 : index to i64
-      %69 = arith.index_cast %65 : index to i64
-      %70 = arith.addi %67, %68 : i64
+      %subview = memref.subview %reinterpret_cast_1[%7, %9] [%56, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %63 = arith.index_cast %55 : index to i64
+      %64 = arith.index_cast %56 : index to i64
+      %65 = arith.index_cast %61 : index to i64
+      %66 = arith.addi %63, %64 : i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %71 = arith.index_cast %intptr : index to i64
-      %72 = arith.index_cast %offset : index to i64
-      %73 = arith.addi %71, %72 : i64
-      %74 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
-      %75 = arith.maxsi %67, %c0_i64 : i64
-      %76 = arith.divui %75, %c16_i64 : i64
-      %77 = arith.maxsi %70, %c0_i64 : i64
-      %78 = arith.addi %77, %c15_i64 : i64
-      %79 = arith.divui %78, %c16_i64 : i64
-      %80 = arith.subi %79, %76 : i64
-      %81 = arith.cmpi sgt, %68, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.index_cast %83 : i64 to index
-      scf.for %arg10 = %c0 to %84 step %c1 {
-        %129 = arith.index_cast %arg10 : index to i64
-        %130 = arith.addi %76, %129 : i64
-        %131 = arith.muli %130, %c16_i64 : i64
-        %132 = arith.maxsi %131, %67 : i64
-        %133 = arith.addi %131, %c16_i64 : i64
-        %134 = arith.minsi %133, %70 : i64
-        %135 = arith.subi %134, %132 : i64
-        %136 = arith.subi %132, %67 : i64
-        %137 = arith.muli %136, %74 : i64
-        %138 = arith.addi %73, %137 : i64
-        %139 = arith.muli %130, %c32_i64 : i64
-        %140 = arith.addi %139, %c256_i64 : i64
-        %141 = arith.subi %132, %131 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.minsi %69, %c64_i64 : i64
-        "instgem.mvin"(%138, %142, %143, %135) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %85 = arith.addi %75, %c15_i64 : i64
-      %86 = arith.divui %85, %c16_i64 : i64
-      %87 = arith.cmpi sgt, %67, %c0_i64 : i64
-      %88 = arith.extui %87 : i1 to i64
-      %89 = arith.muli %86, %88 : i64
-      %90 = arith.index_cast %89 : i64 to index
-      scf.for %arg10 = %c0 to %90 step %c1 {
-        %129 = arith.index_cast %arg10 : index to i64
-        %130 = arith.muli %129, %c16_i64 : i64
-        %131 = arith.maxsi %130, %c0_i64 : i64
-        %132 = arith.addi %130, %c16_i64 : i64
-        %133 = arith.minsi %132, %67 : i64
-        %134 = arith.subi %133, %131 : i64
-        %135 = arith.muli %129, %c32_i64 : i64
+      %67 = arith.index_cast %intptr : index to i64
+      %68 = arith.index_cast %offset : index to i64
+      %69 = arith.addi %67, %68 : i64
+      %70 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
+      %71 = arith.maxsi %63, %c0_i64 : i64
+      %72 = arith.divui %71, %c16_i64 : i64
+      %73 = arith.maxsi %66, %c0_i64 : i64
+      %74 = arith.addi %73, %c15_i64 : i64
+      %75 = arith.divui %74, %c16_i64 : i64
+      %76 = arith.subi %75, %72 : i64
+      %77 = arith.cmpi sgt, %64, %c0_i64 : i64
+      %78 = arith.extui %77 : i1 to i64
+      %79 = arith.muli %76, %78 : i64
+      %80 = arith.index_cast %79 : i64 to index
+      scf.for %arg10 = %c0 to %80 step %c1 {
+        %125 = arith.index_cast %arg10 : index to i64
+        %126 = arith.addi %72, %125 : i64
+        %127 = arith.muli %126, %c16_i64 : i64
+        %128 = arith.maxsi %127, %63 : i64
+        %129 = arith.addi %127, %c16_i64 : i64
+        %130 = arith.minsi %129, %66 : i64
+        %131 = arith.subi %130, %128 : i64
+        %132 = arith.subi %128, %63 : i64
+        %133 = arith.muli %132, %70 : i64
+        %134 = arith.addi %69, %133 : i64
+        %135 = arith.muli %126, %c32_i64 : i64
         %136 = arith.addi %135, %c256_i64 : i64
-        %137 = arith.subi %131, %130 : i64
+        %137 = arith.subi %128, %127 : i64
         %138 = arith.addi %136, %137 : i64
-        %139 = arith.minsi %69, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64, %138, %139, %134) : (i64, i64, i64, i64) -> ()
+        %139 = arith.minsi %65, %c64_i64 : i64
+        "instgem.mvin"(%134, %138, %139, %131) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %91 = arith.minsi %77, %c32_i64 : i64
-      %92 = arith.maxsi %69, %c0_i64 : i64
-      %93 = arith.minsi %92, %c32_i64 : i64
-      %94 = arith.bitcast %arg8 : f32 to i32
-      %95 = arith.extui %94 : i32 to i64
-      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %95, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %96 = arith.ceildivsi %93, %c16_i64 : i64
-      %97 = arith.minsi %91, %c32_i64 : i64
-      %98 = arith.ceildivsi %97, %c16_i64 : i64
-      %99 = arith.index_cast %96 : i64 to index
-      %100 = arith.divsi %97, %c16_i64 : i64
-      %101 = arith.minsi %98, %100 : i64
-      %102 = arith.maxsi %101, %c0_i64 : i64
-      scf.for %arg10 = %c0 to %99 step %c1 {
-        %129 = arith.index_cast %arg10 : index to i64
-        %130 = arith.muli %129, %c16_i64 : i64
-        %131 = arith.subi %93, %130 : i64
-        %132 = arith.minsi %131, %c16_i64 : i64
-        %133 = arith.index_cast %102 : i64 to index
-        scf.for %arg11 = %c0 to %133 step %c1 {
-          %135 = arith.index_cast %arg11 : index to i64
-          %136 = arith.addi %130, %c64_i64 : i64
-          %137 = arith.ori %136, %c3221225472_i64 : i64
-          %138 = arith.muli %135, %c32_i64 : i64
-          %139 = arith.addi %138, %130 : i64
-          %140 = arith.addi %139, %c256_i64 : i64
-          "instgem.preload"(%140, %132, %c16_i64, %137, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %141 = arith.muli %135, %c16_i64 : i64
+      %81 = arith.addi %71, %c15_i64 : i64
+      %82 = arith.divui %81, %c16_i64 : i64
+      %83 = arith.cmpi sgt, %63, %c0_i64 : i64
+      %84 = arith.extui %83 : i1 to i64
+      %85 = arith.muli %82, %84 : i64
+      %86 = arith.index_cast %85 : i64 to index
+      scf.for %arg10 = %c0 to %86 step %c1 {
+        %125 = arith.index_cast %arg10 : index to i64
+        %126 = arith.muli %125, %c16_i64 : i64
+        %127 = arith.maxsi %126, %c0_i64 : i64
+        %128 = arith.addi %126, %c16_i64 : i64
+        %129 = arith.minsi %128, %63 : i64
+        %130 = arith.subi %129, %127 : i64
+        %131 = arith.muli %125, %c32_i64 : i64
+        %132 = arith.addi %131, %c256_i64 : i64
+        %133 = arith.subi %127, %126 : i64
+        %134 = arith.addi %132, %133 : i64
+        %135 = arith.minsi %65, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64, %134, %135, %130) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %87 = arith.minsi %73, %c32_i64 : i64
+      %88 = arith.maxsi %65, %c0_i64 : i64
+      %89 = arith.minsi %88, %c32_i64 : i64
+      %90 = arith.bitcast %arg8 : f32 to i32
+      %91 = arith.extui %90 : i32 to i64
+      "instgem.config_ex"(%c1_i64, %c1_i64, %c0_i64, %c0_i64, %c0_i64, %c1_i64, %91, %c0_i64, %c0_i64, %c1_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %92 = arith.ceildivsi %89, %c16_i64 : i64
+      %93 = arith.minsi %87, %c32_i64 : i64
+      %94 = arith.ceildivsi %93, %c16_i64 : i64
+      %95 = arith.index_cast %92 : i64 to index
+      %96 = arith.divsi %93, %c16_i64 : i64
+      %97 = arith.minsi %94, %96 : i64
+      %98 = arith.maxsi %97, %c0_i64 : i64
+      scf.for %arg10 = %c0 to %95 step %c1 {
+        %125 = arith.index_cast %arg10 : index to i64
+        %126 = arith.muli %125, %c16_i64 : i64
+        %127 = arith.subi %89, %126 : i64
+        %128 = arith.minsi %127, %c16_i64 : i64
+        %129 = arith.index_cast %98 : i64 to index
+        scf.for %arg11 = %c0 to %129 step %c1 {
+          %131 = arith.index_cast %arg11 : index to i64
+          %132 = arith.addi %126, %c64_i64 : i64
+          %133 = arith.ori %132, %c3221225472_i64 : i64
+          %134 = arith.muli %131, %c32_i64 : i64
+          %135 = arith.addi %134, %126 : i64
+          %136 = arith.addi %135, %c256_i64 : i64
+          "instgem.preload"(%136, %128, %c16_i64, %133, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %137 = arith.muli %131, %c16_i64 : i64
+          %138 = arith.ori %137, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%138, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %139 = arith.addi %126, %c96_i64 : i64
+          %140 = arith.ori %139, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %140, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %141 = arith.addi %137, %c32_i64 : i64
           %142 = arith.ori %141, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%142, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %143 = arith.addi %130, %c96_i64 : i64
-          %144 = arith.ori %143, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %144, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %145 = arith.addi %141, %c32_i64 : i64
-          %146 = arith.ori %145, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%146, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_accumulated"(%142, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-        %134 = arith.index_cast %98 : i64 to index
-        scf.for %arg11 = %133 to %134 step %c1 {
-          %135 = arith.index_cast %arg11 : index to i64
-          %136 = arith.muli %135, %c16_i64 : i64
-          %137 = arith.subi %c32_i64, %136 : i64
-          %138 = arith.minsi %137, %c16_i64 : i64
-          %139 = arith.subi %91, %136 : i64
-          %140 = arith.minsi %139, %c16_i64 : i64
-          %141 = arith.addi %130, %c64_i64 : i64
-          %142 = arith.ori %141, %c3221225472_i64 : i64
-          %143 = arith.muli %135, %c32_i64 : i64
-          %144 = arith.addi %143, %130 : i64
-          %145 = arith.addi %144, %c256_i64 : i64
-          "instgem.preload"(%145, %132, %140, %142, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %146 = arith.ori %136, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%146, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %147 = arith.addi %130, %c96_i64 : i64
-          %148 = arith.ori %147, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %132, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %149 = arith.addi %136, %c32_i64 : i64
-          %150 = arith.ori %149, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%150, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %130 = arith.index_cast %94 : i64 to index
+        scf.for %arg11 = %129 to %130 step %c1 {
+          %131 = arith.index_cast %arg11 : index to i64
+          %132 = arith.muli %131, %c16_i64 : i64
+          %133 = arith.subi %c32_i64, %132 : i64
+          %134 = arith.minsi %133, %c16_i64 : i64
+          %135 = arith.subi %87, %132 : i64
+          %136 = arith.minsi %135, %c16_i64 : i64
+          %137 = arith.addi %126, %c64_i64 : i64
+          %138 = arith.ori %137, %c3221225472_i64 : i64
+          %139 = arith.muli %131, %c32_i64 : i64
+          %140 = arith.addi %139, %126 : i64
+          %141 = arith.addi %140, %c256_i64 : i64
+          "instgem.preload"(%141, %128, %136, %138, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %142 = arith.ori %132, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%142, %134, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %143 = arith.addi %126, %c96_i64 : i64
+          %144 = arith.ori %143, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %144, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %145 = arith.addi %132, %c32_i64 : i64
+          %146 = arith.ori %145, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%146, %134, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
       } {gemmini.compute_nest}
       %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %103 = arith.maxsi %15, %c0 : index
-      %104 = arith.minsi %103, %arg4 : index
-      %105 = arith.maxsi %13, %c0 : index
-      %106 = arith.minsi %105, %c32 : index
-      %107 = arith.subi %104, %12 : index
-      scf.if %66 {
+      %99 = arith.maxsi %15, %c0 : index
+      %100 = arith.minsi %99, %arg4 : index
+      %101 = arith.maxsi %13, %c0 : index
+      %102 = arith.minsi %101, %c32 : index
+      %103 = arith.subi %100, %12 : index
+      scf.if %62 {
         func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_3 = memref.subview %reinterpret_cast_2[%12, %9] [%107, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %108 = arith.index_cast %106 : index to i64
-      %109 = arith.index_cast %107 : index to i64
+      %subview_3 = memref.subview %reinterpret_cast_2[%12, %9] [%103, %61] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %104 = arith.index_cast %102 : index to i64
+      %105 = arith.index_cast %103 : index to i64
       %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %110 = arith.index_cast %intptr_8 : index to i64
-      %111 = arith.index_cast %offset_5 : index to i64
-      %112 = arith.addi %110, %111 : i64
-      %113 = arith.index_cast %strides_7#0 : index to i64
-      %114 = arith.bitcast %arg9 : f32 to i32
-      %115 = arith.extui %114 : i32 to i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %113, %115) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %116 = arith.maxsi %108, %c0_i64 : i64
+      %106 = arith.index_cast %intptr_8 : index to i64
+      %107 = arith.index_cast %offset_5 : index to i64
+      %108 = arith.addi %106, %107 : i64
+      %109 = arith.index_cast %strides_7#0 : index to i64
+      %110 = arith.bitcast %arg9 : f32 to i32
+      %111 = arith.extui %110 : i32 to i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %109, %111) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %112 = arith.maxsi %104, %c0_i64 : i64
+      %113 = arith.divui %112, %c16_i64 : i64
+      %114 = arith.addi %104, %105 : i64
+      %115 = arith.maxsi %114, %c0_i64 : i64
+      %116 = arith.addi %115, %c15_i64 : i64
       %117 = arith.divui %116, %c16_i64 : i64
-      %118 = arith.addi %108, %109 : i64
-      %119 = arith.maxsi %118, %c0_i64 : i64
-      %120 = arith.addi %119, %c15_i64 : i64
-      %121 = arith.divui %120, %c16_i64 : i64
-      %122 = arith.subi %121, %117 : i64
-      %123 = arith.cmpi sgt, %109, %c0_i64 : i64
-      %124 = arith.extui %123 : i1 to i64
-      %125 = arith.muli %122, %124 : i64
-      %126 = arith.ceildivsi %69, %c16_i64 : i64
-      %127 = arith.muli %125, %126 : i64
-      %128 = arith.index_cast %127 : i64 to index
-      scf.for %arg10 = %c0 to %128 step %c1 {
-        %129 = arith.index_cast %arg10 : index to i64
-        %130 = arith.remsi %129, %125 : i64
-        %131 = arith.divsi %129, %125 : i64
-        %132 = arith.addi %117, %130 : i64
-        %133 = arith.muli %132, %c16_i64 : i64
-        %134 = arith.maxsi %133, %108 : i64
-        %135 = arith.addi %133, %c16_i64 : i64
-        %136 = arith.minsi %135, %118 : i64
-        %137 = arith.subi %136, %134 : i64
-        %138 = arith.subi %134, %108 : i64
-        %139 = arith.muli %138, %113 : i64
-        %140 = arith.addi %112, %139 : i64
-        %141 = arith.muli %131, %c16_i64 : i64
-        %142 = arith.addi %140, %141 : i64
-        %143 = arith.muli %132, %c32_i64 : i64
-        %144 = arith.addi %143, %141 : i64
-        %145 = arith.addi %144, %c64_i64 : i64
-        %146 = arith.ori %145, %c2147483648_i64 : i64
-        %147 = arith.subi %134, %133 : i64
-        %148 = arith.addi %146, %147 : i64
-        %149 = arith.subi %69, %141 : i64
-        %150 = arith.minsi %149, %c16_i64 : i64
-        "instgem.mvout"(%142, %148, %150, %137) : (i64, i64, i64, i64) -> ()
+      %118 = arith.subi %117, %113 : i64
+      %119 = arith.cmpi sgt, %105, %c0_i64 : i64
+      %120 = arith.extui %119 : i1 to i64
+      %121 = arith.muli %118, %120 : i64
+      %122 = arith.ceildivsi %65, %c16_i64 : i64
+      %123 = arith.muli %121, %122 : i64
+      %124 = arith.index_cast %123 : i64 to index
+      scf.for %arg10 = %c0 to %124 step %c1 {
+        %125 = arith.index_cast %arg10 : index to i64
+        %126 = arith.remsi %125, %121 : i64
+        %127 = arith.divsi %125, %121 : i64
+        %128 = arith.addi %113, %126 : i64
+        %129 = arith.muli %128, %c16_i64 : i64
+        %130 = arith.maxsi %129, %104 : i64
+        %131 = arith.addi %129, %c16_i64 : i64
+        %132 = arith.minsi %131, %114 : i64
+        %133 = arith.subi %132, %130 : i64
+        %134 = arith.subi %130, %104 : i64
+        %135 = arith.muli %134, %109 : i64
+        %136 = arith.addi %108, %135 : i64
+        %137 = arith.muli %127, %c16_i64 : i64
+        %138 = arith.addi %136, %137 : i64
+        %139 = arith.muli %128, %c32_i64 : i64
+        %140 = arith.addi %139, %137 : i64
+        %141 = arith.addi %140, %c64_i64 : i64
+        %142 = arith.ori %141, %c2147483648_i64 : i64
+        %143 = arith.subi %130, %129 : i64
+        %144 = arith.addi %142, %143 : i64
+        %145 = arith.subi %65, %137 : i64
+        %146 = arith.minsi %145, %c16_i64 : i64
+        "instgem.mvout"(%138, %144, %146, %133) : (i64, i64, i64, i64) -> ()
       }
     }
     return

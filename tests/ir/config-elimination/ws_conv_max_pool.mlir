@@ -24,6 +24,18 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -110,480 +122,630 @@ module {
     %28 = arith.addi %22, %c6 : index
     %29 = arith.subi %20, %c1 : index
     %30 = arith.muli %29, %c16 : index
-    %31 = arith.addi %30, %c16 : index
-    %32 = arith.cmpi sge, %13, %c0 : index
-    %33 = arith.cmpi sle, %13, %12 : index
-    %34 = arith.cmpi sge, %26, %c0 : index
-    %35 = arith.cmpi sle, %26, %12 : index
-    %36 = arith.cmpi sge, %16, %c0 : index
-    %37 = arith.cmpi sle, %16, %c25 : index
-    %38 = arith.cmpi sge, %6, %c0 : index
-    %39 = arith.cmpi sle, %6, %arg6 : index
-    %40 = arith.cmpi sge, %27, %c0 : index
-    %41 = arith.cmpi sle, %27, %arg6 : index
-    %42 = arith.cmpi sge, %19, %c0 : index
-    %43 = arith.cmpi sle, %19, %c16 : index
-    %44 = arith.cmpi sge, %22, %c0 : index
-    %45 = arith.cmpi sle, %22, %21 : index
-    %46 = arith.cmpi sge, %28, %c0 : index
-    %47 = arith.cmpi sle, %28, %21 : index
-    %48 = arith.cmpi sge, %25, %c0 : index
-    %49 = arith.cmpi sle, %25, %c6 : index
-    %50 = arith.cmpi sle, %30, %arg5 : index
-    %51 = arith.cmpi sle, %31, %arg5 : index
-    %52 = arith.andi %32, %33 : i1
-    %53 = arith.andi %52, %34 : i1
-    %54 = arith.andi %53, %35 : i1
-    %55 = arith.andi %54, %36 : i1
-    %56 = arith.andi %55, %37 : i1
-    %57 = arith.andi %56, %38 : i1
-    %58 = arith.andi %57, %39 : i1
-    %59 = arith.andi %58, %40 : i1
-    %60 = arith.andi %59, %41 : i1
-    %61 = arith.andi %60, %42 : i1
-    %62 = arith.andi %61, %43 : i1
-    %63 = arith.andi %62, %44 : i1
-    %64 = arith.andi %63, %45 : i1
-    %65 = arith.andi %64, %46 : i1
-    %66 = arith.andi %65, %47 : i1
-    %67 = arith.andi %66, %48 : i1
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %12 : index
+    %33 = arith.cmpi sge, %26, %c0 : index
+    %34 = arith.cmpi sle, %26, %12 : index
+    %35 = arith.cmpi sge, %16, %c0 : index
+    %36 = arith.cmpi sle, %16, %c25 : index
+    %37 = arith.cmpi sge, %6, %c0 : index
+    %38 = arith.cmpi sle, %6, %arg6 : index
+    %39 = arith.cmpi sge, %27, %c0 : index
+    %40 = arith.cmpi sle, %27, %arg6 : index
+    %41 = arith.cmpi sge, %19, %c0 : index
+    %42 = arith.cmpi sle, %19, %c16 : index
+    %43 = arith.cmpi sge, %22, %c0 : index
+    %44 = arith.cmpi sle, %22, %21 : index
+    %45 = arith.cmpi sge, %28, %c0 : index
+    %46 = arith.cmpi sle, %28, %21 : index
+    %47 = arith.cmpi sge, %25, %c0 : index
+    %48 = arith.cmpi sle, %25, %c6 : index
+    %49 = arith.cmpi sle, %30, %arg5 : index
+    %50 = arith.andi %31, %32 : i1
+    %51 = arith.andi %50, %33 : i1
+    %52 = arith.andi %51, %34 : i1
+    %53 = arith.andi %52, %35 : i1
+    %54 = arith.andi %53, %36 : i1
+    %55 = arith.andi %54, %37 : i1
+    %56 = arith.andi %55, %38 : i1
+    %57 = arith.andi %56, %39 : i1
+    %58 = arith.andi %57, %40 : i1
+    %59 = arith.andi %58, %41 : i1
+    %60 = arith.andi %59, %42 : i1
+    %61 = arith.andi %60, %43 : i1
+    %62 = arith.andi %61, %44 : i1
+    %63 = arith.andi %62, %45 : i1
+    %64 = arith.andi %63, %46 : i1
+    %65 = arith.andi %64, %47 : i1
+    %66 = arith.andi %65, %48 : i1
+    %67 = arith.andi %66, %49 : i1
     %68 = arith.andi %67, %49 : i1
-    %69 = arith.andi %68, %50 : i1
-    %70 = arith.andi %69, %51 : i1
-    %71 = arith.andi %70, %50 : i1
-    %72 = arith.andi %71, %51 : i1
-    scf.if %72 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %subview = memref.subview %reinterpret_cast_1[%13, %6] [25, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<25x16xi32, strided<[0, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %73 = arith.index_cast %intptr : index to i64
-      %74 = arith.index_cast %offset : index to i64
-      %75 = arith.muli %74, %c4_i64 : i64
-      %76 = arith.addi %73, %75 : i64
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %105 = arith.index_cast %arg10 : index to i64
-        %106 = arith.muli %105, %c16_i64 : i64
-        %107 = arith.maxsi %106, %c0_i64 : i64
-        %108 = arith.addi %106, %c16_i64 : i64
-        %109 = arith.minsi %108, %c25_i64 : i64
-        %110 = arith.subi %109, %107 : i64
-        %111 = arith.ori %106, %c2147483648_i64 : i64
-        %112 = arith.subi %107, %106 : i64
-        %113 = arith.addi %111, %112 : i64
-        "instgem.mvin"(%76, %113, %c16_i64, %110) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %77:2 = scf.for %arg10 = %c0 to %20 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %105 = arith.addi %arg11, %c16 : index
-        %subview_10 = memref.subview %reinterpret_cast[%13, %arg11] [25, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<25x16xi8, strided<[?, 1], offset: ?>>
-        %cast_11 = memref.cast %subview_10 : memref<25x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<25x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %106 = arith.index_cast %intptr_16 : index to i64
-        %107 = arith.index_cast %offset_13 : index to i64
-        %108 = arith.addi %106, %107 : i64
-        %109 = arith.index_cast %strides_15#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg13 = %c0 to %c2 step %c1 {
-          %115 = arith.index_cast %arg13 : index to i64
-          %116 = arith.muli %115, %c16_i64 : i64
-          %117 = arith.maxsi %116, %c0_i64 : i64
-          %118 = arith.addi %116, %c16_i64 : i64
-          %119 = arith.minsi %118, %c25_i64 : i64
-          %120 = arith.subi %119, %117 : i64
-          %121 = arith.muli %117, %109 : i64
-          %122 = arith.addi %108, %121 : i64
-          %123 = arith.subi %117, %116 : i64
-          %124 = arith.addi %116, %123 : i64
-          "instgem.mvin"(%122, %124, %c16_i64, %120) : (i64, i64, i64, i64) -> ()
+    scf.if %68 {
+      %69 = arith.addi %30, %c16 : index
+      %70 = arith.cmpi sle, %69, %arg5 : index
+      %71 = arith.andi %70, %70 : i1
+      scf.if %71 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%13, %6] [25, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<25x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %72 = arith.index_cast %intptr : index to i64
+        %73 = arith.index_cast %offset : index to i64
+        %74 = arith.muli %73, %c4_i64 : i64
+        %75 = arith.addi %72, %74 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %104 = arith.index_cast %arg10 : index to i64
+          %105 = arith.muli %104, %c16_i64 : i64
+          %106 = arith.maxsi %105, %c0_i64 : i64
+          %107 = arith.addi %105, %c16_i64 : i64
+          %108 = arith.minsi %107, %c25_i64 : i64
+          %109 = arith.subi %108, %106 : i64
+          %110 = arith.ori %105, %c2147483648_i64 : i64
+          %111 = arith.subi %106, %105 : i64
+          %112 = arith.addi %110, %111 : i64
+          "instgem.mvin"(%75, %112, %c16_i64, %109) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %110 = arith.addi %arg12, %c16 : index
-        %subview_17 = memref.subview %reinterpret_cast_0[%arg12, %6] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
-        %cast_18 = memref.cast %subview_17 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %111 = arith.index_cast %intptr_23 : index to i64
-        %112 = arith.index_cast %offset_20 : index to i64
-        %113 = arith.addi %111, %112 : i64
-        %114 = arith.index_cast %strides_22#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %114) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%113, %c32_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        "instgem.preload"(%c32_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c9_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.compute_accumulated"(%c16_i64, %c16_i64, %c9_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.yield %105, %110 : index, index
+        %76:2 = scf.for %arg10 = %c0 to %20 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %104 = arith.addi %arg11, %c16 : index
+          %subview_10 = memref.subview %reinterpret_cast[%13, %arg11] [25, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<25x16xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<25x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<25x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %105 = arith.index_cast %intptr_16 : index to i64
+          %106 = arith.index_cast %offset_13 : index to i64
+          %107 = arith.addi %105, %106 : i64
+          %108 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %108) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %114 = arith.index_cast %arg13 : index to i64
+            %115 = arith.muli %114, %c16_i64 : i64
+            %116 = arith.maxsi %115, %c0_i64 : i64
+            %117 = arith.addi %115, %c16_i64 : i64
+            %118 = arith.minsi %117, %c25_i64 : i64
+            %119 = arith.subi %118, %116 : i64
+            %120 = arith.muli %116, %108 : i64
+            %121 = arith.addi %107, %120 : i64
+            %122 = arith.subi %116, %115 : i64
+            %123 = arith.addi %115, %122 : i64
+            "instgem.mvin"(%121, %123, %c16_i64, %119) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %109 = arith.addi %arg12, %c16 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg12, %6] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %110 = arith.index_cast %intptr_23 : index to i64
+          %111 = arith.index_cast %offset_20 : index to i64
+          %112 = arith.addi %110, %111 : i64
+          %113 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%112, %c32_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c32_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c9_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_accumulated"(%c16_i64, %c16_i64, %c9_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.yield %104, %109 : index, index
+        }
+        %77 = arith.subi %c1, %7 : index
+        %78 = arith.maxsi %77, %c0 : index
+        %79 = arith.subi %arg3, %8 : index
+        %80 = arith.minsi %79, %c5 : index
+        %81 = arith.cmpi slt, %78, %c0 : index
+        %82 = arith.cmpi sgt, %78, %c3 : index
+        %83 = arith.cmpi slt, %80, %78 : index
+        %84 = arith.cmpi sgt, %80, %c5 : index
+        %85 = arith.ori %81, %82 : i1
+        %86 = arith.ori %85, %83 : i1
+        %87 = arith.ori %86, %84 : i1
+        scf.if %87 {
+          func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        }
+        %88 = arith.muli %1, %arg7 : index
+        %89 = arith.muli %88, %c3 : index
+        %90 = arith.muli %89, %arg6 : index
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%90], sizes: [%21, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %91 = arith.cmpi slt, %22, %c0 : index
+        scf.if %91 {
+          func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
+        }
+        %subview_3 = memref.subview %reinterpret_cast_2[%22, %6] [6, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<6x16xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<6x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %92 = arith.bitcast %arg8 : f32 to i32
+        %93 = arith.extui %92 : i32 to i64
+        %94 = arith.index_cast %78 : index to i64
+        %95 = arith.index_cast %80 : index to i64
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<6x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %96 = arith.index_cast %intptr_9 : index to i64
+        %97 = arith.index_cast %offset_6 : index to i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.index_cast %strides_8#0 : index to i64
+        %100 = arith.subi %95, %94 : i64
+        %101 = arith.maxsi %100, %c0_i64 : i64
+        "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %94, %c1_i64, %c3_i64, %c2_i64, %c3_i64, %101, %c5_i64, %99, %93) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %102 = arith.muli %94, %c5_i64 : i64
+        %103 = arith.addi %102, %c2147483648_i64 : i64
+        "instgem.mvout"(%98, %103, %c16_i64, %c0_i64) : (i64, i64, i64, i64) -> ()
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%13, %6] [25, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<25x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %72 = arith.index_cast %intptr : index to i64
+        %73 = arith.index_cast %offset : index to i64
+        %74 = arith.muli %73, %c4_i64 : i64
+        %75 = arith.addi %72, %74 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %104 = arith.index_cast %arg10 : index to i64
+          %105 = arith.muli %104, %c16_i64 : i64
+          %106 = arith.maxsi %105, %c0_i64 : i64
+          %107 = arith.addi %105, %c16_i64 : i64
+          %108 = arith.minsi %107, %c25_i64 : i64
+          %109 = arith.subi %108, %106 : i64
+          %110 = arith.ori %105, %c2147483648_i64 : i64
+          %111 = arith.subi %106, %105 : i64
+          %112 = arith.addi %110, %111 : i64
+          "instgem.mvin"(%75, %112, %c16_i64, %109) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %76:2 = scf.for %arg10 = %c0 to %20 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %104 = arith.addi %arg11, %c16 : index
+          %105 = arith.minsi %104, %arg5 : index
+          %106 = arith.subi %105, %arg11 : index
+          %subview_10 = memref.subview %reinterpret_cast[%13, %arg11] [25, %106] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<25x?xi8, strided<[?, 1], offset: ?>>
+          %cast_11 = memref.cast %subview_10 : memref<25x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %107 = arith.index_cast %106 : index to i64
+          %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_10 : memref<25x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_16 = memref.extract_aligned_pointer_as_index %cast_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %108 = arith.index_cast %intptr_16 : index to i64
+          %109 = arith.index_cast %offset_13 : index to i64
+          %110 = arith.addi %108, %109 : i64
+          %111 = arith.index_cast %strides_15#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %111) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %133 = arith.index_cast %arg13 : index to i64
+            %134 = arith.muli %133, %c16_i64 : i64
+            %135 = arith.maxsi %134, %c0_i64 : i64
+            %136 = arith.addi %134, %c16_i64 : i64
+            %137 = arith.minsi %136, %c25_i64 : i64
+            %138 = arith.subi %137, %135 : i64
+            %139 = arith.muli %135, %111 : i64
+            %140 = arith.addi %110, %139 : i64
+            %141 = arith.subi %135, %134 : i64
+            %142 = arith.addi %134, %141 : i64
+            %143 = arith.minsi %107, %c64_i64 : i64
+            "instgem.mvin"(%140, %142, %143, %138) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %112 = arith.addi %arg12, %c16 : index
+          %113 = arith.minsi %112, %arg5 : index
+          %114 = arith.subi %113, %arg12 : index
+          %subview_17 = memref.subview %reinterpret_cast_0[%arg12, %6] [%114, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_18 = memref.cast %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %115 = arith.index_cast %114 : index to i64
+          %base_buffer_19, %offset_20, %sizes_21:2, %strides_22:2 = memref.extract_strided_metadata %subview_17 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_23 = memref.extract_aligned_pointer_as_index %cast_18 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %116 = arith.index_cast %intptr_23 : index to i64
+          %117 = arith.index_cast %offset_20 : index to i64
+          %118 = arith.addi %116, %117 : i64
+          %119 = arith.index_cast %strides_22#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %119) : (i64, i64, i64, i64, i64, i64) -> ()
+          %120 = arith.maxsi %115, %c0_i64 : i64
+          %121 = arith.addi %120, %c15_i64 : i64
+          %122 = arith.divui %121, %c16_i64 : i64
+          %123 = arith.cmpi sgt, %115, %c0_i64 : i64
+          %124 = arith.extui %123 : i1 to i64
+          %125 = arith.muli %122, %124 : i64
+          %126 = arith.index_cast %125 : i64 to index
+          scf.for %arg13 = %c0 to %126 step %c1 {
+            %133 = arith.index_cast %arg13 : index to i64
+            %134 = arith.muli %133, %c16_i64 : i64
+            %135 = arith.maxsi %134, %c0_i64 : i64
+            %136 = arith.addi %134, %c16_i64 : i64
+            %137 = arith.minsi %136, %115 : i64
+            %138 = arith.subi %137, %135 : i64
+            %139 = arith.muli %135, %119 : i64
+            %140 = arith.addi %118, %139 : i64
+            %141 = arith.addi %134, %c32_i64 : i64
+            %142 = arith.subi %135, %134 : i64
+            %143 = arith.addi %141, %142 : i64
+            "instgem.mvin"(%140, %143, %c16_i64, %138) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %127 = arith.maxsi %107, %c0_i64 : i64
+          %128 = arith.minsi %127, %c16_i64 : i64
+          %129 = arith.minsi %120, %c16_i64 : i64
+          %130 = arith.minsi %128, %129 : i64
+          %131 = arith.ceildivsi %130, %c16_i64 : i64
+          %132 = arith.index_cast %131 : i64 to index
+          scf.for %arg13 = %c0 to %132 step %c1 {
+            %133 = arith.index_cast %arg13 : index to i64
+            %134 = arith.muli %133, %c16_i64 : i64
+            %135 = arith.subi %128, %134 : i64
+            %136 = arith.minsi %135, %c16_i64 : i64
+            %137 = arith.subi %129, %134 : i64
+            %138 = arith.minsi %137, %c16_i64 : i64
+            %139 = arith.addi %134, %c32_i64 : i64
+            "instgem.preload"(%139, %c16_i64, %138, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%134, %136, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c9_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %140 = arith.addi %134, %c16_i64 : i64
+            "instgem.compute_accumulated"(%140, %136, %c9_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %104, %112 : index, index
+        }
+        %77 = arith.subi %c1, %7 : index
+        %78 = arith.maxsi %77, %c0 : index
+        %79 = arith.subi %arg3, %8 : index
+        %80 = arith.minsi %79, %c5 : index
+        %81 = arith.cmpi slt, %78, %c0 : index
+        %82 = arith.cmpi sgt, %78, %c3 : index
+        %83 = arith.cmpi slt, %80, %78 : index
+        %84 = arith.cmpi sgt, %80, %c5 : index
+        %85 = arith.ori %81, %82 : i1
+        %86 = arith.ori %85, %83 : i1
+        %87 = arith.ori %86, %84 : i1
+        scf.if %87 {
+          func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        }
+        %88 = arith.muli %1, %arg7 : index
+        %89 = arith.muli %88, %c3 : index
+        %90 = arith.muli %89, %arg6 : index
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%90], sizes: [%21, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %91 = arith.cmpi slt, %22, %c0 : index
+        scf.if %91 {
+          func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
+        }
+        %subview_3 = memref.subview %reinterpret_cast_2[%22, %6] [6, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<6x16xi8, strided<[?, 1], offset: ?>>
+        %cast_4 = memref.cast %subview_3 : memref<6x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %92 = arith.bitcast %arg8 : f32 to i32
+        %93 = arith.extui %92 : i32 to i64
+        %94 = arith.index_cast %78 : index to i64
+        %95 = arith.index_cast %80 : index to i64
+        %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<6x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %96 = arith.index_cast %intptr_9 : index to i64
+        %97 = arith.index_cast %offset_6 : index to i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.index_cast %strides_8#0 : index to i64
+        %100 = arith.subi %95, %94 : i64
+        %101 = arith.maxsi %100, %c0_i64 : i64
+        "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %94, %c1_i64, %c3_i64, %c2_i64, %c3_i64, %101, %c5_i64, %99, %93) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %102 = arith.muli %94, %c5_i64 : i64
+        %103 = arith.addi %102, %c2147483648_i64 : i64
+        "instgem.mvout"(%98, %103, %c16_i64, %c0_i64) : (i64, i64, i64, i64) -> ()
       }
-      %78 = arith.subi %c1, %7 : index
-      %79 = arith.maxsi %78, %c0 : index
-      %80 = arith.subi %arg3, %8 : index
-      %81 = arith.minsi %80, %c5 : index
-      %82 = arith.cmpi slt, %79, %c0 : index
-      %83 = arith.cmpi sgt, %79, %c3 : index
-      %84 = arith.cmpi slt, %81, %79 : index
-      %85 = arith.cmpi sgt, %81, %c5 : index
-      %86 = arith.ori %82, %83 : i1
-      %87 = arith.ori %86, %84 : i1
-      %88 = arith.ori %87, %85 : i1
-      scf.if %88 {
-        func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
-      }
-      %89 = arith.muli %1, %arg7 : index
-      %90 = arith.muli %89, %c3 : index
-      %91 = arith.muli %90, %arg6 : index
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%91], sizes: [%21, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %92 = arith.cmpi slt, %22, %c0 : index
-      scf.if %92 {
-        func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
-      }
-      %subview_3 = memref.subview %reinterpret_cast_2[%22, %6] [6, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<6x16xi8, strided<[?, 1], offset: ?>>
-      %cast_4 = memref.cast %subview_3 : memref<6x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %93 = arith.bitcast %arg8 : f32 to i32
-      %94 = arith.extui %93 : i32 to i64
-      %95 = arith.index_cast %79 : index to i64
-      %96 = arith.index_cast %81 : index to i64
-      %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_3 : memref<6x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_9 = memref.extract_aligned_pointer_as_index %cast_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %97 = arith.index_cast %intptr_9 : index to i64
-      %98 = arith.index_cast %offset_6 : index to i64
-      %99 = arith.addi %97, %98 : i64
-      %100 = arith.index_cast %strides_8#0 : index to i64
-      %101 = arith.subi %96, %95 : i64
-      %102 = arith.maxsi %101, %c0_i64 : i64
-      "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %95, %c1_i64, %c3_i64, %c2_i64, %c3_i64, %102, %c5_i64, %100, %94) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %103 = arith.muli %95, %c5_i64 : i64
-      %104 = arith.addi %103, %c2147483648_i64 : i64
-      "instgem.mvout"(%99, %104, %c16_i64, %c0_i64) : (i64, i64, i64, i64) -> ()
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%11], sizes: [%12, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_1 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%12, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %73 = arith.maxsi %26, %c0 : index
-      %74 = arith.minsi %73, %12 : index
-      %75 = arith.maxsi %16, %c0 : index
-      %76 = arith.minsi %75, %c25 : index
-      %77 = arith.subi %74, %15 : index
-      %78 = arith.maxsi %27, %c0 : index
-      %79 = arith.minsi %78, %arg6 : index
-      %80 = arith.maxsi %19, %c0 : index
-      %81 = arith.minsi %80, %c16 : index
-      %82 = arith.subi %79, %18 : index
-      %83 = arith.cmpi sgt, %81, %c0 : index
-      scf.if %83 {
+      %69 = arith.maxsi %26, %c0 : index
+      %70 = arith.minsi %69, %12 : index
+      %71 = arith.maxsi %16, %c0 : index
+      %72 = arith.minsi %71, %c25 : index
+      %73 = arith.subi %70, %15 : index
+      %74 = arith.maxsi %27, %c0 : index
+      %75 = arith.minsi %74, %arg6 : index
+      %76 = arith.maxsi %19, %c0 : index
+      %77 = arith.minsi %76, %c16 : index
+      %78 = arith.subi %75, %18 : index
+      %79 = arith.cmpi sgt, %77, %c0 : index
+      scf.if %79 {
         func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_1[%15, %18] [%77, %82] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %84 = arith.index_cast %76 : index to i64
-      %85 = arith.index_cast %77 : index to i64
-      %86 = arith.index_cast %82 : index to i64
+      %subview = memref.subview %reinterpret_cast_1[%15, %18] [%73, %78] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %80 = arith.index_cast %72 : index to i64
+      %81 = arith.index_cast %73 : index to i64
+      %82 = arith.index_cast %78 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %87 = arith.index_cast %intptr : index to i64
-      %88 = arith.index_cast %offset : index to i64
-      %89 = arith.muli %88, %c4_i64 : i64
-      %90 = arith.addi %87, %89 : i64
-      %91 = arith.addi %84, %85 : i64
-      %92 = arith.cmpi slt, %91, %c25_i64 : i64
-      %93 = arith.cmpi slt, %86, %c16_i64 : i64
-      %94 = arith.ori %92, %93 : i1
-      scf.if %94 {
+      %83 = arith.index_cast %intptr : index to i64
+      %84 = arith.index_cast %offset : index to i64
+      %85 = arith.muli %84, %c4_i64 : i64
+      %86 = arith.addi %83, %85 : i64
+      %87 = arith.addi %80, %81 : i64
+      %88 = arith.cmpi slt, %87, %c25_i64 : i64
+      %89 = arith.cmpi slt, %82, %c16_i64 : i64
+      %90 = arith.ori %88, %89 : i1
+      scf.if %90 {
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %144 = arith.index_cast %arg10 : index to i64
-          %145 = arith.muli %144, %c16_i64 : i64
-          %146 = arith.ori %145, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %146, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %140 = arith.index_cast %arg10 : index to i64
+          %141 = arith.muli %140, %c16_i64 : i64
+          %142 = arith.ori %141, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %142, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c32_i64, %c1065353216_i64, %c0_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      %95 = arith.maxsi %84, %c0_i64 : i64
-      %96 = arith.divui %95, %c16_i64 : i64
-      %97 = arith.maxsi %91, %c0_i64 : i64
-      %98 = arith.addi %97, %c15_i64 : i64
-      %99 = arith.divui %98, %c16_i64 : i64
-      %100 = arith.subi %99, %96 : i64
-      %101 = arith.cmpi sgt, %85, %c0_i64 : i64
-      %102 = arith.extui %101 : i1 to i64
-      %103 = arith.muli %100, %102 : i64
-      %104 = arith.index_cast %103 : i64 to index
-      scf.for %arg10 = %c0 to %104 step %c1 {
-        %144 = arith.index_cast %arg10 : index to i64
-        %145 = arith.addi %96, %144 : i64
-        %146 = arith.muli %145, %c16_i64 : i64
-        %147 = arith.maxsi %146, %84 : i64
-        %148 = arith.addi %146, %c16_i64 : i64
-        %149 = arith.minsi %148, %91 : i64
-        %150 = arith.subi %149, %147 : i64
-        %151 = arith.ori %146, %c2147483648_i64 : i64
-        %152 = arith.subi %147, %146 : i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.minsi %86, %c16_i64 : i64
-        "instgem.mvin"(%90, %153, %154, %150) : (i64, i64, i64, i64) -> ()
+      %91 = arith.maxsi %80, %c0_i64 : i64
+      %92 = arith.divui %91, %c16_i64 : i64
+      %93 = arith.maxsi %87, %c0_i64 : i64
+      %94 = arith.addi %93, %c15_i64 : i64
+      %95 = arith.divui %94, %c16_i64 : i64
+      %96 = arith.subi %95, %92 : i64
+      %97 = arith.cmpi sgt, %81, %c0_i64 : i64
+      %98 = arith.extui %97 : i1 to i64
+      %99 = arith.muli %96, %98 : i64
+      %100 = arith.index_cast %99 : i64 to index
+      scf.for %arg10 = %c0 to %100 step %c1 {
+        %140 = arith.index_cast %arg10 : index to i64
+        %141 = arith.addi %92, %140 : i64
+        %142 = arith.muli %141, %c16_i64 : i64
+        %143 = arith.maxsi %142, %80 : i64
+        %144 = arith.addi %142, %c16_i64 : i64
+        %145 = arith.minsi %144, %87 : i64
+        %146 = arith.subi %145, %143 : i64
+        %147 = arith.ori %142, %c2147483648_i64 : i64
+        %148 = arith.subi %143, %142 : i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.minsi %82, %c16_i64 : i64
+        "instgem.mvin"(%86, %149, %150, %146) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %105 = arith.addi %95, %c15_i64 : i64
-      %106 = arith.divui %105, %c16_i64 : i64
-      %107 = arith.cmpi sgt, %84, %c0_i64 : i64
-      %108 = arith.extui %107 : i1 to i64
-      %109 = arith.muli %106, %108 : i64
-      %110 = arith.index_cast %109 : i64 to index
-      scf.for %arg10 = %c0 to %110 step %c1 {
-        %144 = arith.index_cast %arg10 : index to i64
-        %145 = arith.muli %144, %c16_i64 : i64
-        %146 = arith.maxsi %145, %c0_i64 : i64
-        %147 = arith.addi %145, %c16_i64 : i64
-        %148 = arith.minsi %147, %84 : i64
-        %149 = arith.subi %148, %146 : i64
-        %150 = arith.ori %145, %c2147483648_i64 : i64
-        %151 = arith.subi %146, %145 : i64
-        %152 = arith.addi %150, %151 : i64
-        %153 = arith.minsi %86, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64, %152, %153, %149) : (i64, i64, i64, i64) -> ()
+      %101 = arith.addi %91, %c15_i64 : i64
+      %102 = arith.divui %101, %c16_i64 : i64
+      %103 = arith.cmpi sgt, %80, %c0_i64 : i64
+      %104 = arith.extui %103 : i1 to i64
+      %105 = arith.muli %102, %104 : i64
+      %106 = arith.index_cast %105 : i64 to index
+      scf.for %arg10 = %c0 to %106 step %c1 {
+        %140 = arith.index_cast %arg10 : index to i64
+        %141 = arith.muli %140, %c16_i64 : i64
+        %142 = arith.maxsi %141, %c0_i64 : i64
+        %143 = arith.addi %141, %c16_i64 : i64
+        %144 = arith.minsi %143, %80 : i64
+        %145 = arith.subi %144, %142 : i64
+        %146 = arith.ori %141, %c2147483648_i64 : i64
+        %147 = arith.subi %142, %141 : i64
+        %148 = arith.addi %146, %147 : i64
+        %149 = arith.minsi %82, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64, %148, %149, %145) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %111:2 = scf.for %arg10 = %c0 to %20 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %144 = arith.maxsi %arg11, %c0 : index
-        %145 = arith.minsi %144, %arg5 : index
-        %146 = arith.addi %arg11, %c16 : index
-        %147 = arith.maxsi %146, %c0 : index
-        %148 = arith.minsi %147, %arg5 : index
-        %149 = arith.subi %145, %arg11 : index
-        %150 = arith.maxsi %149, %c0 : index
-        %151 = arith.minsi %150, %c16 : index
-        %152 = arith.subi %148, %145 : index
-        %153 = arith.cmpi sgt, %151, %c0 : index
-        scf.if %153 {
+      %107:2 = scf.for %arg10 = %c0 to %20 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %140 = arith.maxsi %arg11, %c0 : index
+        %141 = arith.minsi %140, %arg5 : index
+        %142 = arith.addi %arg11, %c16 : index
+        %143 = arith.maxsi %142, %c0 : index
+        %144 = arith.minsi %143, %arg5 : index
+        %145 = arith.subi %141, %arg11 : index
+        %146 = arith.maxsi %145, %c0 : index
+        %147 = arith.minsi %146, %c16 : index
+        %148 = arith.subi %144, %141 : index
+        %149 = arith.cmpi sgt, %147, %c0 : index
+        scf.if %149 {
           func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_9 = memref.subview %reinterpret_cast[%15, %145] [%77, %152] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %154 = arith.index_cast %152 : index to i64
+        %subview_9 = memref.subview %reinterpret_cast[%15, %141] [%73, %148] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %150 = arith.index_cast %148 : index to i64
         %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_14 = memref.extract_aligned_pointer_as_index %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %155 = arith.index_cast %intptr_14 : index to i64
-        %156 = arith.index_cast %offset_11 : index to i64
-        %157 = arith.addi %155, %156 : i64
-        %158 = arith.index_cast %strides_13#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %158) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg13 = %c0 to %104 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.addi %96, %208 : i64
-          %210 = arith.muli %209, %c16_i64 : i64
-          %211 = arith.maxsi %210, %84 : i64
-          %212 = arith.addi %210, %c16_i64 : i64
-          %213 = arith.minsi %212, %91 : i64
-          %214 = arith.subi %213, %211 : i64
-          %215 = arith.subi %211, %84 : i64
-          %216 = arith.muli %215, %158 : i64
-          %217 = arith.addi %157, %216 : i64
-          %218 = arith.subi %211, %210 : i64
-          %219 = arith.addi %210, %218 : i64
-          %220 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%217, %219, %220, %214) : (i64, i64, i64, i64) -> ()
+        %151 = arith.index_cast %intptr_14 : index to i64
+        %152 = arith.index_cast %offset_11 : index to i64
+        %153 = arith.addi %151, %152 : i64
+        %154 = arith.index_cast %strides_13#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %100 step %c1 {
+          %204 = arith.index_cast %arg13 : index to i64
+          %205 = arith.addi %92, %204 : i64
+          %206 = arith.muli %205, %c16_i64 : i64
+          %207 = arith.maxsi %206, %80 : i64
+          %208 = arith.addi %206, %c16_i64 : i64
+          %209 = arith.minsi %208, %87 : i64
+          %210 = arith.subi %209, %207 : i64
+          %211 = arith.subi %207, %80 : i64
+          %212 = arith.muli %211, %154 : i64
+          %213 = arith.addi %153, %212 : i64
+          %214 = arith.subi %207, %206 : i64
+          %215 = arith.addi %206, %214 : i64
+          %216 = arith.minsi %150, %c64_i64 : i64
+          "instgem.mvin"(%213, %215, %216, %210) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg13 = %c0 to %110 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.muli %208, %c16_i64 : i64
-          %210 = arith.maxsi %209, %c0_i64 : i64
-          %211 = arith.addi %209, %c16_i64 : i64
-          %212 = arith.minsi %211, %84 : i64
-          %213 = arith.subi %212, %210 : i64
-          %214 = arith.subi %210, %209 : i64
-          %215 = arith.addi %209, %214 : i64
-          %216 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %215, %216, %213) : (i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %106 step %c1 {
+          %204 = arith.index_cast %arg13 : index to i64
+          %205 = arith.muli %204, %c16_i64 : i64
+          %206 = arith.maxsi %205, %c0_i64 : i64
+          %207 = arith.addi %205, %c16_i64 : i64
+          %208 = arith.minsi %207, %80 : i64
+          %209 = arith.subi %208, %206 : i64
+          %210 = arith.subi %206, %205 : i64
+          %211 = arith.addi %205, %210 : i64
+          %212 = arith.minsi %150, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %211, %212, %209) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %159 = arith.maxsi %arg12, %c0 : index
-        %160 = arith.minsi %159, %arg5 : index
-        %161 = arith.addi %arg12, %c16 : index
-        %162 = arith.maxsi %161, %c0 : index
-        %163 = arith.minsi %162, %arg5 : index
-        %164 = arith.subi %160, %arg12 : index
-        %165 = arith.maxsi %164, %c0 : index
-        %166 = arith.minsi %165, %c16 : index
-        %167 = arith.subi %163, %160 : index
-        scf.if %83 {
+        %155 = arith.maxsi %arg12, %c0 : index
+        %156 = arith.minsi %155, %arg5 : index
+        %157 = arith.addi %arg12, %c16 : index
+        %158 = arith.maxsi %157, %c0 : index
+        %159 = arith.minsi %158, %arg5 : index
+        %160 = arith.subi %156, %arg12 : index
+        %161 = arith.maxsi %160, %c0 : index
+        %162 = arith.minsi %161, %c16 : index
+        %163 = arith.subi %159, %156 : index
+        scf.if %79 {
           func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_15 = memref.subview %reinterpret_cast_0[%160, %18] [%167, %82] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %168 = arith.index_cast %166 : index to i64
-        %169 = arith.index_cast %167 : index to i64
-        %170 = arith.addi %168, %169 : i64
+        %subview_15 = memref.subview %reinterpret_cast_0[%156, %18] [%163, %78] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %164 = arith.index_cast %162 : index to i64
+        %165 = arith.index_cast %163 : index to i64
+        %166 = arith.addi %164, %165 : i64
         %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_20 = memref.extract_aligned_pointer_as_index %subview_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %171 = arith.index_cast %intptr_20 : index to i64
-        %172 = arith.index_cast %offset_17 : index to i64
-        %173 = arith.addi %171, %172 : i64
-        %174 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-        %175 = arith.maxsi %168, %c0_i64 : i64
-        %176 = arith.divui %175, %c16_i64 : i64
-        %177 = arith.maxsi %170, %c0_i64 : i64
-        %178 = arith.addi %177, %c15_i64 : i64
-        %179 = arith.divui %178, %c16_i64 : i64
-        %180 = arith.subi %179, %176 : i64
-        %181 = arith.cmpi sgt, %169, %c0_i64 : i64
-        %182 = arith.extui %181 : i1 to i64
-        %183 = arith.muli %180, %182 : i64
-        %184 = arith.index_cast %183 : i64 to index
-        scf.for %arg13 = %c0 to %184 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.addi %176, %208 : i64
-          %210 = arith.muli %209, %c16_i64 : i64
-          %211 = arith.maxsi %210, %168 : i64
-          %212 = arith.addi %210, %c16_i64 : i64
-          %213 = arith.minsi %212, %170 : i64
-          %214 = arith.subi %213, %211 : i64
-          %215 = arith.subi %211, %168 : i64
-          %216 = arith.muli %215, %174 : i64
-          %217 = arith.addi %173, %216 : i64
-          %218 = arith.addi %210, %c32_i64 : i64
-          %219 = arith.subi %211, %210 : i64
-          %220 = arith.addi %218, %219 : i64
-          %221 = arith.minsi %86, %c64_i64 : i64
-          "instgem.mvin"(%217, %220, %221, %214) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %185 = arith.addi %175, %c15_i64 : i64
-        %186 = arith.divui %185, %c16_i64 : i64
-        %187 = arith.cmpi sgt, %168, %c0_i64 : i64
-        %188 = arith.extui %187 : i1 to i64
-        %189 = arith.muli %186, %188 : i64
-        %190 = arith.index_cast %189 : i64 to index
-        scf.for %arg13 = %c0 to %190 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.muli %208, %c16_i64 : i64
-          %210 = arith.maxsi %209, %c0_i64 : i64
-          %211 = arith.addi %209, %c16_i64 : i64
-          %212 = arith.minsi %211, %168 : i64
-          %213 = arith.subi %212, %210 : i64
-          %214 = arith.addi %209, %c32_i64 : i64
-          %215 = arith.subi %210, %209 : i64
+        %167 = arith.index_cast %intptr_20 : index to i64
+        %168 = arith.index_cast %offset_17 : index to i64
+        %169 = arith.addi %167, %168 : i64
+        %170 = arith.index_cast %strides_19#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+        %171 = arith.maxsi %164, %c0_i64 : i64
+        %172 = arith.divui %171, %c16_i64 : i64
+        %173 = arith.maxsi %166, %c0_i64 : i64
+        %174 = arith.addi %173, %c15_i64 : i64
+        %175 = arith.divui %174, %c16_i64 : i64
+        %176 = arith.subi %175, %172 : i64
+        %177 = arith.cmpi sgt, %165, %c0_i64 : i64
+        %178 = arith.extui %177 : i1 to i64
+        %179 = arith.muli %176, %178 : i64
+        %180 = arith.index_cast %179 : i64 to index
+        scf.for %arg13 = %c0 to %180 step %c1 {
+          %204 = arith.index_cast %arg13 : index to i64
+          %205 = arith.addi %172, %204 : i64
+          %206 = arith.muli %205, %c16_i64 : i64
+          %207 = arith.maxsi %206, %164 : i64
+          %208 = arith.addi %206, %c16_i64 : i64
+          %209 = arith.minsi %208, %166 : i64
+          %210 = arith.subi %209, %207 : i64
+          %211 = arith.subi %207, %164 : i64
+          %212 = arith.muli %211, %170 : i64
+          %213 = arith.addi %169, %212 : i64
+          %214 = arith.addi %206, %c32_i64 : i64
+          %215 = arith.subi %207, %206 : i64
           %216 = arith.addi %214, %215 : i64
-          %217 = arith.minsi %86, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %216, %217, %213) : (i64, i64, i64, i64) -> ()
+          %217 = arith.minsi %82, %c64_i64 : i64
+          "instgem.mvin"(%213, %216, %217, %210) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %191 = arith.minsi %97, %c25_i64 : i64
-        %192 = arith.maxsi %154, %c0_i64 : i64
-        %193 = arith.minsi %192, %c16_i64 : i64
-        %194 = arith.minsi %177, %c16_i64 : i64
-        %195 = arith.maxsi %86, %c0_i64 : i64
-        %196 = arith.minsi %195, %c16_i64 : i64
-        %197 = arith.ceildivsi %191, %c16_i64 : i64
-        %198 = arith.ceildivsi %196, %c16_i64 : i64
-        %199 = arith.minsi %193, %194 : i64
-        %200 = arith.ceildivsi %199, %c16_i64 : i64
-        %201 = arith.cmpi sgt, %197, %c0_i64 : i64
-        %202 = arith.select %201, %198, %c0_i64 : i64
-        %203 = arith.index_cast %202 : i64 to index
-        %204 = arith.divsi %191, %c16_i64 : i64
-        %205 = arith.minsi %197, %204 : i64
-        %206 = arith.maxsi %205, %c1_i64 : i64
-        %207 = arith.minsi %191, %c16_i64 : i64
-        scf.for %arg13 = %c0 to %203 step %c1 {
-          %208 = arith.index_cast %arg13 : index to i64
-          %209 = arith.muli %208, %c16_i64 : i64
-          %210 = arith.subi %196, %209 : i64
-          %211 = arith.minsi %210, %c16_i64 : i64
-          %212 = arith.index_cast %200 : i64 to index
-          scf.for %arg14 = %c0 to %212 step %c1 {
-            %213 = arith.index_cast %arg14 : index to i64
-            %214 = arith.muli %213, %c16_i64 : i64
-            %215 = arith.subi %193, %214 : i64
-            %216 = arith.minsi %215, %c16_i64 : i64
-            %217 = arith.subi %194, %214 : i64
-            %218 = arith.minsi %217, %c16_i64 : i64
-            %219 = arith.muli %208, %c32_i64 : i64
-            %220 = arith.ori %219, %c3221225472_i64 : i64
-            %221 = arith.addi %214, %209 : i64
-            %222 = arith.addi %221, %c32_i64 : i64
-            "instgem.preload"(%222, %211, %218, %220, %211, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%214, %216, %207, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %223 = arith.index_cast %206 : i64 to index
-            scf.for %arg15 = %c1 to %223 step %c1 {
-              %225 = arith.index_cast %arg15 : index to i64
-              %226 = arith.muli %225, %c16_i64 : i64
-              %227 = arith.addi %226, %219 : i64
-              %228 = arith.ori %227, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %229 = arith.addi %226, %214 : i64
-              "instgem.compute_accumulated"(%229, %216, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %181 = arith.addi %171, %c15_i64 : i64
+        %182 = arith.divui %181, %c16_i64 : i64
+        %183 = arith.cmpi sgt, %164, %c0_i64 : i64
+        %184 = arith.extui %183 : i1 to i64
+        %185 = arith.muli %182, %184 : i64
+        %186 = arith.index_cast %185 : i64 to index
+        scf.for %arg13 = %c0 to %186 step %c1 {
+          %204 = arith.index_cast %arg13 : index to i64
+          %205 = arith.muli %204, %c16_i64 : i64
+          %206 = arith.maxsi %205, %c0_i64 : i64
+          %207 = arith.addi %205, %c16_i64 : i64
+          %208 = arith.minsi %207, %164 : i64
+          %209 = arith.subi %208, %206 : i64
+          %210 = arith.addi %205, %c32_i64 : i64
+          %211 = arith.subi %206, %205 : i64
+          %212 = arith.addi %210, %211 : i64
+          %213 = arith.minsi %82, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %212, %213, %209) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %187 = arith.minsi %93, %c25_i64 : i64
+        %188 = arith.maxsi %150, %c0_i64 : i64
+        %189 = arith.minsi %188, %c16_i64 : i64
+        %190 = arith.minsi %173, %c16_i64 : i64
+        %191 = arith.maxsi %82, %c0_i64 : i64
+        %192 = arith.minsi %191, %c16_i64 : i64
+        %193 = arith.ceildivsi %187, %c16_i64 : i64
+        %194 = arith.ceildivsi %192, %c16_i64 : i64
+        %195 = arith.minsi %189, %190 : i64
+        %196 = arith.ceildivsi %195, %c16_i64 : i64
+        %197 = arith.cmpi sgt, %193, %c0_i64 : i64
+        %198 = arith.select %197, %194, %c0_i64 : i64
+        %199 = arith.index_cast %198 : i64 to index
+        %200 = arith.divsi %187, %c16_i64 : i64
+        %201 = arith.minsi %193, %200 : i64
+        %202 = arith.maxsi %201, %c1_i64 : i64
+        %203 = arith.minsi %187, %c16_i64 : i64
+        scf.for %arg13 = %c0 to %199 step %c1 {
+          %204 = arith.index_cast %arg13 : index to i64
+          %205 = arith.muli %204, %c16_i64 : i64
+          %206 = arith.subi %192, %205 : i64
+          %207 = arith.minsi %206, %c16_i64 : i64
+          %208 = arith.index_cast %196 : i64 to index
+          scf.for %arg14 = %c0 to %208 step %c1 {
+            %209 = arith.index_cast %arg14 : index to i64
+            %210 = arith.muli %209, %c16_i64 : i64
+            %211 = arith.subi %189, %210 : i64
+            %212 = arith.minsi %211, %c16_i64 : i64
+            %213 = arith.subi %190, %210 : i64
+            %214 = arith.minsi %213, %c16_i64 : i64
+            %215 = arith.muli %204, %c32_i64 : i64
+            %216 = arith.ori %215, %c3221225472_i64 : i64
+            %217 = arith.addi %210, %205 : i64
+            %218 = arith.addi %217, %c32_i64 : i64
+            "instgem.preload"(%218, %207, %214, %216, %207, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%210, %212, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %219 = arith.index_cast %202 : i64 to index
+            scf.for %arg15 = %c1 to %219 step %c1 {
+              %221 = arith.index_cast %arg15 : index to i64
+              %222 = arith.muli %221, %c16_i64 : i64
+              %223 = arith.addi %222, %215 : i64
+              %224 = arith.ori %223, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %207, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %225 = arith.addi %222, %210 : i64
+              "instgem.compute_accumulated"(%225, %212, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %224 = arith.index_cast %197 : i64 to index
-            scf.for %arg15 = %223 to %224 step %c1 {
-              %225 = arith.index_cast %arg15 : index to i64
-              %226 = arith.muli %225, %c16_i64 : i64
-              %227 = arith.subi %191, %226 : i64
-              %228 = arith.minsi %227, %c16_i64 : i64
-              %229 = arith.addi %226, %219 : i64
-              %230 = arith.ori %229, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %230, %211, %228) : (i64, i64, i64, i64, i64, i64) -> ()
-              %231 = arith.addi %226, %214 : i64
-              "instgem.compute_accumulated"(%231, %216, %228, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %220 = arith.index_cast %193 : i64 to index
+            scf.for %arg15 = %219 to %220 step %c1 {
+              %221 = arith.index_cast %arg15 : index to i64
+              %222 = arith.muli %221, %c16_i64 : i64
+              %223 = arith.subi %187, %222 : i64
+              %224 = arith.minsi %223, %c16_i64 : i64
+              %225 = arith.addi %222, %215 : i64
+              %226 = arith.ori %225, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %207, %224) : (i64, i64, i64, i64, i64, i64) -> ()
+              %227 = arith.addi %222, %210 : i64
+              "instgem.compute_accumulated"(%227, %212, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.yield %146, %161 : index, index
+        scf.yield %142, %157 : index, index
       }
-      %112 = arith.subi %c1, %7 : index
-      %113 = arith.maxsi %112, %c0 : index
-      %114 = arith.subi %arg3, %8 : index
-      %115 = arith.minsi %114, %c5 : index
-      %116 = arith.cmpi slt, %113, %c0 : index
-      %117 = arith.cmpi sgt, %113, %c3 : index
-      %118 = arith.cmpi slt, %115, %113 : index
-      %119 = arith.cmpi sgt, %115, %c5 : index
-      %120 = arith.ori %116, %117 : i1
-      %121 = arith.ori %120, %118 : i1
-      %122 = arith.ori %121, %119 : i1
-      scf.if %122 {
+      %108 = arith.subi %c1, %7 : index
+      %109 = arith.maxsi %108, %c0 : index
+      %110 = arith.subi %arg3, %8 : index
+      %111 = arith.minsi %110, %c5 : index
+      %112 = arith.cmpi slt, %109, %c0 : index
+      %113 = arith.cmpi sgt, %109, %c3 : index
+      %114 = arith.cmpi slt, %111, %109 : index
+      %115 = arith.cmpi sgt, %111, %c5 : index
+      %116 = arith.ori %112, %113 : i1
+      %117 = arith.ori %116, %114 : i1
+      %118 = arith.ori %117, %115 : i1
+      scf.if %118 {
         func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
-      %123 = arith.muli %1, %arg7 : index
-      %124 = arith.muli %123, %c3 : index
-      %125 = arith.muli %124, %arg6 : index
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%125], sizes: [%21, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %126 = arith.cmpi slt, %22, %c0 : index
-      scf.if %126 {
+      %119 = arith.muli %1, %arg7 : index
+      %120 = arith.muli %119, %c3 : index
+      %121 = arith.muli %120, %arg6 : index
+      %reinterpret_cast_2 = memref.reinterpret_cast %arg2 to offset: [%121], sizes: [%21, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %122 = arith.cmpi slt, %22, %c0 : index
+      scf.if %122 {
         func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
       }
-      %127 = arith.maxsi %28, %c0 : index
-      %128 = arith.minsi %127, %21 : index
-      %129 = arith.subi %128, %24 : index
-      scf.if %83 {
+      %123 = arith.maxsi %28, %c0 : index
+      %124 = arith.minsi %123, %21 : index
+      %125 = arith.subi %124, %24 : index
+      scf.if %79 {
         func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_3 = memref.subview %reinterpret_cast_2[%24, %18] [%129, %82] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %130 = arith.bitcast %arg8 : f32 to i32
-      %131 = arith.extui %130 : i32 to i64
-      %132 = arith.index_cast %113 : index to i64
-      %133 = arith.index_cast %115 : index to i64
-      %134 = arith.index_cast %129 : index to i64
+      %subview_3 = memref.subview %reinterpret_cast_2[%24, %18] [%125, %78] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %126 = arith.bitcast %arg8 : f32 to i32
+      %127 = arith.extui %126 : i32 to i64
+      %128 = arith.index_cast %109 : index to i64
+      %129 = arith.index_cast %111 : index to i64
+      %130 = arith.index_cast %125 : index to i64
       %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_8 = memref.extract_aligned_pointer_as_index %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %135 = arith.index_cast %intptr_8 : index to i64
-      %136 = arith.index_cast %offset_5 : index to i64
-      %137 = arith.addi %135, %136 : i64
-      %138 = arith.index_cast %strides_7#0 : index to i64
-      %139 = arith.divsi %134, %c3_i64 : i64
-      %140 = arith.subi %133, %132 : i64
-      %141 = arith.maxsi %140, %c0_i64 : i64
-      "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %132, %c1_i64, %c3_i64, %139, %c3_i64, %141, %c5_i64, %138, %131) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %142 = arith.muli %132, %c5_i64 : i64
-      %143 = arith.cmpi sgt, %139, %c0_i64 : i64
-      scf.if %143 {
-        %144 = arith.ceildivsi %86, %c16_i64 : i64
-        %145 = arith.index_cast %144 : i64 to index
-        scf.for %arg10 = %c0 to %145 step %c1 {
-          %146 = arith.index_cast %arg10 : index to i64
-          %147 = arith.muli %146, %c16_i64 : i64
-          %148 = arith.addi %137, %147 : i64
-          %149 = arith.muli %146, %c32_i64 : i64
-          %150 = arith.ori %149, %c2147483648_i64 : i64
-          %151 = arith.addi %150, %142 : i64
-          %152 = arith.subi %86, %147 : i64
-          %153 = arith.minsi %152, %c16_i64 : i64
-          "instgem.mvout"(%148, %151, %153, %c0_i64) : (i64, i64, i64, i64) -> ()
+      %131 = arith.index_cast %intptr_8 : index to i64
+      %132 = arith.index_cast %offset_5 : index to i64
+      %133 = arith.addi %131, %132 : i64
+      %134 = arith.index_cast %strides_7#0 : index to i64
+      %135 = arith.divsi %130, %c3_i64 : i64
+      %136 = arith.subi %129, %128 : i64
+      %137 = arith.maxsi %136, %c0_i64 : i64
+      "instgem.config_st"(%c1_i64, %c2_i64, %c3_i64, %128, %c1_i64, %c3_i64, %135, %c3_i64, %137, %c5_i64, %134, %127) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %138 = arith.muli %128, %c5_i64 : i64
+      %139 = arith.cmpi sgt, %135, %c0_i64 : i64
+      scf.if %139 {
+        %140 = arith.ceildivsi %82, %c16_i64 : i64
+        %141 = arith.index_cast %140 : i64 to index
+        scf.for %arg10 = %c0 to %141 step %c1 {
+          %142 = arith.index_cast %arg10 : index to i64
+          %143 = arith.muli %142, %c16_i64 : i64
+          %144 = arith.addi %133, %143 : i64
+          %145 = arith.muli %142, %c32_i64 : i64
+          %146 = arith.ori %145, %c2147483648_i64 : i64
+          %147 = arith.addi %146, %138 : i64
+          %148 = arith.subi %82, %143 : i64
+          %149 = arith.minsi %148, %c16_i64 : i64
+          "instgem.mvout"(%144, %147, %149, %c0_i64) : (i64, i64, i64, i64) -> ()
         }
       }
     }

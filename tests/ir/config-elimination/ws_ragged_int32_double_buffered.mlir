@@ -77,6 +77,110 @@
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin2"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -307,3251 +411,4057 @@ module {
     %14 = arith.addi %5, %c16 : index
     %15 = arith.subi %6, %c1 : index
     %16 = arith.muli %15, %c32 : index
-    %17 = arith.addi %16, %c32 : index
-    %18 = arith.cmpi sge, %4, %c0 : index
-    %19 = arith.cmpi sle, %4, %arg3 : index
-    %20 = arith.cmpi sge, %13, %c0 : index
-    %21 = arith.cmpi sle, %13, %arg3 : index
-    %22 = arith.cmpi sge, %9, %c0 : index
-    %23 = arith.cmpi sle, %9, %c32 : index
-    %24 = arith.cmpi sge, %5, %c0 : index
-    %25 = arith.cmpi sle, %5, %arg4 : index
-    %26 = arith.cmpi sge, %14, %c0 : index
-    %27 = arith.cmpi sle, %14, %arg4 : index
-    %28 = arith.cmpi sge, %12, %c0 : index
-    %29 = arith.cmpi sle, %12, %c16 : index
-    %30 = arith.cmpi sle, %16, %arg5 : index
-    %31 = arith.cmpi sle, %17, %arg5 : index
-    %32 = arith.andi %18, %19 : i1
-    %33 = arith.andi %32, %20 : i1
-    %34 = arith.andi %33, %21 : i1
-    %35 = arith.andi %34, %22 : i1
-    %36 = arith.andi %35, %23 : i1
-    %37 = arith.andi %36, %24 : i1
-    %38 = arith.andi %37, %25 : i1
-    %39 = arith.andi %38, %26 : i1
-    %40 = arith.andi %39, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %20 : i1
-    %44 = arith.andi %43, %21 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %30 : i1
-    %48 = arith.andi %47, %31 : i1
-    %49 = arith.andi %48, %26 : i1
-    %50 = arith.andi %49, %27 : i1
-    scf.if %50 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %51 = arith.cmpi sle, %6, %c0 : index
-      scf.if %51 {
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg7 = %c0 to %c2 step %c1 {
-          %60 = arith.index_cast %arg7 : index to i64
-          %61 = arith.muli %60, %c16_i64 : i64
-          %62 = arith.ori %61, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %62, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %52 = arith.index_cast %intptr : index to i64
-      %53 = arith.index_cast %offset : index to i64
-      %54 = arith.muli %53, %c4_i64 : i64
-      %55 = arith.addi %52, %54 : i64
-      %56 = arith.index_cast %strides#0 : index to i64
-      %57 = arith.muli %56, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %57, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %58 = arith.cmpi sgt, %6, %c0 : index
-      scf.if %58 {
-        %subview_2 = memref.subview %reinterpret_cast[%4, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_3 = memref.cast %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %60 = arith.index_cast %intptr_8 : index to i64
-        %61 = arith.index_cast %offset_5 : index to i64
-        %62 = arith.addi %60, %61 : i64
-        %63 = arith.index_cast %strides_7#0 : index to i64
-        %subview_9 = memref.subview %reinterpret_cast_0[0, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_10 = memref.cast %subview_9 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %64 = arith.index_cast %intptr_15 : index to i64
-        %65 = arith.index_cast %offset_12 : index to i64
-        %66 = arith.addi %64, %65 : i64
-        %67 = arith.index_cast %strides_14#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %63) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %67) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%62, %c0_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        "instgem.mvin2"(%66, %c128_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %68 = arith.muli %63, %c16_i64 : i64
-        %69 = arith.addi %62, %68 : i64
-        "instgem.mvin"(%69, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %70 = arith.muli %67, %c16_i64 : i64
-        %71 = arith.addi %66, %70 : i64
-        "instgem.mvin2"(%71, %c144_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      }
-      %59 = arith.cmpi sle, %6, %c1 : index
-      scf.if %59 {
+    %17 = arith.cmpi sge, %4, %c0 : index
+    %18 = arith.cmpi sle, %4, %arg3 : index
+    %19 = arith.cmpi sge, %13, %c0 : index
+    %20 = arith.cmpi sle, %13, %arg3 : index
+    %21 = arith.cmpi sge, %9, %c0 : index
+    %22 = arith.cmpi sle, %9, %c32 : index
+    %23 = arith.cmpi sge, %5, %c0 : index
+    %24 = arith.cmpi sle, %5, %arg4 : index
+    %25 = arith.cmpi sge, %14, %c0 : index
+    %26 = arith.cmpi sle, %14, %arg4 : index
+    %27 = arith.cmpi sge, %12, %c0 : index
+    %28 = arith.cmpi sle, %12, %c16 : index
+    %29 = arith.cmpi sle, %16, %arg5 : index
+    %30 = arith.andi %17, %18 : i1
+    %31 = arith.andi %30, %19 : i1
+    %32 = arith.andi %31, %20 : i1
+    %33 = arith.andi %32, %21 : i1
+    %34 = arith.andi %33, %22 : i1
+    %35 = arith.andi %34, %23 : i1
+    %36 = arith.andi %35, %24 : i1
+    %37 = arith.andi %36, %25 : i1
+    %38 = arith.andi %37, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %19 : i1
+    %42 = arith.andi %41, %20 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %29 : i1
+    %45 = arith.andi %44, %25 : i1
+    %46 = arith.andi %45, %26 : i1
+    scf.if %46 {
+      %47 = arith.addi %16, %c32 : index
+      %48 = arith.cmpi sle, %47, %arg5 : index
+      %49 = arith.andi %48, %48 : i1
+      scf.if %49 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %50 = arith.cmpi sle, %6, %c0 : index
+        scf.if %50 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %59 = arith.index_cast %arg7 : index to i64
+            %60 = arith.muli %59, %c16_i64 : i64
+            %61 = arith.ori %60, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %61, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %51 = arith.index_cast %intptr : index to i64
+        %52 = arith.index_cast %offset : index to i64
+        %53 = arith.muli %52, %c4_i64 : i64
+        %54 = arith.addi %51, %53 : i64
+        %55 = arith.index_cast %strides#0 : index to i64
+        %56 = arith.muli %55, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %57 = arith.cmpi sgt, %6, %c0 : index
+        scf.if %57 {
+          %subview_2 = memref.subview %reinterpret_cast[%4, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_3 = memref.cast %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %59 = arith.index_cast %intptr_8 : index to i64
+          %60 = arith.index_cast %offset_5 : index to i64
+          %61 = arith.addi %59, %60 : i64
+          %62 = arith.index_cast %strides_7#0 : index to i64
+          %subview_9 = memref.subview %reinterpret_cast_0[0, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_10 = memref.cast %subview_9 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %63 = arith.index_cast %intptr_15 : index to i64
+          %64 = arith.index_cast %offset_12 : index to i64
+          %65 = arith.addi %63, %64 : i64
+          %66 = arith.index_cast %strides_14#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %62) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %66) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%61, %c0_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          "instgem.mvin2"(%65, %c128_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %67 = arith.muli %62, %c16_i64 : i64
+          %68 = arith.addi %61, %67 : i64
+          "instgem.mvin"(%68, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %69 = arith.muli %66, %c16_i64 : i64
+          %70 = arith.addi %65, %69 : i64
+          "instgem.mvin2"(%70, %c144_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
+        %58 = arith.cmpi sle, %6, %c1 : index
         scf.if %58 {
-          %60 = arith.cmpi sgt, %6, %c1 : index
-          %61 = arith.select %60, %c64_i64, %c0_i64 : i64
-          %62 = arith.select %60, %c32_i64, %c0_i64 : i64
-          %63 = arith.select %60, %c2, %c0 : index
-          %64 = arith.select %60, %c160_i64, %c0_i64 : i64
-          %65:4 = scf.if %60 -> (i64, i64, i64, i64) {
-            %subview_2 = memref.subview %reinterpret_cast[%4, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-            %cast_3 = memref.cast %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %66 = arith.index_cast %intptr_8 : index to i64
-            %67 = arith.index_cast %offset_5 : index to i64
-            %68 = arith.addi %66, %67 : i64
-            %69 = arith.index_cast %strides_7#0 : index to i64
-            %subview_9 = memref.subview %reinterpret_cast_0[32, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-            %cast_10 = memref.cast %subview_9 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %70 = arith.index_cast %intptr_15 : index to i64
-            %71 = arith.index_cast %offset_12 : index to i64
-            %72 = arith.addi %70, %71 : i64
-            %73 = arith.index_cast %strides_14#0 : index to i64
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %69) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %69, %68, %73, %72 : i64, i64, i64, i64
-          } else {
-            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64
-          }
-          scf.if %59 {
-            scf.if %60 {
-              scf.for %arg7 = %c0 to %c2 step %c1 {
-                %69 = arith.index_cast %arg7 : index to i64
-                %70 = arith.muli %69, %c16_i64 : i64
-                %71 = arith.maxsi %70, %c0_i64 : i64
-                %72 = arith.addi %70, %c16_i64 : i64
-                %73 = arith.minsi %72, %c32_i64 : i64
-                %74 = arith.subi %73, %71 : i64
-                %75 = arith.muli %71, %65#0 : i64
-                %76 = arith.addi %65#1, %75 : i64
-                %77 = arith.muli %69, %c32_i64 : i64
-                %78 = arith.addi %77, %61 : i64
-                %79 = arith.subi %71, %70 : i64
-                %80 = arith.addi %78, %79 : i64
-                %81 = arith.minsi %62, %c64_i64 : i64
-                "instgem.mvin"(%76, %80, %81, %74) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-              %68 = arith.cmpi sgt, %63, %c0 : index
-              scf.if %68 {
-                %69 = arith.muli %63, %c4 : index
-                %70 = arith.addi %69, %c1 : index
-                %71 = arith.divsi %70, %c4 : index
-                scf.for %arg7 = %c0 to %71 step %c1 {
-                  %72 = arith.index_cast %arg7 : index to i64
-                  %73 = arith.muli %72, %c16_i64 : i64
-                  %74 = arith.maxsi %73, %c0_i64 : i64
-                  %75 = arith.addi %73, %c16_i64 : i64
-                  %76 = arith.minsi %75, %62 : i64
-                  %77 = arith.subi %76, %74 : i64
-                  %78 = arith.muli %74, %65#2 : i64
-                  %79 = arith.addi %65#3, %78 : i64
-                  %80 = arith.addi %73, %64 : i64
-                  %81 = arith.subi %74, %73 : i64
-                  %82 = arith.addi %80, %81 : i64
-                  "instgem.mvin2"(%79, %82, %c16_i64, %77) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
+          scf.if %57 {
+            %59 = arith.cmpi sgt, %6, %c1 : index
+            %60 = arith.select %59, %c64_i64, %c0_i64 : i64
+            %61 = arith.select %59, %c32_i64, %c0_i64 : i64
+            %62 = arith.select %59, %c2, %c0 : index
+            %63 = arith.select %59, %c160_i64, %c0_i64 : i64
+            %64:4 = scf.if %59 -> (i64, i64, i64, i64) {
+              %subview_2 = memref.subview %reinterpret_cast[%4, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+              %cast_3 = memref.cast %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %65 = arith.index_cast %intptr_8 : index to i64
+              %66 = arith.index_cast %offset_5 : index to i64
+              %67 = arith.addi %65, %66 : i64
+              %68 = arith.index_cast %strides_7#0 : index to i64
+              %subview_9 = memref.subview %reinterpret_cast_0[32, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+              %cast_10 = memref.cast %subview_9 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %69 = arith.index_cast %intptr_15 : index to i64
+              %70 = arith.index_cast %offset_12 : index to i64
+              %71 = arith.addi %69, %70 : i64
+              %72 = arith.index_cast %strides_14#0 : index to i64
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %68) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %68, %67, %72, %71 : i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64
             }
-            "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c144_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.mvout"(%55, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-            %66 = arith.muli %56, %c64_i64 : i64
-            %67 = arith.addi %55, %66 : i64
-            "instgem.mvout"(%67, %c2684354576_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-          } else {
-            scf.if %60 {
-              scf.for %arg7 = %c0 to %c2 step %c1 {
-                %67 = arith.index_cast %arg7 : index to i64
-                %68 = arith.muli %67, %c16_i64 : i64
-                %69 = arith.maxsi %68, %c0_i64 : i64
-                %70 = arith.addi %68, %c16_i64 : i64
-                %71 = arith.minsi %70, %c32_i64 : i64
-                %72 = arith.subi %71, %69 : i64
-                %73 = arith.muli %69, %65#0 : i64
-                %74 = arith.addi %65#1, %73 : i64
-                %75 = arith.muli %67, %c32_i64 : i64
-                %76 = arith.addi %75, %61 : i64
-                %77 = arith.subi %69, %68 : i64
+            scf.if %58 {
+              scf.if %59 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %68 = arith.index_cast %arg7 : index to i64
+                  %69 = arith.muli %68, %c16_i64 : i64
+                  %70 = arith.maxsi %69, %c0_i64 : i64
+                  %71 = arith.addi %69, %c16_i64 : i64
+                  %72 = arith.minsi %71, %c32_i64 : i64
+                  %73 = arith.subi %72, %70 : i64
+                  %74 = arith.muli %70, %64#0 : i64
+                  %75 = arith.addi %64#1, %74 : i64
+                  %76 = arith.muli %68, %c32_i64 : i64
+                  %77 = arith.addi %76, %60 : i64
+                  %78 = arith.subi %70, %69 : i64
+                  %79 = arith.addi %77, %78 : i64
+                  %80 = arith.minsi %61, %c64_i64 : i64
+                  "instgem.mvin"(%75, %79, %80, %73) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %67 = arith.cmpi sgt, %62, %c0 : index
+                scf.if %67 {
+                  %68 = arith.muli %62, %c4 : index
+                  %69 = arith.addi %68, %c1 : index
+                  %70 = arith.divsi %69, %c4 : index
+                  scf.for %arg7 = %c0 to %70 step %c1 {
+                    %71 = arith.index_cast %arg7 : index to i64
+                    %72 = arith.muli %71, %c16_i64 : i64
+                    %73 = arith.maxsi %72, %c0_i64 : i64
+                    %74 = arith.addi %72, %c16_i64 : i64
+                    %75 = arith.minsi %74, %61 : i64
+                    %76 = arith.subi %75, %73 : i64
+                    %77 = arith.muli %73, %64#2 : i64
+                    %78 = arith.addi %64#3, %77 : i64
+                    %79 = arith.addi %72, %63 : i64
+                    %80 = arith.subi %73, %72 : i64
+                    %81 = arith.addi %79, %80 : i64
+                    "instgem.mvin2"(%78, %81, %c16_i64, %76) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c144_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.mvout"(%54, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              %65 = arith.muli %55, %c64_i64 : i64
+              %66 = arith.addi %54, %65 : i64
+              "instgem.mvout"(%66, %c2684354576_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+            } else {
+              scf.if %59 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %66 = arith.index_cast %arg7 : index to i64
+                  %67 = arith.muli %66, %c16_i64 : i64
+                  %68 = arith.maxsi %67, %c0_i64 : i64
+                  %69 = arith.addi %67, %c16_i64 : i64
+                  %70 = arith.minsi %69, %c32_i64 : i64
+                  %71 = arith.subi %70, %68 : i64
+                  %72 = arith.muli %68, %64#0 : i64
+                  %73 = arith.addi %64#1, %72 : i64
+                  %74 = arith.muli %66, %c32_i64 : i64
+                  %75 = arith.addi %74, %60 : i64
+                  %76 = arith.subi %68, %67 : i64
+                  %77 = arith.addi %75, %76 : i64
+                  %78 = arith.minsi %61, %c64_i64 : i64
+                  "instgem.mvin"(%73, %77, %78, %71) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %65 = arith.cmpi sgt, %62, %c0 : index
+                scf.if %65 {
+                  %66 = arith.muli %62, %c4 : index
+                  %67 = arith.addi %66, %c1 : index
+                  %68 = arith.divsi %67, %c4 : index
+                  scf.for %arg7 = %c0 to %68 step %c1 {
+                    %69 = arith.index_cast %arg7 : index to i64
+                    %70 = arith.muli %69, %c16_i64 : i64
+                    %71 = arith.maxsi %70, %c0_i64 : i64
+                    %72 = arith.addi %70, %c16_i64 : i64
+                    %73 = arith.minsi %72, %61 : i64
+                    %74 = arith.subi %73, %71 : i64
+                    %75 = arith.muli %71, %64#2 : i64
+                    %76 = arith.addi %64#3, %75 : i64
+                    %77 = arith.addi %70, %63 : i64
+                    %78 = arith.subi %71, %70 : i64
+                    %79 = arith.addi %77, %78 : i64
+                    "instgem.mvin2"(%76, %79, %c16_i64, %74) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c144_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            scf.if %59 {
+              %65 = arith.muli %62, %c4 : index
+              %66 = arith.addi %65, %c1 : index
+              %67 = arith.divsi %66, %c4 : index
+              scf.for %arg7 = %67 to %62 step %c1 {
+                %68 = arith.index_cast %arg7 : index to i64
+                %69 = arith.muli %68, %c16_i64 : i64
+                %70 = arith.maxsi %69, %c0_i64 : i64
+                %71 = arith.addi %69, %c16_i64 : i64
+                %72 = arith.minsi %71, %61 : i64
+                %73 = arith.subi %72, %70 : i64
+                %74 = arith.muli %70, %64#2 : i64
+                %75 = arith.addi %64#3, %74 : i64
+                %76 = arith.addi %69, %63 : i64
+                %77 = arith.subi %70, %69 : i64
                 %78 = arith.addi %76, %77 : i64
-                %79 = arith.minsi %62, %c64_i64 : i64
-                "instgem.mvin"(%74, %78, %79, %72) : (i64, i64, i64, i64) -> ()
+                "instgem.mvin2"(%75, %78, %c16_i64, %73) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %66 = arith.cmpi sgt, %63, %c0 : index
-              scf.if %66 {
-                %67 = arith.muli %63, %c4 : index
-                %68 = arith.addi %67, %c1 : index
-                %69 = arith.divsi %68, %c4 : index
-                scf.for %arg7 = %c0 to %69 step %c1 {
-                  %70 = arith.index_cast %arg7 : index to i64
-                  %71 = arith.muli %70, %c16_i64 : i64
-                  %72 = arith.maxsi %71, %c0_i64 : i64
-                  %73 = arith.addi %71, %c16_i64 : i64
-                  %74 = arith.minsi %73, %62 : i64
-                  %75 = arith.subi %74, %72 : i64
-                  %76 = arith.muli %72, %65#2 : i64
-                  %77 = arith.addi %65#3, %76 : i64
-                  %78 = arith.addi %71, %64 : i64
-                  %79 = arith.subi %72, %71 : i64
-                  %80 = arith.addi %78, %79 : i64
-                  "instgem.mvin2"(%77, %80, %c16_i64, %75) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } else {
+          %59:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+            %60 = arith.addi %arg8, %c32 : index
+            %61 = arith.index_cast %arg7 : index to i64
+            %62 = arith.remsi %61, %c2_i64 : i64
+            %63 = arith.muli %62, %c64_i64 : i64
+            %64 = arith.addi %arg9, %c32 : index
+            %65 = arith.muli %62, %c32_i64 : i64
+            %66 = arith.addi %65, %c128_i64 : i64
+            %67 = arith.addi %arg7, %c1 : index
+            %68 = arith.cmpi sge, %67, %6 : index
+            %69 = arith.cmpi eq, %arg7, %c0 : index
+            %70 = arith.ori %69, %68 : i1
+            %71 = arith.cmpi slt, %67, %6 : index
+            %72:9 = scf.if %71 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %73 = arith.addi %arg8, %c64 : index
+              %74 = arith.subi %73, %60 : index
+              %subview_2 = memref.subview %reinterpret_cast[%4, %60] [32, %74] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_3 = memref.cast %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %75 = arith.index_cast %67 : index to i64
+              %76 = arith.remsi %75, %c2_i64 : i64
+              %77 = arith.muli %76, %c64_i64 : i64
+              %78 = arith.index_cast %74 : index to i64
+              %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %79 = arith.index_cast %intptr_8 : index to i64
+              %80 = arith.index_cast %offset_5 : index to i64
+              %81 = arith.addi %79, %80 : i64
+              %82 = arith.index_cast %strides_7#0 : index to i64
+              %83 = arith.addi %arg9, %c64 : index
+              %84 = arith.subi %83, %64 : index
+              %subview_9 = memref.subview %reinterpret_cast_0[%64, %5] [%84, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+              %cast_10 = memref.cast %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %85 = arith.muli %76, %c32_i64 : i64
+              %86 = arith.addi %85, %c128_i64 : i64
+              %87 = arith.index_cast %84 : index to i64
+              %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %88 = arith.index_cast %intptr_15 : index to i64
+              %89 = arith.index_cast %offset_12 : index to i64
+              %90 = arith.addi %88, %89 : i64
+              %91 = arith.index_cast %strides_14#0 : index to i64
+              %92 = arith.maxsi %87, %c0_i64 : i64
+              %93 = arith.addi %92, %c15_i64 : i64
+              %94 = arith.divui %93, %c16_i64 : i64
+              %95 = arith.cmpi sgt, %87, %c0_i64 : i64
+              %96 = arith.extui %95 : i1 to i64
+              %97 = arith.muli %94, %96 : i64
+              %98 = arith.index_cast %97 : i64 to index
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %82) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %91) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %82, %81, %77, %78, %98, %87, %91, %90, %86 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            }
+            scf.if %70 {
+              scf.if %68 {
+                %73 = arith.select %69, %c0_i64, %c-1_i64 : i64
+                scf.if %71 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %84 = arith.index_cast %arg10 : index to i64
+                    %85 = arith.muli %84, %c16_i64 : i64
+                    %86 = arith.maxsi %85, %c0_i64 : i64
+                    %87 = arith.addi %85, %c16_i64 : i64
+                    %88 = arith.minsi %87, %c32_i64 : i64
+                    %89 = arith.subi %88, %86 : i64
+                    %90 = arith.muli %86, %72#0 : i64
+                    %91 = arith.addi %72#1, %90 : i64
+                    %92 = arith.muli %84, %c32_i64 : i64
+                    %93 = arith.addi %92, %72#2 : i64
+                    %94 = arith.subi %86, %85 : i64
+                    %95 = arith.addi %93, %94 : i64
+                    %96 = arith.minsi %72#3, %c64_i64 : i64
+                    "instgem.mvin"(%91, %95, %96, %89) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %83 = arith.cmpi sgt, %72#4, %c0 : index
+                  scf.if %83 {
+                    %84 = arith.muli %72#4, %c4 : index
+                    %85 = arith.addi %84, %c1 : index
+                    %86 = arith.divsi %85, %c4 : index
+                    scf.for %arg10 = %c0 to %86 step %c1 {
+                      %87 = arith.index_cast %arg10 : index to i64
+                      %88 = arith.muli %87, %c16_i64 : i64
+                      %89 = arith.maxsi %88, %c0_i64 : i64
+                      %90 = arith.addi %88, %c16_i64 : i64
+                      %91 = arith.minsi %90, %72#5 : i64
+                      %92 = arith.subi %91, %89 : i64
+                      %93 = arith.muli %89, %72#6 : i64
+                      %94 = arith.addi %72#7, %93 : i64
+                      %95 = arith.addi %88, %72#8 : i64
+                      %96 = arith.subi %89, %88 : i64
+                      %97 = arith.addi %95, %96 : i64
+                      "instgem.mvin2"(%94, %97, %c16_i64, %92) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %74 = arith.cmpi eq, %73, %c0_i64 : i64
+                %75 = arith.select %74, %c2147483648_i64, %c3221225472_i64 : i64
+                "instgem.preload"(%66, %c16_i64, %c16_i64, %75, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%63, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %76 = arith.ori %75, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %77 = arith.addi %63, %c32_i64 : i64
+                "instgem.compute_accumulated"(%77, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %78 = arith.addi %65, %c144_i64 : i64
+                "instgem.preload"(%78, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %79 = arith.addi %63, %c16_i64 : i64
+                "instgem.compute_preloaded"(%79, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %80 = arith.addi %63, %c48_i64 : i64
+                "instgem.compute_accumulated"(%80, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%54, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %81 = arith.muli %55, %c64_i64 : i64
+                %82 = arith.addi %54, %81 : i64
+                "instgem.mvout"(%82, %c2684354576_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              } else {
+                %73 = arith.select %69, %c0_i64, %c-1_i64 : i64
+                scf.if %71 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %82 = arith.index_cast %arg10 : index to i64
+                    %83 = arith.muli %82, %c16_i64 : i64
+                    %84 = arith.maxsi %83, %c0_i64 : i64
+                    %85 = arith.addi %83, %c16_i64 : i64
+                    %86 = arith.minsi %85, %c32_i64 : i64
+                    %87 = arith.subi %86, %84 : i64
+                    %88 = arith.muli %84, %72#0 : i64
+                    %89 = arith.addi %72#1, %88 : i64
+                    %90 = arith.muli %82, %c32_i64 : i64
+                    %91 = arith.addi %90, %72#2 : i64
+                    %92 = arith.subi %84, %83 : i64
+                    %93 = arith.addi %91, %92 : i64
+                    %94 = arith.minsi %72#3, %c64_i64 : i64
+                    "instgem.mvin"(%89, %93, %94, %87) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %81 = arith.cmpi sgt, %72#4, %c0 : index
+                  scf.if %81 {
+                    %82 = arith.muli %72#4, %c4 : index
+                    %83 = arith.addi %82, %c1 : index
+                    %84 = arith.divsi %83, %c4 : index
+                    scf.for %arg10 = %c0 to %84 step %c1 {
+                      %85 = arith.index_cast %arg10 : index to i64
+                      %86 = arith.muli %85, %c16_i64 : i64
+                      %87 = arith.maxsi %86, %c0_i64 : i64
+                      %88 = arith.addi %86, %c16_i64 : i64
+                      %89 = arith.minsi %88, %72#5 : i64
+                      %90 = arith.subi %89, %87 : i64
+                      %91 = arith.muli %87, %72#6 : i64
+                      %92 = arith.addi %72#7, %91 : i64
+                      %93 = arith.addi %86, %72#8 : i64
+                      %94 = arith.subi %87, %86 : i64
+                      %95 = arith.addi %93, %94 : i64
+                      "instgem.mvin2"(%92, %95, %c16_i64, %90) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %74 = arith.cmpi eq, %73, %c0_i64 : i64
+                %75 = arith.select %74, %c2147483648_i64, %c3221225472_i64 : i64
+                "instgem.preload"(%66, %c16_i64, %c16_i64, %75, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%63, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %76 = arith.ori %75, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %77 = arith.addi %63, %c32_i64 : i64
+                "instgem.compute_accumulated"(%77, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %78 = arith.addi %65, %c144_i64 : i64
+                "instgem.preload"(%78, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %79 = arith.addi %63, %c16_i64 : i64
+                "instgem.compute_preloaded"(%79, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %80 = arith.addi %63, %c48_i64 : i64
+                "instgem.compute_accumulated"(%80, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } else {
+              scf.if %71 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %74 = arith.index_cast %arg10 : index to i64
+                  %75 = arith.muli %74, %c16_i64 : i64
+                  %76 = arith.maxsi %75, %c0_i64 : i64
+                  %77 = arith.addi %75, %c16_i64 : i64
+                  %78 = arith.minsi %77, %c32_i64 : i64
+                  %79 = arith.subi %78, %76 : i64
+                  %80 = arith.muli %76, %72#0 : i64
+                  %81 = arith.addi %72#1, %80 : i64
+                  %82 = arith.muli %74, %c32_i64 : i64
+                  %83 = arith.addi %82, %72#2 : i64
+                  %84 = arith.subi %76, %75 : i64
+                  %85 = arith.addi %83, %84 : i64
+                  %86 = arith.minsi %72#3, %c64_i64 : i64
+                  "instgem.mvin"(%81, %85, %86, %79) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
+                %73 = arith.cmpi sgt, %72#4, %c0 : index
+                scf.if %73 {
+                  %74 = arith.muli %72#4, %c4 : index
+                  %75 = arith.addi %74, %c1 : index
+                  %76 = arith.divsi %75, %c4 : index
+                  scf.for %arg10 = %c0 to %76 step %c1 {
+                    %77 = arith.index_cast %arg10 : index to i64
+                    %78 = arith.muli %77, %c16_i64 : i64
+                    %79 = arith.maxsi %78, %c0_i64 : i64
+                    %80 = arith.addi %78, %c16_i64 : i64
+                    %81 = arith.minsi %80, %72#5 : i64
+                    %82 = arith.subi %81, %79 : i64
+                    %83 = arith.muli %79, %72#6 : i64
+                    %84 = arith.addi %72#7, %83 : i64
+                    %85 = arith.addi %78, %72#8 : i64
+                    %86 = arith.subi %79, %78 : i64
+                    %87 = arith.addi %85, %86 : i64
+                    "instgem.mvin2"(%84, %87, %c16_i64, %82) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              scf.for %arg10 = %c0 to %c2 step %c1 {
+                %73 = arith.index_cast %arg10 : index to i64
+                %74 = arith.muli %73, %c16_i64 : i64
+                %75 = arith.addi %74, %66 : i64
+                "instgem.preload"(%75, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %76 = arith.addi %74, %63 : i64
+                "instgem.compute_preloaded"(%76, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %77 = arith.addi %74, %c32_i64 : i64
+                %78 = arith.addi %77, %63 : i64
+                "instgem.compute_accumulated"(%78, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c144_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.if %71 {
+              %73 = arith.muli %72#4, %c4 : index
+              %74 = arith.addi %73, %c1 : index
+              %75 = arith.divsi %74, %c4 : index
+              scf.for %arg10 = %75 to %72#4 step %c1 {
+                %76 = arith.index_cast %arg10 : index to i64
+                %77 = arith.muli %76, %c16_i64 : i64
+                %78 = arith.maxsi %77, %c0_i64 : i64
+                %79 = arith.addi %77, %c16_i64 : i64
+                %80 = arith.minsi %79, %72#5 : i64
+                %81 = arith.subi %80, %78 : i64
+                %82 = arith.muli %78, %72#6 : i64
+                %83 = arith.addi %72#7, %82 : i64
+                %84 = arith.addi %77, %72#8 : i64
+                %85 = arith.subi %78, %77 : i64
+                %86 = arith.addi %84, %85 : i64
+                "instgem.mvin2"(%83, %86, %c16_i64, %81) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            scf.yield %60, %64 : index, index
           }
-          scf.if %60 {
-            %66 = arith.muli %63, %c4 : index
-            %67 = arith.addi %66, %c1 : index
-            %68 = arith.divsi %67, %c4 : index
-            scf.for %arg7 = %68 to %63 step %c1 {
-              %69 = arith.index_cast %arg7 : index to i64
-              %70 = arith.muli %69, %c16_i64 : i64
-              %71 = arith.maxsi %70, %c0_i64 : i64
-              %72 = arith.addi %70, %c16_i64 : i64
-              %73 = arith.minsi %72, %62 : i64
-              %74 = arith.subi %73, %71 : i64
-              %75 = arith.muli %71, %65#2 : i64
-              %76 = arith.addi %65#3, %75 : i64
-              %77 = arith.addi %70, %64 : i64
-              %78 = arith.subi %71, %70 : i64
-              %79 = arith.addi %77, %78 : i64
-              "instgem.mvin2"(%76, %79, %c16_i64, %74) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+        }
+        scf.if %50 {
+          "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %59 = arith.index_cast %arg7 : index to i64
+            %60 = arith.remsi %59, %c2_i64 : i64
+            %61 = arith.divsi %59, %c2_i64 : i64
+            %62 = arith.muli %60, %c16_i64 : i64
+            %63 = arith.maxsi %62, %c0_i64 : i64
+            %64 = arith.addi %62, %c16_i64 : i64
+            %65 = arith.minsi %64, %c32_i64 : i64
+            %66 = arith.subi %65, %63 : i64
+            %67 = arith.muli %63, %56 : i64
+            %68 = arith.addi %54, %67 : i64
+            %69 = arith.muli %61, %c64_i64 : i64
+            %70 = arith.addi %68, %69 : i64
+            %71 = arith.muli %61, %c16_i64 : i64
+            %72 = arith.addi %62, %71 : i64
+            %73 = arith.ori %72, %c2684354560_i64 : i64
+            %74 = arith.subi %63, %62 : i64
+            %75 = arith.addi %73, %74 : i64
+            %76 = arith.subi %c16_i64, %71 : i64
+            %77 = arith.minsi %76, %c16_i64 : i64
+            "instgem.mvout"(%70, %75, %77, %66) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        %60:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-          %61 = arith.addi %arg8, %c32 : index
-          %62 = arith.index_cast %arg7 : index to i64
-          %63 = arith.remsi %62, %c2_i64 : i64
-          %64 = arith.muli %63, %c64_i64 : i64
-          %65 = arith.addi %arg9, %c32 : index
-          %66 = arith.muli %63, %c32_i64 : i64
-          %67 = arith.addi %66, %c128_i64 : i64
-          %68 = arith.addi %arg7, %c1 : index
-          %69 = arith.cmpi sge, %68, %6 : index
-          %70 = arith.cmpi eq, %arg7, %c0 : index
-          %71 = arith.ori %70, %69 : i1
-          %72 = arith.cmpi slt, %68, %6 : index
-          %73:9 = scf.if %72 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
-            %74 = arith.addi %arg8, %c64 : index
-            %75 = arith.subi %74, %61 : index
-            %subview_2 = memref.subview %reinterpret_cast[%4, %61] [32, %75] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-            %cast_3 = memref.cast %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %76 = arith.index_cast %68 : index to i64
-            %77 = arith.remsi %76, %c2_i64 : i64
-            %78 = arith.muli %77, %c64_i64 : i64
-            %79 = arith.index_cast %75 : index to i64
-            %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %80 = arith.index_cast %intptr_8 : index to i64
-            %81 = arith.index_cast %offset_5 : index to i64
-            %82 = arith.addi %80, %81 : i64
-            %83 = arith.index_cast %strides_7#0 : index to i64
-            %84 = arith.addi %arg9, %c64 : index
-            %85 = arith.subi %84, %65 : index
-            %subview_9 = memref.subview %reinterpret_cast_0[%65, %5] [%85, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
-            %cast_10 = memref.cast %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %86 = arith.muli %77, %c32_i64 : i64
-            %87 = arith.addi %86, %c128_i64 : i64
-            %88 = arith.index_cast %85 : index to i64
-            %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %89 = arith.index_cast %intptr_15 : index to i64
-            %90 = arith.index_cast %offset_12 : index to i64
-            %91 = arith.addi %89, %90 : i64
-            %92 = arith.index_cast %strides_14#0 : index to i64
-            %93 = arith.maxsi %88, %c0_i64 : i64
-            %94 = arith.addi %93, %c15_i64 : i64
-            %95 = arith.divui %94, %c16_i64 : i64
-            %96 = arith.cmpi sgt, %88, %c0_i64 : i64
-            %97 = arith.extui %96 : i1 to i64
-            %98 = arith.muli %95, %97 : i64
-            %99 = arith.index_cast %98 : i64 to index
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %83, %82, %78, %79, %99, %88, %92, %91, %87 : i64, i64, i64, i64, index, i64, i64, i64, i64
-          } else {
-            scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64, index, i64, i64, i64, i64
-          }
-          scf.if %71 {
-            scf.if %69 {
-              %74 = arith.select %70, %c0_i64, %c-1_i64 : i64
-              scf.if %72 {
-                scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %85 = arith.index_cast %arg10 : index to i64
-                  %86 = arith.muli %85, %c16_i64 : i64
-                  %87 = arith.maxsi %86, %c0_i64 : i64
-                  %88 = arith.addi %86, %c16_i64 : i64
-                  %89 = arith.minsi %88, %c32_i64 : i64
-                  %90 = arith.subi %89, %87 : i64
-                  %91 = arith.muli %87, %73#0 : i64
-                  %92 = arith.addi %73#1, %91 : i64
-                  %93 = arith.muli %85, %c32_i64 : i64
-                  %94 = arith.addi %93, %73#2 : i64
-                  %95 = arith.subi %87, %86 : i64
-                  %96 = arith.addi %94, %95 : i64
-                  %97 = arith.minsi %73#3, %c64_i64 : i64
-                  "instgem.mvin"(%92, %96, %97, %90) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-                %84 = arith.cmpi sgt, %73#4, %c0 : index
-                scf.if %84 {
-                  %85 = arith.muli %73#4, %c4 : index
-                  %86 = arith.addi %85, %c1 : index
-                  %87 = arith.divsi %86, %c4 : index
-                  scf.for %arg10 = %c0 to %87 step %c1 {
-                    %88 = arith.index_cast %arg10 : index to i64
-                    %89 = arith.muli %88, %c16_i64 : i64
-                    %90 = arith.maxsi %89, %c0_i64 : i64
-                    %91 = arith.addi %89, %c16_i64 : i64
-                    %92 = arith.minsi %91, %73#5 : i64
-                    %93 = arith.subi %92, %90 : i64
-                    %94 = arith.muli %90, %73#6 : i64
-                    %95 = arith.addi %73#7, %94 : i64
-                    %96 = arith.addi %89, %73#8 : i64
-                    %97 = arith.subi %90, %89 : i64
-                    %98 = arith.addi %96, %97 : i64
-                    "instgem.mvin2"(%95, %98, %c16_i64, %93) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-              }
-              %75 = arith.cmpi eq, %74, %c0_i64 : i64
-              %76 = arith.select %75, %c2147483648_i64, %c3221225472_i64 : i64
-              "instgem.preload"(%67, %c16_i64, %c16_i64, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %77 = arith.ori %76, %c16_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %77, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %78 = arith.addi %64, %c32_i64 : i64
-              "instgem.compute_accumulated"(%78, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %79 = arith.addi %66, %c144_i64 : i64
-              "instgem.preload"(%79, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %80 = arith.addi %64, %c16_i64 : i64
-              "instgem.compute_preloaded"(%80, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %81 = arith.addi %64, %c48_i64 : i64
-              "instgem.compute_accumulated"(%81, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.mvout"(%55, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-              %82 = arith.muli %56, %c64_i64 : i64
-              %83 = arith.addi %55, %82 : i64
-              "instgem.mvout"(%83, %c2684354576_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_1[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %50 = arith.cmpi sle, %6, %c0 : index
+        scf.if %50 {
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %59 = arith.index_cast %arg7 : index to i64
+            %60 = arith.muli %59, %c16_i64 : i64
+            %61 = arith.ori %60, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64, %61, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %51 = arith.index_cast %intptr : index to i64
+        %52 = arith.index_cast %offset : index to i64
+        %53 = arith.muli %52, %c4_i64 : i64
+        %54 = arith.addi %51, %53 : i64
+        %55 = arith.index_cast %strides#0 : index to i64
+        %56 = arith.muli %55, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %57 = arith.cmpi sgt, %6, %c0 : index
+        scf.if %57 {
+          %59 = arith.minsi %arg5, %c32 : index
+          %subview_2 = memref.subview %reinterpret_cast[%4, 0] [32, %59] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_3 = memref.cast %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %60 = arith.index_cast %59 : index to i64
+          %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %61 = arith.index_cast %intptr_8 : index to i64
+          %62 = arith.index_cast %offset_5 : index to i64
+          %63 = arith.addi %61, %62 : i64
+          %64 = arith.index_cast %strides_7#0 : index to i64
+          %subview_9 = memref.subview %reinterpret_cast_0[0, %5] [%59, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_10 = memref.cast %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %65 = arith.index_cast %intptr_15 : index to i64
+          %66 = arith.index_cast %offset_12 : index to i64
+          %67 = arith.addi %65, %66 : i64
+          %68 = arith.index_cast %strides_14#0 : index to i64
+          %69 = arith.maxsi %60, %c0_i64 : i64
+          %70 = arith.addi %69, %c15_i64 : i64
+          %71 = arith.divui %70, %c16_i64 : i64
+          %72 = arith.cmpi sgt, %60, %c0_i64 : i64
+          %73 = arith.extui %72 : i1 to i64
+          %74 = arith.muli %71, %73 : i64
+          %75 = arith.index_cast %74 : i64 to index
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %68) : (i64, i64, i64, i64, i64, i64) -> ()
+          %76 = arith.minsi %75, %c1 : index
+          %77 = arith.minsi %60, %c64_i64 : i64
+          "instgem.mvin"(%63, %c0_i64, %77, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %76 step %c1 {
+            %80 = arith.index_cast %arg7 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.maxsi %81, %c0_i64 : i64
+            %83 = arith.addi %81, %c16_i64 : i64
+            %84 = arith.minsi %83, %60 : i64
+            %85 = arith.subi %84, %82 : i64
+            %86 = arith.muli %82, %68 : i64
+            %87 = arith.addi %67, %86 : i64
+            %88 = arith.addi %81, %c128_i64 : i64
+            %89 = arith.subi %82, %81 : i64
+            %90 = arith.addi %88, %89 : i64
+            "instgem.mvin2"(%87, %90, %c16_i64, %85) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %78 = arith.muli %64, %c16_i64 : i64
+          %79 = arith.addi %63, %78 : i64
+          "instgem.mvin"(%79, %c32_i64, %77, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %76 to %75 step %c1 {
+            %80 = arith.index_cast %arg7 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.maxsi %81, %c0_i64 : i64
+            %83 = arith.addi %81, %c16_i64 : i64
+            %84 = arith.minsi %83, %60 : i64
+            %85 = arith.subi %84, %82 : i64
+            %86 = arith.muli %82, %68 : i64
+            %87 = arith.addi %67, %86 : i64
+            %88 = arith.addi %81, %c128_i64 : i64
+            %89 = arith.subi %82, %81 : i64
+            %90 = arith.addi %88, %89 : i64
+            "instgem.mvin2"(%87, %90, %c16_i64, %85) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %58 = arith.cmpi sle, %6, %c1 : index
+        scf.if %58 {
+          scf.if %57 {
+            %59 = arith.minsi %arg5, %c32 : index
+            %60 = arith.index_cast %59 : index to i64
+            %61 = arith.maxsi %60, %c0_i64 : i64
+            %62 = arith.minsi %61, %c32_i64 : i64
+            %63 = arith.minsi %62, %62 : i64
+            %64 = arith.ceildivsi %63, %c16_i64 : i64
+            %65 = arith.divsi %63, %c16_i64 : i64
+            %66 = arith.minsi %64, %65 : i64
+            %67 = arith.maxsi %66, %c0_i64 : i64
+            %68 = arith.cmpi sgt, %6, %c1 : index
+            %69 = arith.select %68, %c64_i64, %c0_i64 : i64
+            %70 = arith.select %68, %c160_i64, %c0_i64 : i64
+            %71:7 = scf.if %68 -> (i64, i64, i64, index, i64, i64, i64) {
+              %72 = arith.minsi %arg5, %c64 : index
+              %73 = arith.subi %72, %c32 : index
+              %subview_2 = memref.subview %reinterpret_cast[%4, 32] [32, %73] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_3 = memref.cast %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %74 = arith.index_cast %73 : index to i64
+              %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %75 = arith.index_cast %intptr_8 : index to i64
+              %76 = arith.index_cast %offset_5 : index to i64
+              %77 = arith.addi %75, %76 : i64
+              %78 = arith.index_cast %strides_7#0 : index to i64
+              %subview_9 = memref.subview %reinterpret_cast_0[32, %5] [%73, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+              %cast_10 = memref.cast %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %79 = arith.index_cast %intptr_15 : index to i64
+              %80 = arith.index_cast %offset_12 : index to i64
+              %81 = arith.addi %79, %80 : i64
+              %82 = arith.index_cast %strides_14#0 : index to i64
+              %83 = arith.maxsi %74, %c0_i64 : i64
+              %84 = arith.addi %83, %c15_i64 : i64
+              %85 = arith.divui %84, %c16_i64 : i64
+              %86 = arith.cmpi sgt, %74, %c0_i64 : i64
+              %87 = arith.extui %86 : i1 to i64
+              %88 = arith.muli %85, %87 : i64
+              %89 = arith.index_cast %88 : i64 to index
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %82) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %78, %77, %74, %89, %74, %82, %81 : i64, i64, i64, index, i64, i64, i64
             } else {
-              %74 = arith.select %70, %c0_i64, %c-1_i64 : i64
-              scf.if %72 {
-                scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %83 = arith.index_cast %arg10 : index to i64
-                  %84 = arith.muli %83, %c16_i64 : i64
-                  %85 = arith.maxsi %84, %c0_i64 : i64
-                  %86 = arith.addi %84, %c16_i64 : i64
-                  %87 = arith.minsi %86, %c32_i64 : i64
-                  %88 = arith.subi %87, %85 : i64
-                  %89 = arith.muli %85, %73#0 : i64
-                  %90 = arith.addi %73#1, %89 : i64
-                  %91 = arith.muli %83, %c32_i64 : i64
-                  %92 = arith.addi %91, %73#2 : i64
-                  %93 = arith.subi %85, %84 : i64
-                  %94 = arith.addi %92, %93 : i64
-                  %95 = arith.minsi %73#3, %c64_i64 : i64
-                  "instgem.mvin"(%90, %94, %95, %88) : (i64, i64, i64, i64) -> ()
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, index, i64, i64, i64
+            }
+            scf.if %58 {
+              scf.if %68 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %81 = arith.index_cast %arg7 : index to i64
+                  %82 = arith.muli %81, %c16_i64 : i64
+                  %83 = arith.maxsi %82, %c0_i64 : i64
+                  %84 = arith.addi %82, %c16_i64 : i64
+                  %85 = arith.minsi %84, %c32_i64 : i64
+                  %86 = arith.subi %85, %83 : i64
+                  %87 = arith.muli %83, %71#0 : i64
+                  %88 = arith.addi %71#1, %87 : i64
+                  %89 = arith.muli %81, %c32_i64 : i64
+                  %90 = arith.addi %89, %69 : i64
+                  %91 = arith.subi %83, %82 : i64
+                  %92 = arith.addi %90, %91 : i64
+                  %93 = arith.minsi %71#2, %c64_i64 : i64
+                  "instgem.mvin"(%88, %92, %93, %86) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
-                %82 = arith.cmpi sgt, %73#4, %c0 : index
-                scf.if %82 {
-                  %83 = arith.muli %73#4, %c4 : index
-                  %84 = arith.addi %83, %c1 : index
-                  %85 = arith.divsi %84, %c4 : index
-                  scf.for %arg10 = %c0 to %85 step %c1 {
-                    %86 = arith.index_cast %arg10 : index to i64
-                    %87 = arith.muli %86, %c16_i64 : i64
-                    %88 = arith.maxsi %87, %c0_i64 : i64
-                    %89 = arith.addi %87, %c16_i64 : i64
-                    %90 = arith.minsi %89, %73#5 : i64
-                    %91 = arith.subi %90, %88 : i64
-                    %92 = arith.muli %88, %73#6 : i64
-                    %93 = arith.addi %73#7, %92 : i64
-                    %94 = arith.addi %87, %73#8 : i64
-                    %95 = arith.subi %88, %87 : i64
-                    %96 = arith.addi %94, %95 : i64
-                    "instgem.mvin2"(%93, %96, %c16_i64, %91) : (i64, i64, i64, i64) -> ()
+                %80 = arith.cmpi sgt, %71#3, %c0 : index
+                scf.if %80 {
+                  %81 = arith.muli %71#3, %c4 : index
+                  %82 = arith.addi %81, %c1 : index
+                  %83 = arith.divsi %82, %c4 : index
+                  scf.for %arg7 = %c0 to %83 step %c1 {
+                    %84 = arith.index_cast %arg7 : index to i64
+                    %85 = arith.muli %84, %c16_i64 : i64
+                    %86 = arith.maxsi %85, %c0_i64 : i64
+                    %87 = arith.addi %85, %c16_i64 : i64
+                    %88 = arith.minsi %87, %71#4 : i64
+                    %89 = arith.subi %88, %86 : i64
+                    %90 = arith.muli %86, %71#5 : i64
+                    %91 = arith.addi %71#6, %90 : i64
+                    %92 = arith.addi %85, %70 : i64
+                    %93 = arith.subi %86, %85 : i64
+                    %94 = arith.addi %92, %93 : i64
+                    "instgem.mvin2"(%91, %94, %c16_i64, %89) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %75 = arith.cmpi eq, %74, %c0_i64 : i64
-              %76 = arith.select %75, %c2147483648_i64, %c3221225472_i64 : i64
-              "instgem.preload"(%67, %c16_i64, %c16_i64, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %77 = arith.ori %76, %c16_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %77, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %78 = arith.addi %64, %c32_i64 : i64
-              "instgem.compute_accumulated"(%78, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %79 = arith.addi %66, %c144_i64 : i64
-              "instgem.preload"(%79, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %80 = arith.addi %64, %c16_i64 : i64
-              "instgem.compute_preloaded"(%80, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %81 = arith.addi %64, %c48_i64 : i64
-              "instgem.compute_accumulated"(%81, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %72 = arith.subi %64, %c1_i64 : i64
+              %73 = arith.cmpi sgt, %67, %c0_i64 : i64
+              scf.if %73 {
+                "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %80 = arith.cmpi eq, %72, %c0_i64 : i64
+                scf.if %80 {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%54, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                } else {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %74 = arith.index_cast %67 : i64 to index
+              scf.for %arg7 = %c1 to %74 step %c1 {
+                %80 = arith.index_cast %arg7 : index to i64
+                %81 = arith.muli %80, %c16_i64 : i64
+                %82 = arith.addi %81, %c128_i64 : i64
+                "instgem.preload"(%82, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%81, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %83 = arith.cmpi eq, %80, %72 : i64
+                scf.if %83 {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %84 = arith.addi %81, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%84, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%54, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                } else {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %84 = arith.addi %81, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%84, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %75 = arith.index_cast %64 : i64 to index
+              scf.for %arg7 = %74 to %75 step %c1 {
+                %80 = arith.index_cast %arg7 : index to i64
+                %81 = arith.muli %80, %c16_i64 : i64
+                %82 = arith.subi %62, %81 : i64
+                %83 = arith.minsi %82, %c16_i64 : i64
+                %84 = arith.cmpi eq, %80, %c0_i64 : i64
+                %85 = arith.select %84, %c2147483648_i64, %c3221225472_i64 : i64
+                %86 = arith.addi %81, %c128_i64 : i64
+                "instgem.preload"(%86, %c16_i64, %83, %85, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%81, %83, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %87 = arith.cmpi eq, %80, %72 : i64
+                scf.if %87 {
+                  %88 = arith.ori %85, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %88, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %89 = arith.addi %81, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%89, %83, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%54, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                } else {
+                  %88 = arith.ori %85, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %88, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %89 = arith.addi %81, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%89, %83, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %76 = arith.cmpi sgt, %64, %c0_i64 : i64
+              %77 = arith.extui %76 : i1 to i64
+              %78 = arith.index_cast %77 : i64 to index
+              scf.for %arg7 = %78 to %c2 step %c1 {
+                %80 = arith.index_cast %arg7 : index to i64
+                %81 = arith.muli %80, %c16_i64 : i64
+                %82 = arith.maxsi %81, %c0_i64 : i64
+                %83 = arith.addi %81, %c16_i64 : i64
+                %84 = arith.minsi %83, %c32_i64 : i64
+                %85 = arith.subi %84, %82 : i64
+                %86 = arith.muli %82, %56 : i64
+                %87 = arith.addi %54, %86 : i64
+                %88 = arith.ori %81, %c2684354560_i64 : i64
+                %89 = arith.subi %82, %81 : i64
+                %90 = arith.addi %88, %89 : i64
+                "instgem.mvout"(%87, %90, %c16_i64, %85) : (i64, i64, i64, i64) -> ()
+              }
+              %79 = arith.cmpi eq, %64, %c0_i64 : i64
+              scf.if %79 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %80 = arith.index_cast %arg7 : index to i64
+                  %81 = arith.muli %80, %c16_i64 : i64
+                  %82 = arith.ori %81, %c2147483648_i64 : i64
+                  %83 = arith.cmpi sge, %80, %c2_i64 : i64
+                  %84 = arith.ori %79, %83 : i1
+                  scf.if %84 {
+                    "instgem.mvin"(%c0_i64, %82, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+            } else {
+              scf.if %68 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %77 = arith.index_cast %arg7 : index to i64
+                  %78 = arith.muli %77, %c16_i64 : i64
+                  %79 = arith.maxsi %78, %c0_i64 : i64
+                  %80 = arith.addi %78, %c16_i64 : i64
+                  %81 = arith.minsi %80, %c32_i64 : i64
+                  %82 = arith.subi %81, %79 : i64
+                  %83 = arith.muli %79, %71#0 : i64
+                  %84 = arith.addi %71#1, %83 : i64
+                  %85 = arith.muli %77, %c32_i64 : i64
+                  %86 = arith.addi %85, %69 : i64
+                  %87 = arith.subi %79, %78 : i64
+                  %88 = arith.addi %86, %87 : i64
+                  %89 = arith.minsi %71#2, %c64_i64 : i64
+                  "instgem.mvin"(%84, %88, %89, %82) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %76 = arith.cmpi sgt, %71#3, %c0 : index
+                scf.if %76 {
+                  %77 = arith.muli %71#3, %c4 : index
+                  %78 = arith.addi %77, %c1 : index
+                  %79 = arith.divsi %78, %c4 : index
+                  scf.for %arg7 = %c0 to %79 step %c1 {
+                    %80 = arith.index_cast %arg7 : index to i64
+                    %81 = arith.muli %80, %c16_i64 : i64
+                    %82 = arith.maxsi %81, %c0_i64 : i64
+                    %83 = arith.addi %81, %c16_i64 : i64
+                    %84 = arith.minsi %83, %71#4 : i64
+                    %85 = arith.subi %84, %82 : i64
+                    %86 = arith.muli %82, %71#5 : i64
+                    %87 = arith.addi %71#6, %86 : i64
+                    %88 = arith.addi %81, %70 : i64
+                    %89 = arith.subi %82, %81 : i64
+                    %90 = arith.addi %88, %89 : i64
+                    "instgem.mvin2"(%87, %90, %c16_i64, %85) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %72 = arith.cmpi sgt, %67, %c0_i64 : i64
+              scf.if %72 {
+                "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %73 = arith.index_cast %67 : i64 to index
+              scf.for %arg7 = %c1 to %73 step %c1 {
+                %76 = arith.index_cast %arg7 : index to i64
+                %77 = arith.muli %76, %c16_i64 : i64
+                %78 = arith.addi %77, %c128_i64 : i64
+                "instgem.preload"(%78, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%77, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %79 = arith.addi %77, %c32_i64 : i64
+                "instgem.compute_accumulated"(%79, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %74 = arith.index_cast %64 : i64 to index
+              scf.for %arg7 = %73 to %74 step %c1 {
+                %76 = arith.index_cast %arg7 : index to i64
+                %77 = arith.muli %76, %c16_i64 : i64
+                %78 = arith.subi %62, %77 : i64
+                %79 = arith.minsi %78, %c16_i64 : i64
+                %80 = arith.cmpi eq, %76, %c0_i64 : i64
+                %81 = arith.select %80, %c2147483648_i64, %c3221225472_i64 : i64
+                %82 = arith.addi %77, %c128_i64 : i64
+                "instgem.preload"(%82, %c16_i64, %79, %81, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%77, %79, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %83 = arith.ori %81, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %83, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %84 = arith.addi %77, %c32_i64 : i64
+                "instgem.compute_accumulated"(%84, %79, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %75 = arith.cmpi eq, %64, %c0_i64 : i64
+              scf.if %75 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %76 = arith.index_cast %arg7 : index to i64
+                  %77 = arith.muli %76, %c16_i64 : i64
+                  %78 = arith.ori %77, %c2147483648_i64 : i64
+                  %79 = arith.cmpi sge, %76, %c2_i64 : i64
+                  %80 = arith.ori %75, %79 : i1
+                  scf.if %80 {
+                    "instgem.mvin"(%c0_i64, %78, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
             }
-          } else {
-            scf.if %72 {
-              scf.for %arg10 = %c0 to %c2 step %c1 {
-                %75 = arith.index_cast %arg10 : index to i64
+            scf.if %68 {
+              %72 = arith.muli %71#3, %c4 : index
+              %73 = arith.addi %72, %c1 : index
+              %74 = arith.divsi %73, %c4 : index
+              scf.for %arg7 = %74 to %71#3 step %c1 {
+                %75 = arith.index_cast %arg7 : index to i64
                 %76 = arith.muli %75, %c16_i64 : i64
                 %77 = arith.maxsi %76, %c0_i64 : i64
                 %78 = arith.addi %76, %c16_i64 : i64
-                %79 = arith.minsi %78, %c32_i64 : i64
+                %79 = arith.minsi %78, %71#4 : i64
                 %80 = arith.subi %79, %77 : i64
-                %81 = arith.muli %77, %73#0 : i64
-                %82 = arith.addi %73#1, %81 : i64
-                %83 = arith.muli %75, %c32_i64 : i64
-                %84 = arith.addi %83, %73#2 : i64
-                %85 = arith.subi %77, %76 : i64
-                %86 = arith.addi %84, %85 : i64
-                %87 = arith.minsi %73#3, %c64_i64 : i64
-                "instgem.mvin"(%82, %86, %87, %80) : (i64, i64, i64, i64) -> ()
+                %81 = arith.muli %77, %71#5 : i64
+                %82 = arith.addi %71#6, %81 : i64
+                %83 = arith.addi %76, %70 : i64
+                %84 = arith.subi %77, %76 : i64
+                %85 = arith.addi %83, %84 : i64
+                "instgem.mvin2"(%82, %85, %c16_i64, %80) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %74 = arith.cmpi sgt, %73#4, %c0 : index
-              scf.if %74 {
-                %75 = arith.muli %73#4, %c4 : index
-                %76 = arith.addi %75, %c1 : index
-                %77 = arith.divsi %76, %c4 : index
-                scf.for %arg10 = %c0 to %77 step %c1 {
-                  %78 = arith.index_cast %arg10 : index to i64
-                  %79 = arith.muli %78, %c16_i64 : i64
-                  %80 = arith.maxsi %79, %c0_i64 : i64
-                  %81 = arith.addi %79, %c16_i64 : i64
-                  %82 = arith.minsi %81, %73#5 : i64
-                  %83 = arith.subi %82, %80 : i64
-                  %84 = arith.muli %80, %73#6 : i64
-                  %85 = arith.addi %73#7, %84 : i64
-                  %86 = arith.addi %79, %73#8 : i64
-                  %87 = arith.subi %80, %79 : i64
-                  %88 = arith.addi %86, %87 : i64
-                  "instgem.mvin2"(%85, %88, %c16_i64, %83) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } else {
+          %59:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+            %60 = arith.addi %arg8, %c32 : index
+            %61 = arith.minsi %60, %arg5 : index
+            %62 = arith.subi %61, %arg8 : index
+            %63 = arith.index_cast %arg7 : index to i64
+            %64 = arith.remsi %63, %c2_i64 : i64
+            %65 = arith.muli %64, %c64_i64 : i64
+            %66 = arith.index_cast %62 : index to i64
+            %67 = arith.addi %arg9, %c32 : index
+            %68 = arith.minsi %67, %arg5 : index
+            %69 = arith.subi %68, %arg9 : index
+            %70 = arith.muli %64, %c32_i64 : i64
+            %71 = arith.addi %70, %c128_i64 : i64
+            %72 = arith.index_cast %69 : index to i64
+            %73 = arith.maxsi %66, %c0_i64 : i64
+            %74 = arith.minsi %73, %c32_i64 : i64
+            %75 = arith.maxsi %72, %c0_i64 : i64
+            %76 = arith.minsi %75, %c32_i64 : i64
+            %77 = arith.minsi %74, %76 : i64
+            %78 = arith.ceildivsi %77, %c16_i64 : i64
+            %79 = arith.addi %arg7, %c1 : index
+            %80 = arith.cmpi sge, %79, %6 : index
+            %81 = arith.cmpi eq, %arg7, %c0 : index
+            %82 = arith.divsi %77, %c16_i64 : i64
+            %83 = arith.minsi %78, %82 : i64
+            %84 = arith.maxsi %83, %c0_i64 : i64
+            %85 = arith.ori %81, %80 : i1
+            %86 = arith.cmpi slt, %79, %6 : index
+            %87:9 = scf.if %86 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %88 = arith.addi %arg8, %c64 : index
+              %89 = arith.minsi %88, %arg5 : index
+              %90 = arith.subi %89, %60 : index
+              %subview_2 = memref.subview %reinterpret_cast[%4, %60] [32, %90] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_3 = memref.cast %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %91 = arith.index_cast %79 : index to i64
+              %92 = arith.remsi %91, %c2_i64 : i64
+              %93 = arith.muli %92, %c64_i64 : i64
+              %94 = arith.index_cast %90 : index to i64
+              %base_buffer_4, %offset_5, %sizes_6:2, %strides_7:2 = memref.extract_strided_metadata %subview_2 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_8 = memref.extract_aligned_pointer_as_index %cast_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %95 = arith.index_cast %intptr_8 : index to i64
+              %96 = arith.index_cast %offset_5 : index to i64
+              %97 = arith.addi %95, %96 : i64
+              %98 = arith.index_cast %strides_7#0 : index to i64
+              %99 = arith.addi %arg9, %c64 : index
+              %100 = arith.minsi %99, %arg5 : index
+              %101 = arith.subi %100, %67 : index
+              %subview_9 = memref.subview %reinterpret_cast_0[%67, %5] [%101, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+              %cast_10 = memref.cast %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %102 = arith.muli %92, %c32_i64 : i64
+              %103 = arith.addi %102, %c128_i64 : i64
+              %104 = arith.index_cast %101 : index to i64
+              %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_9 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_15 = memref.extract_aligned_pointer_as_index %cast_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %105 = arith.index_cast %intptr_15 : index to i64
+              %106 = arith.index_cast %offset_12 : index to i64
+              %107 = arith.addi %105, %106 : i64
+              %108 = arith.index_cast %strides_14#0 : index to i64
+              %109 = arith.maxsi %104, %c0_i64 : i64
+              %110 = arith.addi %109, %c15_i64 : i64
+              %111 = arith.divui %110, %c16_i64 : i64
+              %112 = arith.cmpi sgt, %104, %c0_i64 : i64
+              %113 = arith.extui %112 : i1 to i64
+              %114 = arith.muli %111, %113 : i64
+              %115 = arith.index_cast %114 : i64 to index
+              "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %98) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %108) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %98, %97, %93, %94, %115, %104, %108, %107, %103 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            }
+            scf.if %85 {
+              scf.if %80 {
+                %88 = arith.select %81, %c0_i64, %c-1_i64 : i64
+                scf.if %86 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %99 = arith.index_cast %arg10 : index to i64
+                    %100 = arith.muli %99, %c16_i64 : i64
+                    %101 = arith.maxsi %100, %c0_i64 : i64
+                    %102 = arith.addi %100, %c16_i64 : i64
+                    %103 = arith.minsi %102, %c32_i64 : i64
+                    %104 = arith.subi %103, %101 : i64
+                    %105 = arith.muli %101, %87#0 : i64
+                    %106 = arith.addi %87#1, %105 : i64
+                    %107 = arith.muli %99, %c32_i64 : i64
+                    %108 = arith.addi %107, %87#2 : i64
+                    %109 = arith.subi %101, %100 : i64
+                    %110 = arith.addi %108, %109 : i64
+                    %111 = arith.minsi %87#3, %c64_i64 : i64
+                    "instgem.mvin"(%106, %110, %111, %104) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %98 = arith.cmpi sgt, %87#4, %c0 : index
+                  scf.if %98 {
+                    %99 = arith.muli %87#4, %c4 : index
+                    %100 = arith.addi %99, %c1 : index
+                    %101 = arith.divsi %100, %c4 : index
+                    scf.for %arg10 = %c0 to %101 step %c1 {
+                      %102 = arith.index_cast %arg10 : index to i64
+                      %103 = arith.muli %102, %c16_i64 : i64
+                      %104 = arith.maxsi %103, %c0_i64 : i64
+                      %105 = arith.addi %103, %c16_i64 : i64
+                      %106 = arith.minsi %105, %87#5 : i64
+                      %107 = arith.subi %106, %104 : i64
+                      %108 = arith.muli %104, %87#6 : i64
+                      %109 = arith.addi %87#7, %108 : i64
+                      %110 = arith.addi %103, %87#8 : i64
+                      %111 = arith.subi %104, %103 : i64
+                      %112 = arith.addi %110, %111 : i64
+                      "instgem.mvin2"(%109, %112, %c16_i64, %107) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %89 = arith.subi %78, %c1_i64 : i64
+                %90 = arith.cmpi sgt, %84, %c0_i64 : i64
+                scf.if %90 {
+                  %98 = arith.cmpi eq, %88, %c0_i64 : i64
+                  %99 = arith.select %98, %c2147483648_i64, %c3221225472_i64 : i64
+                  "instgem.preload"(%71, %c16_i64, %c16_i64, %99, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%65, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %100 = arith.cmpi eq, %89, %c0_i64 : i64
+                  scf.if %100 {
+                    %101 = arith.ori %99, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %101, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %102 = arith.addi %65, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%102, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%54, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    %101 = arith.ori %99, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %101, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %102 = arith.addi %65, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%102, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %91 = arith.index_cast %84 : i64 to index
+                scf.for %arg10 = %c1 to %91 step %c1 {
+                  %98 = arith.index_cast %arg10 : index to i64
+                  %99 = arith.muli %98, %c16_i64 : i64
+                  %100 = arith.addi %99, %71 : i64
+                  "instgem.preload"(%100, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %101 = arith.addi %99, %65 : i64
+                  "instgem.compute_preloaded"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %102 = arith.cmpi eq, %98, %89 : i64
+                  scf.if %102 {
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %103 = arith.addi %99, %c32_i64 : i64
+                    %104 = arith.addi %103, %65 : i64
+                    "instgem.compute_accumulated"(%104, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%54, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %103 = arith.addi %99, %c32_i64 : i64
+                    %104 = arith.addi %103, %65 : i64
+                    "instgem.compute_accumulated"(%104, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %92 = arith.index_cast %78 : i64 to index
+                scf.for %arg10 = %91 to %92 step %c1 {
+                  %98 = arith.index_cast %arg10 : index to i64
+                  %99 = arith.muli %98, %c16_i64 : i64
+                  %100 = arith.subi %74, %99 : i64
+                  %101 = arith.minsi %100, %c16_i64 : i64
+                  %102 = arith.subi %76, %99 : i64
+                  %103 = arith.minsi %102, %c16_i64 : i64
+                  %104 = arith.cmpi eq, %98, %88 : i64
+                  %105 = arith.select %104, %c2147483648_i64, %c3221225472_i64 : i64
+                  %106 = arith.addi %99, %71 : i64
+                  "instgem.preload"(%106, %c16_i64, %103, %105, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %107 = arith.addi %99, %65 : i64
+                  "instgem.compute_preloaded"(%107, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %108 = arith.cmpi eq, %98, %89 : i64
+                  scf.if %108 {
+                    %109 = arith.ori %105, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %109, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %110 = arith.addi %99, %c32_i64 : i64
+                    %111 = arith.addi %110, %65 : i64
+                    "instgem.compute_accumulated"(%111, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%54, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    %109 = arith.ori %105, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %109, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %110 = arith.addi %99, %c32_i64 : i64
+                    %111 = arith.addi %110, %65 : i64
+                    "instgem.compute_accumulated"(%111, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %93 = arith.cmpi sgt, %78, %c0_i64 : i64
+                %94 = arith.extui %93 : i1 to i64
+                %95 = arith.index_cast %94 : i64 to index
+                scf.for %arg10 = %95 to %c2 step %c1 {
+                  %98 = arith.index_cast %arg10 : index to i64
+                  %99 = arith.muli %98, %c16_i64 : i64
+                  %100 = arith.maxsi %99, %c0_i64 : i64
+                  %101 = arith.addi %99, %c16_i64 : i64
+                  %102 = arith.minsi %101, %c32_i64 : i64
+                  %103 = arith.subi %102, %100 : i64
+                  %104 = arith.muli %100, %56 : i64
+                  %105 = arith.addi %54, %104 : i64
+                  %106 = arith.ori %99, %c2684354560_i64 : i64
+                  %107 = arith.subi %100, %99 : i64
+                  %108 = arith.addi %106, %107 : i64
+                  "instgem.mvout"(%105, %108, %c16_i64, %103) : (i64, i64, i64, i64) -> ()
+                }
+                %96 = arith.cmpi eq, %78, %c0_i64 : i64
+                %97 = arith.andi %81, %96 : i1
+                scf.if %97 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %98 = arith.index_cast %arg10 : index to i64
+                    %99 = arith.muli %98, %c16_i64 : i64
+                    %100 = arith.ori %99, %c2147483648_i64 : i64
+                    %101 = arith.cmpi sge, %98, %c2_i64 : i64
+                    %102 = arith.ori %96, %101 : i1
+                    scf.if %102 {
+                      "instgem.mvin"(%c0_i64, %100, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+              } else {
+                %88 = arith.select %81, %c0_i64, %c-1_i64 : i64
+                scf.if %86 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %95 = arith.index_cast %arg10 : index to i64
+                    %96 = arith.muli %95, %c16_i64 : i64
+                    %97 = arith.maxsi %96, %c0_i64 : i64
+                    %98 = arith.addi %96, %c16_i64 : i64
+                    %99 = arith.minsi %98, %c32_i64 : i64
+                    %100 = arith.subi %99, %97 : i64
+                    %101 = arith.muli %97, %87#0 : i64
+                    %102 = arith.addi %87#1, %101 : i64
+                    %103 = arith.muli %95, %c32_i64 : i64
+                    %104 = arith.addi %103, %87#2 : i64
+                    %105 = arith.subi %97, %96 : i64
+                    %106 = arith.addi %104, %105 : i64
+                    %107 = arith.minsi %87#3, %c64_i64 : i64
+                    "instgem.mvin"(%102, %106, %107, %100) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %94 = arith.cmpi sgt, %87#4, %c0 : index
+                  scf.if %94 {
+                    %95 = arith.muli %87#4, %c4 : index
+                    %96 = arith.addi %95, %c1 : index
+                    %97 = arith.divsi %96, %c4 : index
+                    scf.for %arg10 = %c0 to %97 step %c1 {
+                      %98 = arith.index_cast %arg10 : index to i64
+                      %99 = arith.muli %98, %c16_i64 : i64
+                      %100 = arith.maxsi %99, %c0_i64 : i64
+                      %101 = arith.addi %99, %c16_i64 : i64
+                      %102 = arith.minsi %101, %87#5 : i64
+                      %103 = arith.subi %102, %100 : i64
+                      %104 = arith.muli %100, %87#6 : i64
+                      %105 = arith.addi %87#7, %104 : i64
+                      %106 = arith.addi %99, %87#8 : i64
+                      %107 = arith.subi %100, %99 : i64
+                      %108 = arith.addi %106, %107 : i64
+                      "instgem.mvin2"(%105, %108, %c16_i64, %103) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %89 = arith.cmpi sgt, %84, %c0_i64 : i64
+                scf.if %89 {
+                  %94 = arith.cmpi eq, %88, %c0_i64 : i64
+                  %95 = arith.select %94, %c2147483648_i64, %c3221225472_i64 : i64
+                  "instgem.preload"(%71, %c16_i64, %c16_i64, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%65, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %96 = arith.ori %95, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %97 = arith.addi %65, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%97, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %90 = arith.index_cast %84 : i64 to index
+                scf.for %arg10 = %c1 to %90 step %c1 {
+                  %94 = arith.index_cast %arg10 : index to i64
+                  %95 = arith.muli %94, %c16_i64 : i64
+                  %96 = arith.addi %95, %71 : i64
+                  "instgem.preload"(%96, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %97 = arith.addi %95, %65 : i64
+                  "instgem.compute_preloaded"(%97, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %98 = arith.addi %95, %c32_i64 : i64
+                  %99 = arith.addi %98, %65 : i64
+                  "instgem.compute_accumulated"(%99, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %91 = arith.index_cast %78 : i64 to index
+                scf.for %arg10 = %90 to %91 step %c1 {
+                  %94 = arith.index_cast %arg10 : index to i64
+                  %95 = arith.muli %94, %c16_i64 : i64
+                  %96 = arith.subi %74, %95 : i64
+                  %97 = arith.minsi %96, %c16_i64 : i64
+                  %98 = arith.subi %76, %95 : i64
+                  %99 = arith.minsi %98, %c16_i64 : i64
+                  %100 = arith.cmpi eq, %94, %88 : i64
+                  %101 = arith.select %100, %c2147483648_i64, %c3221225472_i64 : i64
+                  %102 = arith.addi %95, %71 : i64
+                  "instgem.preload"(%102, %c16_i64, %99, %101, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %103 = arith.addi %95, %65 : i64
+                  "instgem.compute_preloaded"(%103, %97, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %104 = arith.ori %101, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %104, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %105 = arith.addi %95, %c32_i64 : i64
+                  %106 = arith.addi %105, %65 : i64
+                  "instgem.compute_accumulated"(%106, %97, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %92 = arith.cmpi eq, %78, %c0_i64 : i64
+                %93 = arith.andi %81, %92 : i1
+                scf.if %93 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %94 = arith.index_cast %arg10 : index to i64
+                    %95 = arith.muli %94, %c16_i64 : i64
+                    %96 = arith.ori %95, %c2147483648_i64 : i64
+                    %97 = arith.cmpi sge, %94, %c2_i64 : i64
+                    %98 = arith.ori %92, %97 : i1
+                    scf.if %98 {
+                      "instgem.mvin"(%c0_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+              }
+            } else {
+              scf.if %86 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %91 = arith.index_cast %arg10 : index to i64
+                  %92 = arith.muli %91, %c16_i64 : i64
+                  %93 = arith.maxsi %92, %c0_i64 : i64
+                  %94 = arith.addi %92, %c16_i64 : i64
+                  %95 = arith.minsi %94, %c32_i64 : i64
+                  %96 = arith.subi %95, %93 : i64
+                  %97 = arith.muli %93, %87#0 : i64
+                  %98 = arith.addi %87#1, %97 : i64
+                  %99 = arith.muli %91, %c32_i64 : i64
+                  %100 = arith.addi %99, %87#2 : i64
+                  %101 = arith.subi %93, %92 : i64
+                  %102 = arith.addi %100, %101 : i64
+                  %103 = arith.minsi %87#3, %c64_i64 : i64
+                  "instgem.mvin"(%98, %102, %103, %96) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
+                %90 = arith.cmpi sgt, %87#4, %c0 : index
+                scf.if %90 {
+                  %91 = arith.muli %87#4, %c4 : index
+                  %92 = arith.addi %91, %c1 : index
+                  %93 = arith.divsi %92, %c4 : index
+                  scf.for %arg10 = %c0 to %93 step %c1 {
+                    %94 = arith.index_cast %arg10 : index to i64
+                    %95 = arith.muli %94, %c16_i64 : i64
+                    %96 = arith.maxsi %95, %c0_i64 : i64
+                    %97 = arith.addi %95, %c16_i64 : i64
+                    %98 = arith.minsi %97, %87#5 : i64
+                    %99 = arith.subi %98, %96 : i64
+                    %100 = arith.muli %96, %87#6 : i64
+                    %101 = arith.addi %87#7, %100 : i64
+                    %102 = arith.addi %95, %87#8 : i64
+                    %103 = arith.subi %96, %95 : i64
+                    %104 = arith.addi %102, %103 : i64
+                    "instgem.mvin2"(%101, %104, %c16_i64, %99) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %88 = arith.index_cast %84 : i64 to index
+              scf.for %arg10 = %c0 to %88 step %c1 {
+                %90 = arith.index_cast %arg10 : index to i64
+                %91 = arith.muli %90, %c16_i64 : i64
+                %92 = arith.addi %91, %71 : i64
+                "instgem.preload"(%92, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %93 = arith.addi %91, %65 : i64
+                "instgem.compute_preloaded"(%93, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %94 = arith.addi %91, %c32_i64 : i64
+                %95 = arith.addi %94, %65 : i64
+                "instgem.compute_accumulated"(%95, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %89 = arith.index_cast %78 : i64 to index
+              scf.for %arg10 = %88 to %89 step %c1 {
+                %90 = arith.index_cast %arg10 : index to i64
+                %91 = arith.muli %90, %c16_i64 : i64
+                %92 = arith.subi %74, %91 : i64
+                %93 = arith.minsi %92, %c16_i64 : i64
+                %94 = arith.subi %76, %91 : i64
+                %95 = arith.minsi %94, %c16_i64 : i64
+                %96 = arith.addi %91, %71 : i64
+                "instgem.preload"(%96, %c16_i64, %95, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %97 = arith.addi %91, %65 : i64
+                "instgem.compute_preloaded"(%97, %93, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %98 = arith.addi %91, %c32_i64 : i64
+                %99 = arith.addi %98, %65 : i64
+                "instgem.compute_accumulated"(%99, %93, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            scf.for %arg10 = %c0 to %c2 step %c1 {
-              %74 = arith.index_cast %arg10 : index to i64
-              %75 = arith.muli %74, %c16_i64 : i64
-              %76 = arith.addi %75, %67 : i64
-              "instgem.preload"(%76, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %77 = arith.addi %75, %64 : i64
-              "instgem.compute_preloaded"(%77, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %78 = arith.addi %75, %c32_i64 : i64
-              %79 = arith.addi %78, %64 : i64
-              "instgem.compute_accumulated"(%79, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.if %86 {
+              %88 = arith.muli %87#4, %c4 : index
+              %89 = arith.addi %88, %c1 : index
+              %90 = arith.divsi %89, %c4 : index
+              scf.for %arg10 = %90 to %87#4 step %c1 {
+                %91 = arith.index_cast %arg10 : index to i64
+                %92 = arith.muli %91, %c16_i64 : i64
+                %93 = arith.maxsi %92, %c0_i64 : i64
+                %94 = arith.addi %92, %c16_i64 : i64
+                %95 = arith.minsi %94, %87#5 : i64
+                %96 = arith.subi %95, %93 : i64
+                %97 = arith.muli %93, %87#6 : i64
+                %98 = arith.addi %87#7, %97 : i64
+                %99 = arith.addi %92, %87#8 : i64
+                %100 = arith.subi %93, %92 : i64
+                %101 = arith.addi %99, %100 : i64
+                "instgem.mvin2"(%98, %101, %c16_i64, %96) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
             }
+            scf.yield %60, %67 : index, index
           }
-          scf.if %72 {
-            %74 = arith.muli %73#4, %c4 : index
-            %75 = arith.addi %74, %c1 : index
-            %76 = arith.divsi %75, %c4 : index
-            scf.for %arg10 = %76 to %73#4 step %c1 {
-              %77 = arith.index_cast %arg10 : index to i64
-              %78 = arith.muli %77, %c16_i64 : i64
-              %79 = arith.maxsi %78, %c0_i64 : i64
-              %80 = arith.addi %78, %c16_i64 : i64
-              %81 = arith.minsi %80, %73#5 : i64
-              %82 = arith.subi %81, %79 : i64
-              %83 = arith.muli %79, %73#6 : i64
-              %84 = arith.addi %73#7, %83 : i64
-              %85 = arith.addi %78, %73#8 : i64
-              %86 = arith.subi %79, %78 : i64
-              %87 = arith.addi %85, %86 : i64
-              "instgem.mvin2"(%84, %87, %c16_i64, %82) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          scf.yield %61, %65 : index, index
         }
-      }
-      scf.if %51 {
-        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %57, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg7 = %c0 to %c2 step %c1 {
-          %60 = arith.index_cast %arg7 : index to i64
-          %61 = arith.remsi %60, %c2_i64 : i64
-          %62 = arith.divsi %60, %c2_i64 : i64
-          %63 = arith.muli %61, %c16_i64 : i64
-          %64 = arith.maxsi %63, %c0_i64 : i64
-          %65 = arith.addi %63, %c16_i64 : i64
-          %66 = arith.minsi %65, %c32_i64 : i64
-          %67 = arith.subi %66, %64 : i64
-          %68 = arith.muli %64, %57 : i64
-          %69 = arith.addi %55, %68 : i64
-          %70 = arith.muli %62, %c64_i64 : i64
-          %71 = arith.addi %69, %70 : i64
-          %72 = arith.muli %62, %c16_i64 : i64
-          %73 = arith.addi %63, %72 : i64
-          %74 = arith.ori %73, %c2684354560_i64 : i64
-          %75 = arith.subi %64, %63 : i64
-          %76 = arith.addi %74, %75 : i64
-          %77 = arith.subi %c16_i64, %72 : i64
-          %78 = arith.minsi %77, %c16_i64 : i64
-          "instgem.mvout"(%71, %76, %78, %67) : (i64, i64, i64, i64) -> ()
+        scf.if %50 {
+          "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %56, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %59 = arith.index_cast %arg7 : index to i64
+            %60 = arith.remsi %59, %c2_i64 : i64
+            %61 = arith.divsi %59, %c2_i64 : i64
+            %62 = arith.muli %60, %c16_i64 : i64
+            %63 = arith.maxsi %62, %c0_i64 : i64
+            %64 = arith.addi %62, %c16_i64 : i64
+            %65 = arith.minsi %64, %c32_i64 : i64
+            %66 = arith.subi %65, %63 : i64
+            %67 = arith.muli %63, %56 : i64
+            %68 = arith.addi %54, %67 : i64
+            %69 = arith.muli %61, %c64_i64 : i64
+            %70 = arith.addi %68, %69 : i64
+            %71 = arith.muli %61, %c16_i64 : i64
+            %72 = arith.addi %62, %71 : i64
+            %73 = arith.ori %72, %c2684354560_i64 : i64
+            %74 = arith.subi %63, %62 : i64
+            %75 = arith.addi %73, %74 : i64
+            %76 = arith.subi %c16_i64, %71 : i64
+            %77 = arith.minsi %76, %c16_i64 : i64
+            "instgem.mvout"(%70, %75, %77, %66) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %51 = arith.maxsi %13, %c0 : index
-      %52 = arith.minsi %51, %arg3 : index
-      %53 = arith.maxsi %9, %c0 : index
-      %54 = arith.minsi %53, %c32 : index
-      %55 = arith.subi %52, %8 : index
-      %56 = arith.maxsi %14, %c0 : index
-      %57 = arith.minsi %56, %arg4 : index
-      %58 = arith.maxsi %12, %c0 : index
-      %59 = arith.minsi %58, %c16 : index
-      %60 = arith.subi %57, %11 : index
-      %61 = arith.cmpi sgt, %59, %c0 : index
-      scf.if %61 {
+      %47 = arith.maxsi %13, %c0 : index
+      %48 = arith.minsi %47, %arg3 : index
+      %49 = arith.maxsi %9, %c0 : index
+      %50 = arith.minsi %49, %c32 : index
+      %51 = arith.subi %48, %8 : index
+      %52 = arith.maxsi %14, %c0 : index
+      %53 = arith.minsi %52, %arg4 : index
+      %54 = arith.maxsi %12, %c0 : index
+      %55 = arith.minsi %54, %c16 : index
+      %56 = arith.subi %53, %11 : index
+      %57 = arith.cmpi sgt, %55, %c0 : index
+      scf.if %57 {
         func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_1[%8, %11] [%55, %60] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %62 = arith.cmpi sle, %6, %c0 : index
-      scf.if %62 {
+      %subview = memref.subview %reinterpret_cast_1[%8, %11] [%51, %56] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %58 = arith.cmpi sle, %6, %c0 : index
+      scf.if %58 {
         "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg7 = %c0 to %c2 step %c1 {
-          %85 = arith.index_cast %arg7 : index to i64
-          %86 = arith.muli %85, %c16_i64 : i64
-          %87 = arith.ori %86, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64, %87, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %81 = arith.index_cast %arg7 : index to i64
+          %82 = arith.muli %81, %c16_i64 : i64
+          %83 = arith.ori %82, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %83, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %63 = arith.index_cast %54 : index to i64
-      %64 = arith.index_cast %55 : index to i64
-      %65 = arith.index_cast %60 : index to i64
+      %59 = arith.index_cast %50 : index to i64
+      %60 = arith.index_cast %51 : index to i64
+      %61 = arith.index_cast %56 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %66 = arith.index_cast %intptr : index to i64
-      %67 = arith.index_cast %offset : index to i64
-      %68 = arith.muli %67, %c4_i64 : i64
-      %69 = arith.addi %66, %68 : i64
-      %70 = arith.index_cast %strides#0 : index to i64
-      %71 = arith.muli %70, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %71, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %72 = arith.maxsi %63, %c0_i64 : i64
+      %62 = arith.index_cast %intptr : index to i64
+      %63 = arith.index_cast %offset : index to i64
+      %64 = arith.muli %63, %c4_i64 : i64
+      %65 = arith.addi %62, %64 : i64
+      %66 = arith.index_cast %strides#0 : index to i64
+      %67 = arith.muli %66, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %67, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %68 = arith.maxsi %59, %c0_i64 : i64
+      %69 = arith.divui %68, %c16_i64 : i64
+      %70 = arith.addi %59, %60 : i64
+      %71 = arith.maxsi %70, %c0_i64 : i64
+      %72 = arith.addi %71, %c15_i64 : i64
       %73 = arith.divui %72, %c16_i64 : i64
-      %74 = arith.addi %63, %64 : i64
-      %75 = arith.maxsi %74, %c0_i64 : i64
-      %76 = arith.addi %75, %c15_i64 : i64
-      %77 = arith.divui %76, %c16_i64 : i64
-      %78 = arith.subi %77, %73 : i64
-      %79 = arith.cmpi sgt, %64, %c0_i64 : i64
-      %80 = arith.extui %79 : i1 to i64
-      %81 = arith.muli %78, %80 : i64
-      %82 = arith.ceildivsi %65, %c16_i64 : i64
-      %83 = arith.cmpi sgt, %6, %c0 : index
-      scf.if %83 {
-        %85 = arith.minsi %arg5, %c0 : index
-        %86 = arith.minsi %arg5, %c32 : index
-        %87 = arith.maxsi %85, %c0 : index
-        %88 = arith.minsi %87, %c32 : index
-        %89 = arith.subi %86, %85 : index
-        %90 = arith.cmpi sgt, %88, %c0 : index
-        %subview_2 = memref.subview %reinterpret_cast[%8, %85] [%55, %89] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %91 = arith.index_cast %89 : index to i64
+      %74 = arith.subi %73, %69 : i64
+      %75 = arith.cmpi sgt, %60, %c0_i64 : i64
+      %76 = arith.extui %75 : i1 to i64
+      %77 = arith.muli %74, %76 : i64
+      %78 = arith.ceildivsi %61, %c16_i64 : i64
+      %79 = arith.cmpi sgt, %6, %c0 : index
+      scf.if %79 {
+        %81 = arith.minsi %arg5, %c0 : index
+        %82 = arith.minsi %arg5, %c32 : index
+        %83 = arith.maxsi %81, %c0 : index
+        %84 = arith.minsi %83, %c32 : index
+        %85 = arith.subi %82, %81 : index
+        %86 = arith.cmpi sgt, %84, %c0 : index
+        %subview_2 = memref.subview %reinterpret_cast[%8, %81] [%51, %85] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %87 = arith.index_cast %85 : index to i64
         %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %92 = arith.index_cast %intptr_7 : index to i64
-        %93 = arith.index_cast %offset_4 : index to i64
-        %94 = arith.addi %92, %93 : i64
-        %95 = arith.index_cast %strides_6#0 : index to i64
-        %96 = arith.index_cast %81 : i64 to index
-        %97 = arith.addi %72, %c15_i64 : i64
-        %98 = arith.divui %97, %c16_i64 : i64
-        %99 = arith.cmpi sgt, %63, %c0_i64 : i64
-        %100 = arith.extui %99 : i1 to i64
-        %101 = arith.muli %98, %100 : i64
-        %102 = arith.index_cast %101 : i64 to index
-        %subview_8 = memref.subview %reinterpret_cast_0[%85, %11] [%89, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %103 = arith.index_cast %88 : index to i64
+        %88 = arith.index_cast %intptr_7 : index to i64
+        %89 = arith.index_cast %offset_4 : index to i64
+        %90 = arith.addi %88, %89 : i64
+        %91 = arith.index_cast %strides_6#0 : index to i64
+        %92 = arith.index_cast %77 : i64 to index
+        %93 = arith.addi %68, %c15_i64 : i64
+        %94 = arith.divui %93, %c16_i64 : i64
+        %95 = arith.cmpi sgt, %59, %c0_i64 : i64
+        %96 = arith.extui %95 : i1 to i64
+        %97 = arith.muli %94, %96 : i64
+        %98 = arith.index_cast %97 : i64 to index
+        %subview_8 = memref.subview %reinterpret_cast_0[%81, %11] [%85, %56] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %99 = arith.index_cast %84 : index to i64
         %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %104 = arith.index_cast %intptr_13 : index to i64
-        %105 = arith.index_cast %offset_10 : index to i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.index_cast %strides_12#0 : index to i64
-        %108 = arith.maxsi %103, %c0_i64 : i64
+        %100 = arith.index_cast %intptr_13 : index to i64
+        %101 = arith.index_cast %offset_10 : index to i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.index_cast %strides_12#0 : index to i64
+        %104 = arith.maxsi %99, %c0_i64 : i64
+        %105 = arith.divui %104, %c16_i64 : i64
+        %106 = arith.addi %99, %87 : i64
+        %107 = arith.maxsi %106, %c0_i64 : i64
+        %108 = arith.addi %107, %c15_i64 : i64
         %109 = arith.divui %108, %c16_i64 : i64
-        %110 = arith.addi %103, %91 : i64
-        %111 = arith.maxsi %110, %c0_i64 : i64
-        %112 = arith.addi %111, %c15_i64 : i64
-        %113 = arith.divui %112, %c16_i64 : i64
-        %114 = arith.subi %113, %109 : i64
-        %115 = arith.cmpi sgt, %91, %c0_i64 : i64
-        %116 = arith.extui %115 : i1 to i64
-        %117 = arith.muli %114, %116 : i64
-        %118 = arith.index_cast %117 : i64 to index
-        %119 = arith.addi %108, %c15_i64 : i64
-        %120 = arith.divui %119, %c16_i64 : i64
-        %121 = arith.cmpi sgt, %103, %c0_i64 : i64
-        %122 = arith.extui %121 : i1 to i64
-        %123 = arith.muli %120, %122 : i64
-        %124 = arith.index_cast %123 : i64 to index
-        scf.if %90 {
+        %110 = arith.subi %109, %105 : i64
+        %111 = arith.cmpi sgt, %87, %c0_i64 : i64
+        %112 = arith.extui %111 : i1 to i64
+        %113 = arith.muli %110, %112 : i64
+        %114 = arith.index_cast %113 : i64 to index
+        %115 = arith.addi %104, %c15_i64 : i64
+        %116 = arith.divui %115, %c16_i64 : i64
+        %117 = arith.cmpi sgt, %99, %c0_i64 : i64
+        %118 = arith.extui %117 : i1 to i64
+        %119 = arith.muli %116, %118 : i64
+        %120 = arith.index_cast %119 : i64 to index
+        scf.if %86 {
           func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
         }
-        scf.if %61 {
+        scf.if %57 {
           func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %95) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
-        %125 = arith.minsi %96, %c1 : index
-        %126 = arith.minsi %102, %c1 : index
-        %127 = arith.minsi %118, %c1 : index
-        %128 = arith.minsi %124, %c1 : index
-        scf.for %arg7 = %c0 to %125 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.addi %73, %129 : i64
-          %131 = arith.muli %130, %c16_i64 : i64
-          %132 = arith.maxsi %131, %63 : i64
-          %133 = arith.addi %131, %c16_i64 : i64
-          %134 = arith.minsi %133, %74 : i64
-          %135 = arith.subi %134, %132 : i64
-          %136 = arith.subi %132, %63 : i64
-          %137 = arith.muli %136, %95 : i64
-          %138 = arith.addi %94, %137 : i64
-          %139 = arith.muli %130, %c32_i64 : i64
-          %140 = arith.subi %132, %131 : i64
-          %141 = arith.addi %139, %140 : i64
-          %142 = arith.minsi %91, %c64_i64 : i64
-          "instgem.mvin"(%138, %141, %142, %135) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %126 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.muli %129, %c16_i64 : i64
-          %131 = arith.maxsi %130, %c0_i64 : i64
-          %132 = arith.addi %130, %c16_i64 : i64
-          %133 = arith.minsi %132, %63 : i64
-          %134 = arith.subi %133, %131 : i64
-          %135 = arith.muli %129, %c32_i64 : i64
-          %136 = arith.subi %131, %130 : i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %91) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %103) : (i64, i64, i64, i64, i64, i64) -> ()
+        %121 = arith.minsi %92, %c1 : index
+        %122 = arith.minsi %98, %c1 : index
+        %123 = arith.minsi %114, %c1 : index
+        %124 = arith.minsi %120, %c1 : index
+        scf.for %arg7 = %c0 to %121 step %c1 {
+          %125 = arith.index_cast %arg7 : index to i64
+          %126 = arith.addi %69, %125 : i64
+          %127 = arith.muli %126, %c16_i64 : i64
+          %128 = arith.maxsi %127, %59 : i64
+          %129 = arith.addi %127, %c16_i64 : i64
+          %130 = arith.minsi %129, %70 : i64
+          %131 = arith.subi %130, %128 : i64
+          %132 = arith.subi %128, %59 : i64
+          %133 = arith.muli %132, %91 : i64
+          %134 = arith.addi %90, %133 : i64
+          %135 = arith.muli %126, %c32_i64 : i64
+          %136 = arith.subi %128, %127 : i64
           %137 = arith.addi %135, %136 : i64
-          %138 = arith.minsi %91, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %137, %138, %134) : (i64, i64, i64, i64) -> ()
+          %138 = arith.minsi %87, %c64_i64 : i64
+          "instgem.mvin"(%134, %137, %138, %131) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %127 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.addi %109, %129 : i64
-          %131 = arith.muli %130, %c16_i64 : i64
-          %132 = arith.maxsi %131, %103 : i64
-          %133 = arith.addi %131, %c16_i64 : i64
-          %134 = arith.minsi %133, %110 : i64
-          %135 = arith.subi %134, %132 : i64
-          %136 = arith.subi %132, %103 : i64
-          %137 = arith.muli %136, %107 : i64
-          %138 = arith.addi %106, %137 : i64
-          %139 = arith.addi %131, %c128_i64 : i64
-          %140 = arith.subi %132, %131 : i64
-          %141 = arith.addi %139, %140 : i64
-          %142 = arith.minsi %65, %c64_i64 : i64
-          "instgem.mvin2"(%138, %141, %142, %135) : (i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %122 step %c1 {
+          %125 = arith.index_cast %arg7 : index to i64
+          %126 = arith.muli %125, %c16_i64 : i64
+          %127 = arith.maxsi %126, %c0_i64 : i64
+          %128 = arith.addi %126, %c16_i64 : i64
+          %129 = arith.minsi %128, %59 : i64
+          %130 = arith.subi %129, %127 : i64
+          %131 = arith.muli %125, %c32_i64 : i64
+          %132 = arith.subi %127, %126 : i64
+          %133 = arith.addi %131, %132 : i64
+          %134 = arith.minsi %87, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %133, %134, %130) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %128 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.muli %129, %c16_i64 : i64
-          %131 = arith.maxsi %130, %c0_i64 : i64
-          %132 = arith.addi %130, %c16_i64 : i64
-          %133 = arith.minsi %132, %103 : i64
-          %134 = arith.subi %133, %131 : i64
-          %135 = arith.addi %130, %c128_i64 : i64
-          %136 = arith.subi %131, %130 : i64
+        scf.for %arg7 = %c0 to %123 step %c1 {
+          %125 = arith.index_cast %arg7 : index to i64
+          %126 = arith.addi %105, %125 : i64
+          %127 = arith.muli %126, %c16_i64 : i64
+          %128 = arith.maxsi %127, %99 : i64
+          %129 = arith.addi %127, %c16_i64 : i64
+          %130 = arith.minsi %129, %106 : i64
+          %131 = arith.subi %130, %128 : i64
+          %132 = arith.subi %128, %99 : i64
+          %133 = arith.muli %132, %103 : i64
+          %134 = arith.addi %102, %133 : i64
+          %135 = arith.addi %127, %c128_i64 : i64
+          %136 = arith.subi %128, %127 : i64
           %137 = arith.addi %135, %136 : i64
-          %138 = arith.minsi %65, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %137, %138, %134) : (i64, i64, i64, i64) -> ()
+          %138 = arith.minsi %61, %c64_i64 : i64
+          "instgem.mvin2"(%134, %137, %138, %131) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %125 to %96 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.addi %73, %129 : i64
-          %131 = arith.muli %130, %c16_i64 : i64
-          %132 = arith.maxsi %131, %63 : i64
-          %133 = arith.addi %131, %c16_i64 : i64
-          %134 = arith.minsi %133, %74 : i64
-          %135 = arith.subi %134, %132 : i64
-          %136 = arith.subi %132, %63 : i64
-          %137 = arith.muli %136, %95 : i64
-          %138 = arith.addi %94, %137 : i64
-          %139 = arith.muli %130, %c32_i64 : i64
-          %140 = arith.subi %132, %131 : i64
-          %141 = arith.addi %139, %140 : i64
-          %142 = arith.minsi %91, %c64_i64 : i64
-          "instgem.mvin"(%138, %141, %142, %135) : (i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %124 step %c1 {
+          %125 = arith.index_cast %arg7 : index to i64
+          %126 = arith.muli %125, %c16_i64 : i64
+          %127 = arith.maxsi %126, %c0_i64 : i64
+          %128 = arith.addi %126, %c16_i64 : i64
+          %129 = arith.minsi %128, %99 : i64
+          %130 = arith.subi %129, %127 : i64
+          %131 = arith.addi %126, %c128_i64 : i64
+          %132 = arith.subi %127, %126 : i64
+          %133 = arith.addi %131, %132 : i64
+          %134 = arith.minsi %61, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %133, %134, %130) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %126 to %102 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.muli %129, %c16_i64 : i64
-          %131 = arith.maxsi %130, %c0_i64 : i64
-          %132 = arith.addi %130, %c16_i64 : i64
-          %133 = arith.minsi %132, %63 : i64
-          %134 = arith.subi %133, %131 : i64
-          %135 = arith.muli %129, %c32_i64 : i64
-          %136 = arith.subi %131, %130 : i64
+        scf.for %arg7 = %121 to %92 step %c1 {
+          %125 = arith.index_cast %arg7 : index to i64
+          %126 = arith.addi %69, %125 : i64
+          %127 = arith.muli %126, %c16_i64 : i64
+          %128 = arith.maxsi %127, %59 : i64
+          %129 = arith.addi %127, %c16_i64 : i64
+          %130 = arith.minsi %129, %70 : i64
+          %131 = arith.subi %130, %128 : i64
+          %132 = arith.subi %128, %59 : i64
+          %133 = arith.muli %132, %91 : i64
+          %134 = arith.addi %90, %133 : i64
+          %135 = arith.muli %126, %c32_i64 : i64
+          %136 = arith.subi %128, %127 : i64
           %137 = arith.addi %135, %136 : i64
-          %138 = arith.minsi %91, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %137, %138, %134) : (i64, i64, i64, i64) -> ()
+          %138 = arith.minsi %87, %c64_i64 : i64
+          "instgem.mvin"(%134, %137, %138, %131) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %127 to %118 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.addi %109, %129 : i64
-          %131 = arith.muli %130, %c16_i64 : i64
-          %132 = arith.maxsi %131, %103 : i64
-          %133 = arith.addi %131, %c16_i64 : i64
-          %134 = arith.minsi %133, %110 : i64
-          %135 = arith.subi %134, %132 : i64
-          %136 = arith.subi %132, %103 : i64
-          %137 = arith.muli %136, %107 : i64
-          %138 = arith.addi %106, %137 : i64
-          %139 = arith.addi %131, %c128_i64 : i64
-          %140 = arith.subi %132, %131 : i64
-          %141 = arith.addi %139, %140 : i64
-          %142 = arith.minsi %65, %c64_i64 : i64
-          "instgem.mvin2"(%138, %141, %142, %135) : (i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %122 to %98 step %c1 {
+          %125 = arith.index_cast %arg7 : index to i64
+          %126 = arith.muli %125, %c16_i64 : i64
+          %127 = arith.maxsi %126, %c0_i64 : i64
+          %128 = arith.addi %126, %c16_i64 : i64
+          %129 = arith.minsi %128, %59 : i64
+          %130 = arith.subi %129, %127 : i64
+          %131 = arith.muli %125, %c32_i64 : i64
+          %132 = arith.subi %127, %126 : i64
+          %133 = arith.addi %131, %132 : i64
+          %134 = arith.minsi %87, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %133, %134, %130) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %128 to %124 step %c1 {
-          %129 = arith.index_cast %arg7 : index to i64
-          %130 = arith.muli %129, %c16_i64 : i64
-          %131 = arith.maxsi %130, %c0_i64 : i64
-          %132 = arith.addi %130, %c16_i64 : i64
-          %133 = arith.minsi %132, %103 : i64
-          %134 = arith.subi %133, %131 : i64
-          %135 = arith.addi %130, %c128_i64 : i64
-          %136 = arith.subi %131, %130 : i64
+        scf.for %arg7 = %123 to %114 step %c1 {
+          %125 = arith.index_cast %arg7 : index to i64
+          %126 = arith.addi %105, %125 : i64
+          %127 = arith.muli %126, %c16_i64 : i64
+          %128 = arith.maxsi %127, %99 : i64
+          %129 = arith.addi %127, %c16_i64 : i64
+          %130 = arith.minsi %129, %106 : i64
+          %131 = arith.subi %130, %128 : i64
+          %132 = arith.subi %128, %99 : i64
+          %133 = arith.muli %132, %103 : i64
+          %134 = arith.addi %102, %133 : i64
+          %135 = arith.addi %127, %c128_i64 : i64
+          %136 = arith.subi %128, %127 : i64
           %137 = arith.addi %135, %136 : i64
-          %138 = arith.minsi %65, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64, %137, %138, %134) : (i64, i64, i64, i64) -> ()
+          %138 = arith.minsi %61, %c64_i64 : i64
+          "instgem.mvin2"(%134, %137, %138, %131) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg7 = %124 to %120 step %c1 {
+          %125 = arith.index_cast %arg7 : index to i64
+          %126 = arith.muli %125, %c16_i64 : i64
+          %127 = arith.maxsi %126, %c0_i64 : i64
+          %128 = arith.addi %126, %c16_i64 : i64
+          %129 = arith.minsi %128, %99 : i64
+          %130 = arith.subi %129, %127 : i64
+          %131 = arith.addi %126, %c128_i64 : i64
+          %132 = arith.subi %127, %126 : i64
+          %133 = arith.addi %131, %132 : i64
+          %134 = arith.minsi %61, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64, %133, %134, %130) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %84 = arith.cmpi sle, %6, %c1 : index
-      scf.if %84 {
-        scf.if %83 {
-          %85 = arith.minsi %arg5, %c0 : index
-          %86 = arith.minsi %arg5, %c32 : index
-          %87 = arith.maxsi %85, %c0 : index
-          %88 = arith.minsi %87, %c32 : index
-          %89 = arith.subi %86, %85 : index
-          %90 = arith.cmpi sgt, %88, %c0 : index
-          scf.if %90 {
+      %80 = arith.cmpi sle, %6, %c1 : index
+      scf.if %80 {
+        scf.if %79 {
+          %81 = arith.minsi %arg5, %c0 : index
+          %82 = arith.minsi %arg5, %c32 : index
+          %83 = arith.maxsi %81, %c0 : index
+          %84 = arith.minsi %83, %c32 : index
+          %85 = arith.subi %82, %81 : index
+          %86 = arith.cmpi sgt, %84, %c0 : index
+          scf.if %86 {
             func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
           }
-          %91 = arith.index_cast %89 : index to i64
-          scf.if %61 {
+          %87 = arith.index_cast %85 : index to i64
+          scf.if %57 {
             func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
           }
-          %92 = arith.index_cast %88 : index to i64
-          %93 = arith.addi %92, %91 : i64
-          %94 = arith.minsi %75, %c32_i64 : i64
-          %95 = arith.maxsi %91, %c0_i64 : i64
-          %96 = arith.minsi %95, %c32_i64 : i64
-          %97 = arith.maxsi %93, %c0_i64 : i64
-          %98 = arith.minsi %97, %c32_i64 : i64
-          %99 = arith.maxsi %65, %c0_i64 : i64
-          %100 = arith.minsi %99, %c16_i64 : i64
-          %101 = arith.ceildivsi %94, %c16_i64 : i64
-          %102 = arith.ceildivsi %100, %c16_i64 : i64
-          %103 = arith.minsi %96, %98 : i64
-          %104 = arith.ceildivsi %103, %c16_i64 : i64
-          %105 = arith.cmpi sgt, %101, %c0_i64 : i64
-          %106 = arith.select %105, %102, %c0_i64 : i64
-          %107 = arith.index_cast %106 : i64 to index
-          %108 = arith.divsi %103, %c16_i64 : i64
-          %109 = arith.minsi %104, %108 : i64
-          %110 = arith.maxsi %109, %c0_i64 : i64
-          %111 = arith.divsi %94, %c16_i64 : i64
-          %112 = arith.minsi %101, %111 : i64
-          %113 = arith.maxsi %112, %c1_i64 : i64
-          %114 = arith.minsi %94, %c16_i64 : i64
-          %115 = arith.cmpi sgt, %6, %c1 : index
-          %116 = arith.index_cast %81 : i64 to index
-          %117 = arith.addi %72, %c15_i64 : i64
-          %118 = arith.divui %117, %c16_i64 : i64
-          %119 = arith.cmpi sgt, %63, %c0_i64 : i64
-          %120 = arith.extui %119 : i1 to i64
-          %121 = arith.muli %118, %120 : i64
-          %122 = arith.index_cast %121 : i64 to index
-          %123 = arith.select %115, %c64_i64, %c0_i64 : i64
-          %124 = arith.select %115, %c160_i64, %c0_i64 : i64
-          %125:10 = scf.if %115 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
-            %127 = arith.minsi %arg5, %c64 : index
-            %128 = arith.subi %86, %c32 : index
-            %129 = arith.maxsi %128, %c0 : index
-            %130 = arith.minsi %129, %c32 : index
-            %131 = arith.subi %127, %86 : index
-            %132 = arith.cmpi sgt, %130, %c0 : index
-            %subview_2 = memref.subview %reinterpret_cast[%8, %86] [%55, %131] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %133 = arith.index_cast %131 : index to i64
+          %88 = arith.index_cast %84 : index to i64
+          %89 = arith.addi %88, %87 : i64
+          %90 = arith.minsi %71, %c32_i64 : i64
+          %91 = arith.maxsi %87, %c0_i64 : i64
+          %92 = arith.minsi %91, %c32_i64 : i64
+          %93 = arith.maxsi %89, %c0_i64 : i64
+          %94 = arith.minsi %93, %c32_i64 : i64
+          %95 = arith.maxsi %61, %c0_i64 : i64
+          %96 = arith.minsi %95, %c16_i64 : i64
+          %97 = arith.ceildivsi %90, %c16_i64 : i64
+          %98 = arith.ceildivsi %96, %c16_i64 : i64
+          %99 = arith.minsi %92, %94 : i64
+          %100 = arith.ceildivsi %99, %c16_i64 : i64
+          %101 = arith.cmpi sgt, %97, %c0_i64 : i64
+          %102 = arith.select %101, %98, %c0_i64 : i64
+          %103 = arith.index_cast %102 : i64 to index
+          %104 = arith.divsi %99, %c16_i64 : i64
+          %105 = arith.minsi %100, %104 : i64
+          %106 = arith.maxsi %105, %c0_i64 : i64
+          %107 = arith.divsi %90, %c16_i64 : i64
+          %108 = arith.minsi %97, %107 : i64
+          %109 = arith.maxsi %108, %c1_i64 : i64
+          %110 = arith.minsi %90, %c16_i64 : i64
+          %111 = arith.cmpi sgt, %6, %c1 : index
+          %112 = arith.index_cast %77 : i64 to index
+          %113 = arith.addi %68, %c15_i64 : i64
+          %114 = arith.divui %113, %c16_i64 : i64
+          %115 = arith.cmpi sgt, %59, %c0_i64 : i64
+          %116 = arith.extui %115 : i1 to i64
+          %117 = arith.muli %114, %116 : i64
+          %118 = arith.index_cast %117 : i64 to index
+          %119 = arith.select %111, %c64_i64, %c0_i64 : i64
+          %120 = arith.select %111, %c160_i64, %c0_i64 : i64
+          %121:10 = scf.if %111 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
+            %123 = arith.minsi %arg5, %c64 : index
+            %124 = arith.subi %82, %c32 : index
+            %125 = arith.maxsi %124, %c0 : index
+            %126 = arith.minsi %125, %c32 : index
+            %127 = arith.subi %123, %82 : index
+            %128 = arith.cmpi sgt, %126, %c0 : index
+            %subview_2 = memref.subview %reinterpret_cast[%8, %82] [%51, %127] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %129 = arith.index_cast %127 : index to i64
             %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %134 = arith.index_cast %intptr_7 : index to i64
-            %135 = arith.index_cast %offset_4 : index to i64
-            %136 = arith.addi %134, %135 : i64
-            %137 = arith.index_cast %strides_6#0 : index to i64
-            %subview_8 = memref.subview %reinterpret_cast_0[%86, %11] [%131, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %138 = arith.index_cast %130 : index to i64
+            %130 = arith.index_cast %intptr_7 : index to i64
+            %131 = arith.index_cast %offset_4 : index to i64
+            %132 = arith.addi %130, %131 : i64
+            %133 = arith.index_cast %strides_6#0 : index to i64
+            %subview_8 = memref.subview %reinterpret_cast_0[%82, %11] [%127, %56] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %134 = arith.index_cast %126 : index to i64
             %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %139 = arith.index_cast %intptr_13 : index to i64
-            %140 = arith.index_cast %offset_10 : index to i64
-            %141 = arith.addi %139, %140 : i64
-            %142 = arith.index_cast %strides_12#0 : index to i64
-            %143 = arith.maxsi %138, %c0_i64 : i64
+            %135 = arith.index_cast %intptr_13 : index to i64
+            %136 = arith.index_cast %offset_10 : index to i64
+            %137 = arith.addi %135, %136 : i64
+            %138 = arith.index_cast %strides_12#0 : index to i64
+            %139 = arith.maxsi %134, %c0_i64 : i64
+            %140 = arith.divui %139, %c16_i64 : i64
+            %141 = arith.addi %134, %129 : i64
+            %142 = arith.maxsi %141, %c0_i64 : i64
+            %143 = arith.addi %142, %c15_i64 : i64
             %144 = arith.divui %143, %c16_i64 : i64
-            %145 = arith.addi %138, %133 : i64
-            %146 = arith.maxsi %145, %c0_i64 : i64
-            %147 = arith.addi %146, %c15_i64 : i64
-            %148 = arith.divui %147, %c16_i64 : i64
-            %149 = arith.subi %148, %144 : i64
-            %150 = arith.cmpi sgt, %133, %c0_i64 : i64
-            %151 = arith.extui %150 : i1 to i64
-            %152 = arith.muli %149, %151 : i64
-            %153 = arith.index_cast %152 : i64 to index
-            %154 = arith.addi %143, %c15_i64 : i64
-            %155 = arith.divui %154, %c16_i64 : i64
-            %156 = arith.cmpi sgt, %138, %c0_i64 : i64
-            %157 = arith.extui %156 : i1 to i64
-            %158 = arith.muli %155, %157 : i64
-            %159 = arith.index_cast %158 : i64 to index
-            scf.if %132 {
+            %145 = arith.subi %144, %140 : i64
+            %146 = arith.cmpi sgt, %129, %c0_i64 : i64
+            %147 = arith.extui %146 : i1 to i64
+            %148 = arith.muli %145, %147 : i64
+            %149 = arith.index_cast %148 : i64 to index
+            %150 = arith.addi %139, %c15_i64 : i64
+            %151 = arith.divui %150, %c16_i64 : i64
+            %152 = arith.cmpi sgt, %134, %c0_i64 : i64
+            %153 = arith.extui %152 : i1 to i64
+            %154 = arith.muli %151, %153 : i64
+            %155 = arith.index_cast %154 : i64 to index
+            scf.if %128 {
               func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
             }
-            scf.if %61 {
+            scf.if %57 {
               func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %142) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %137, %136, %133, %153, %144, %138, %133, %142, %141, %159 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %133) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %138) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %133, %132, %129, %149, %140, %134, %129, %138, %137, %155 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
           } else {
             scf.yield %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
           }
-          %126 = arith.maxsi %107, %c1 : index
-          scf.if %84 {
-            %127 = arith.maxsi %104, %c1_i64 : i64
-            %128 = arith.ceildivsi %81, %127 : i64
-            scf.for %arg7 = %c0 to %107 step %c1 {
-              scf.if %115 {
-                %160 = arith.cmpi sgt, %116, %c0 : index
-                scf.if %160 {
-                  %164 = arith.muli %126, %c4 : index
-                  %165 = arith.muli %116, %c4 : index
-                  %166 = arith.muli %arg7, %165 : index
-                  %167 = arith.subi %164, %c1 : index
-                  %168 = arith.addi %166, %167 : index
-                  %169 = arith.divsi %168, %164 : index
-                  %170 = arith.addi %168, %165 : index
-                  %171 = arith.divsi %170, %164 : index
-                  scf.for %arg8 = %169 to %171 step %c1 {
-                    %172 = arith.index_cast %arg8 : index to i64
-                    %173 = arith.addi %73, %172 : i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.maxsi %174, %63 : i64
-                    %176 = arith.addi %174, %c16_i64 : i64
-                    %177 = arith.minsi %176, %74 : i64
-                    %178 = arith.subi %177, %175 : i64
-                    %179 = arith.subi %175, %63 : i64
-                    %180 = arith.muli %179, %125#0 : i64
-                    %181 = arith.addi %125#1, %180 : i64
-                    %182 = arith.muli %173, %c32_i64 : i64
-                    %183 = arith.addi %182, %123 : i64
-                    %184 = arith.subi %175, %174 : i64
-                    %185 = arith.addi %183, %184 : i64
-                    %186 = arith.minsi %125#2, %c64_i64 : i64
-                    "instgem.mvin"(%181, %185, %186, %178) : (i64, i64, i64, i64) -> ()
+          %122 = arith.maxsi %103, %c1 : index
+          scf.if %80 {
+            %123 = arith.maxsi %100, %c1_i64 : i64
+            %124 = arith.ceildivsi %77, %123 : i64
+            scf.for %arg7 = %c0 to %103 step %c1 {
+              scf.if %111 {
+                %156 = arith.cmpi sgt, %112, %c0 : index
+                scf.if %156 {
+                  %160 = arith.muli %122, %c4 : index
+                  %161 = arith.muli %112, %c4 : index
+                  %162 = arith.muli %arg7, %161 : index
+                  %163 = arith.subi %160, %c1 : index
+                  %164 = arith.addi %162, %163 : index
+                  %165 = arith.divsi %164, %160 : index
+                  %166 = arith.addi %164, %161 : index
+                  %167 = arith.divsi %166, %160 : index
+                  scf.for %arg8 = %165 to %167 step %c1 {
+                    %168 = arith.index_cast %arg8 : index to i64
+                    %169 = arith.addi %69, %168 : i64
+                    %170 = arith.muli %169, %c16_i64 : i64
+                    %171 = arith.maxsi %170, %59 : i64
+                    %172 = arith.addi %170, %c16_i64 : i64
+                    %173 = arith.minsi %172, %70 : i64
+                    %174 = arith.subi %173, %171 : i64
+                    %175 = arith.subi %171, %59 : i64
+                    %176 = arith.muli %175, %121#0 : i64
+                    %177 = arith.addi %121#1, %176 : i64
+                    %178 = arith.muli %169, %c32_i64 : i64
+                    %179 = arith.addi %178, %119 : i64
+                    %180 = arith.subi %171, %170 : i64
+                    %181 = arith.addi %179, %180 : i64
+                    %182 = arith.minsi %121#2, %c64_i64 : i64
+                    "instgem.mvin"(%177, %181, %182, %174) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %161 = arith.cmpi sgt, %122, %c0 : index
-                scf.if %161 {
-                  %164 = arith.muli %126, %c4 : index
-                  %165 = arith.muli %122, %c4 : index
-                  %166 = arith.muli %arg7, %165 : index
-                  %167 = arith.subi %164, %c1 : index
-                  %168 = arith.subi %167, %126 : index
-                  %169 = arith.addi %166, %168 : index
-                  %170 = arith.divsi %169, %164 : index
-                  %171 = arith.addi %169, %165 : index
-                  %172 = arith.divsi %171, %164 : index
-                  scf.for %arg8 = %170 to %172 step %c1 {
-                    %173 = arith.index_cast %arg8 : index to i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.maxsi %174, %c0_i64 : i64
-                    %176 = arith.addi %174, %c16_i64 : i64
-                    %177 = arith.minsi %176, %63 : i64
-                    %178 = arith.subi %177, %175 : i64
-                    %179 = arith.muli %173, %c32_i64 : i64
-                    %180 = arith.addi %179, %123 : i64
-                    %181 = arith.subi %175, %174 : i64
-                    %182 = arith.addi %180, %181 : i64
-                    %183 = arith.minsi %125#2, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64, %182, %183, %178) : (i64, i64, i64, i64) -> ()
+                %157 = arith.cmpi sgt, %118, %c0 : index
+                scf.if %157 {
+                  %160 = arith.muli %122, %c4 : index
+                  %161 = arith.muli %118, %c4 : index
+                  %162 = arith.muli %arg7, %161 : index
+                  %163 = arith.subi %160, %c1 : index
+                  %164 = arith.subi %163, %122 : index
+                  %165 = arith.addi %162, %164 : index
+                  %166 = arith.divsi %165, %160 : index
+                  %167 = arith.addi %165, %161 : index
+                  %168 = arith.divsi %167, %160 : index
+                  scf.for %arg8 = %166 to %168 step %c1 {
+                    %169 = arith.index_cast %arg8 : index to i64
+                    %170 = arith.muli %169, %c16_i64 : i64
+                    %171 = arith.maxsi %170, %c0_i64 : i64
+                    %172 = arith.addi %170, %c16_i64 : i64
+                    %173 = arith.minsi %172, %59 : i64
+                    %174 = arith.subi %173, %171 : i64
+                    %175 = arith.muli %169, %c32_i64 : i64
+                    %176 = arith.addi %175, %119 : i64
+                    %177 = arith.subi %171, %170 : i64
+                    %178 = arith.addi %176, %177 : i64
+                    %179 = arith.minsi %121#2, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64, %178, %179, %174) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %162 = arith.cmpi sgt, %125#3, %c0 : index
-                scf.if %162 {
-                  %164 = arith.muli %126, %c4 : index
-                  %165 = arith.muli %125#3, %c4 : index
-                  %166 = arith.muli %arg7, %165 : index
-                  %167 = arith.subi %164, %c1 : index
-                  %168 = arith.muli %126, %c2 : index
-                  %169 = arith.subi %167, %168 : index
-                  %170 = arith.addi %166, %169 : index
-                  %171 = arith.divsi %170, %164 : index
-                  %172 = arith.addi %170, %165 : index
-                  %173 = arith.divsi %172, %164 : index
-                  scf.for %arg8 = %171 to %173 step %c1 {
-                    %174 = arith.index_cast %arg8 : index to i64
-                    %175 = arith.addi %125#4, %174 : i64
-                    %176 = arith.muli %175, %c16_i64 : i64
-                    %177 = arith.maxsi %176, %125#5 : i64
-                    %178 = arith.addi %176, %c16_i64 : i64
-                    %179 = arith.addi %125#5, %125#6 : i64
-                    %180 = arith.minsi %178, %179 : i64
-                    %181 = arith.subi %180, %177 : i64
-                    %182 = arith.subi %177, %125#5 : i64
-                    %183 = arith.muli %182, %125#7 : i64
-                    %184 = arith.addi %125#8, %183 : i64
-                    %185 = arith.addi %176, %124 : i64
-                    %186 = arith.subi %177, %176 : i64
-                    %187 = arith.addi %185, %186 : i64
-                    %188 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%184, %187, %188, %181) : (i64, i64, i64, i64) -> ()
+                %158 = arith.cmpi sgt, %121#3, %c0 : index
+                scf.if %158 {
+                  %160 = arith.muli %122, %c4 : index
+                  %161 = arith.muli %121#3, %c4 : index
+                  %162 = arith.muli %arg7, %161 : index
+                  %163 = arith.subi %160, %c1 : index
+                  %164 = arith.muli %122, %c2 : index
+                  %165 = arith.subi %163, %164 : index
+                  %166 = arith.addi %162, %165 : index
+                  %167 = arith.divsi %166, %160 : index
+                  %168 = arith.addi %166, %161 : index
+                  %169 = arith.divsi %168, %160 : index
+                  scf.for %arg8 = %167 to %169 step %c1 {
+                    %170 = arith.index_cast %arg8 : index to i64
+                    %171 = arith.addi %121#4, %170 : i64
+                    %172 = arith.muli %171, %c16_i64 : i64
+                    %173 = arith.maxsi %172, %121#5 : i64
+                    %174 = arith.addi %172, %c16_i64 : i64
+                    %175 = arith.addi %121#5, %121#6 : i64
+                    %176 = arith.minsi %174, %175 : i64
+                    %177 = arith.subi %176, %173 : i64
+                    %178 = arith.subi %173, %121#5 : i64
+                    %179 = arith.muli %178, %121#7 : i64
+                    %180 = arith.addi %121#8, %179 : i64
+                    %181 = arith.addi %172, %120 : i64
+                    %182 = arith.subi %173, %172 : i64
+                    %183 = arith.addi %181, %182 : i64
+                    %184 = arith.minsi %61, %c64_i64 : i64
+                    "instgem.mvin2"(%180, %183, %184, %177) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %163 = arith.cmpi sgt, %125#9, %c0 : index
-                scf.if %163 {
-                  %164 = arith.muli %126, %c4 : index
-                  %165 = arith.muli %125#9, %c4 : index
-                  %166 = arith.muli %arg7, %165 : index
-                  %167 = arith.subi %164, %c1 : index
-                  %168 = arith.muli %126, %c3 : index
-                  %169 = arith.subi %167, %168 : index
-                  %170 = arith.addi %166, %169 : index
-                  %171 = arith.divsi %170, %164 : index
-                  %172 = arith.addi %170, %165 : index
-                  %173 = arith.divsi %172, %164 : index
-                  scf.for %arg8 = %171 to %173 step %c1 {
-                    %174 = arith.index_cast %arg8 : index to i64
-                    %175 = arith.muli %174, %c16_i64 : i64
-                    %176 = arith.maxsi %175, %c0_i64 : i64
-                    %177 = arith.addi %175, %c16_i64 : i64
-                    %178 = arith.minsi %177, %125#5 : i64
-                    %179 = arith.subi %178, %176 : i64
-                    %180 = arith.addi %175, %124 : i64
-                    %181 = arith.subi %176, %175 : i64
-                    %182 = arith.addi %180, %181 : i64
-                    %183 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64, %182, %183, %179) : (i64, i64, i64, i64) -> ()
+                %159 = arith.cmpi sgt, %121#9, %c0 : index
+                scf.if %159 {
+                  %160 = arith.muli %122, %c4 : index
+                  %161 = arith.muli %121#9, %c4 : index
+                  %162 = arith.muli %arg7, %161 : index
+                  %163 = arith.subi %160, %c1 : index
+                  %164 = arith.muli %122, %c3 : index
+                  %165 = arith.subi %163, %164 : index
+                  %166 = arith.addi %162, %165 : index
+                  %167 = arith.divsi %166, %160 : index
+                  %168 = arith.addi %166, %161 : index
+                  %169 = arith.divsi %168, %160 : index
+                  scf.for %arg8 = %167 to %169 step %c1 {
+                    %170 = arith.index_cast %arg8 : index to i64
+                    %171 = arith.muli %170, %c16_i64 : i64
+                    %172 = arith.maxsi %171, %c0_i64 : i64
+                    %173 = arith.addi %171, %c16_i64 : i64
+                    %174 = arith.minsi %173, %121#5 : i64
+                    %175 = arith.subi %174, %172 : i64
+                    %176 = arith.addi %171, %120 : i64
+                    %177 = arith.subi %172, %171 : i64
+                    %178 = arith.addi %176, %177 : i64
+                    %179 = arith.minsi %61, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64, %178, %179, %175) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %137 = arith.index_cast %arg7 : index to i64
-              %138 = arith.subi %137, %c1_i64 : i64
-              %139 = arith.cmpi sge, %138, %c0_i64 : i64
-              %140 = arith.cmpi slt, %138, %82 : i64
+              %133 = arith.index_cast %arg7 : index to i64
+              %134 = arith.subi %133, %c1_i64 : i64
+              %135 = arith.cmpi sge, %134, %c0_i64 : i64
+              %136 = arith.cmpi slt, %134, %78 : i64
+              %137 = arith.andi %135, %136 : i1
+              %138 = arith.subi %102, %c1_i64 : i64
+              %139 = arith.cmpi eq, %133, %138 : i64
+              %140 = arith.cmpi slt, %133, %78 : i64
               %141 = arith.andi %139, %140 : i1
-              %142 = arith.subi %106, %c1_i64 : i64
-              %143 = arith.cmpi eq, %137, %142 : i64
-              %144 = arith.cmpi slt, %137, %82 : i64
-              %145 = arith.andi %143, %144 : i1
-              %146 = arith.subi %104, %c1_i64 : i64
-              %147 = arith.select %145, %146, %c-1_i64 : i64
-              %148 = arith.muli %137, %c16_i64 : i64
-              %149 = arith.subi %100, %148 : i64
-              %150 = arith.minsi %149, %c16_i64 : i64
-              %151 = arith.cmpi sgt, %110, %c0_i64 : i64
-              scf.if %151 {
-                scf.if %141 {
-                  %163 = arith.minsi %81, %c0_i64 : i64
-                  %164 = arith.addi %163, %128 : i64
-                  %165 = arith.minsi %164, %81 : i64
+              %142 = arith.subi %100, %c1_i64 : i64
+              %143 = arith.select %141, %142, %c-1_i64 : i64
+              %144 = arith.muli %133, %c16_i64 : i64
+              %145 = arith.subi %96, %144 : i64
+              %146 = arith.minsi %145, %c16_i64 : i64
+              %147 = arith.cmpi sgt, %106, %c0_i64 : i64
+              scf.if %147 {
+                scf.if %137 {
+                  %159 = arith.minsi %77, %c0_i64 : i64
+                  %160 = arith.addi %159, %124 : i64
+                  %161 = arith.minsi %160, %77 : i64
+                  %162 = arith.index_cast %159 : i64 to index
+                  %163 = arith.index_cast %161 : i64 to index
+                  scf.for %arg8 = %162 to %163 step %c1 {
+                    %164 = arith.index_cast %arg8 : index to i64
+                    %165 = arith.addi %69, %164 : i64
+                    %166 = arith.muli %165, %c16_i64 : i64
+                    %167 = arith.maxsi %166, %59 : i64
+                    %168 = arith.addi %166, %c16_i64 : i64
+                    %169 = arith.minsi %168, %70 : i64
+                    %170 = arith.subi %169, %167 : i64
+                    %171 = arith.subi %167, %59 : i64
+                    %172 = arith.muli %171, %67 : i64
+                    %173 = arith.addi %65, %172 : i64
+                    %174 = arith.muli %134, %c64_i64 : i64
+                    %175 = arith.addi %173, %174 : i64
+                    %176 = arith.muli %134, %c16_i64 : i64
+                    %177 = arith.addi %166, %176 : i64
+                    %178 = arith.ori %177, %c2684354560_i64 : i64
+                    %179 = arith.subi %167, %166 : i64
+                    %180 = arith.addi %178, %179 : i64
+                    %181 = arith.subi %61, %176 : i64
+                    %182 = arith.minsi %181, %c16_i64 : i64
+                    "instgem.mvout"(%175, %180, %182, %170) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %156 = arith.ori %144, %c2147483648_i64 : i64
+                %157 = arith.addi %144, %c128_i64 : i64
+                "instgem.preload"(%157, %146, %c16_i64, %156, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %110, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %158 = arith.cmpi eq, %143, %c0_i64 : i64
+                scf.if %158 {
+                  %159 = arith.index_cast %109 : i64 to index
+                  scf.for %arg8 = %c1 to %159 step %c1 {
+                    %161 = arith.index_cast %arg8 : index to i64
+                    %162 = arith.muli %161, %c16_i64 : i64
+                    %163 = arith.addi %162, %144 : i64
+                    %164 = arith.ori %163, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %164, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %165 = arith.muli %161, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%165, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %166 = arith.subi %161, %c1_i64 : i64
+                    %167 = arith.subi %166, %69 : i64
+                    %168 = arith.cmpi sge, %167, %c0_i64 : i64
+                    %169 = arith.cmpi slt, %167, %77 : i64
+                    %170 = arith.andi %168, %169 : i1
+                    scf.if %170 {
+                      %171 = arith.muli %166, %c16_i64 : i64
+                      %172 = arith.maxsi %171, %59 : i64
+                      %173 = arith.addi %171, %c16_i64 : i64
+                      %174 = arith.minsi %173, %70 : i64
+                      %175 = arith.subi %174, %172 : i64
+                      %176 = arith.subi %172, %59 : i64
+                      %177 = arith.muli %176, %67 : i64
+                      %178 = arith.addi %65, %177 : i64
+                      %179 = arith.muli %133, %c64_i64 : i64
+                      %180 = arith.addi %178, %179 : i64
+                      %181 = arith.addi %171, %144 : i64
+                      %182 = arith.ori %181, %c2684354560_i64 : i64
+                      %183 = arith.subi %172, %171 : i64
+                      %184 = arith.addi %182, %183 : i64
+                      %185 = arith.subi %61, %144 : i64
+                      %186 = arith.minsi %185, %c16_i64 : i64
+                      "instgem.mvout"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %160 = arith.index_cast %97 : i64 to index
+                  scf.for %arg8 = %159 to %160 step %c1 {
+                    %161 = arith.index_cast %arg8 : index to i64
+                    %162 = arith.muli %161, %c16_i64 : i64
+                    %163 = arith.subi %90, %162 : i64
+                    %164 = arith.minsi %163, %c16_i64 : i64
+                    %165 = arith.addi %162, %144 : i64
+                    %166 = arith.ori %165, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %167 = arith.muli %161, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%167, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %168 = arith.subi %161, %c1_i64 : i64
+                    %169 = arith.subi %168, %69 : i64
+                    %170 = arith.cmpi sge, %169, %c0_i64 : i64
+                    %171 = arith.cmpi slt, %169, %77 : i64
+                    %172 = arith.andi %170, %171 : i1
+                    scf.if %172 {
+                      %173 = arith.muli %168, %c16_i64 : i64
+                      %174 = arith.maxsi %173, %59 : i64
+                      %175 = arith.addi %173, %c16_i64 : i64
+                      %176 = arith.minsi %175, %70 : i64
+                      %177 = arith.subi %176, %174 : i64
+                      %178 = arith.subi %174, %59 : i64
+                      %179 = arith.muli %178, %67 : i64
+                      %180 = arith.addi %65, %179 : i64
+                      %181 = arith.muli %133, %c64_i64 : i64
+                      %182 = arith.addi %180, %181 : i64
+                      %183 = arith.addi %173, %144 : i64
+                      %184 = arith.ori %183, %c2684354560_i64 : i64
+                      %185 = arith.subi %174, %173 : i64
+                      %186 = arith.addi %184, %185 : i64
+                      %187 = arith.subi %61, %144 : i64
+                      %188 = arith.minsi %187, %c16_i64 : i64
+                      "instgem.mvout"(%182, %186, %188, %177) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                } else {
+                  %159 = arith.index_cast %109 : i64 to index
+                  scf.for %arg8 = %c1 to %159 step %c1 {
+                    %161 = arith.index_cast %arg8 : index to i64
+                    %162 = arith.muli %161, %c16_i64 : i64
+                    %163 = arith.addi %162, %144 : i64
+                    %164 = arith.ori %163, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %164, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %165 = arith.muli %161, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%165, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %160 = arith.index_cast %97 : i64 to index
+                  scf.for %arg8 = %159 to %160 step %c1 {
+                    %161 = arith.index_cast %arg8 : index to i64
+                    %162 = arith.muli %161, %c16_i64 : i64
+                    %163 = arith.subi %90, %162 : i64
+                    %164 = arith.minsi %163, %c16_i64 : i64
+                    %165 = arith.addi %162, %144 : i64
+                    %166 = arith.ori %165, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %167 = arith.muli %161, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%167, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+              %148 = arith.index_cast %106 : i64 to index
+              scf.for %arg8 = %c1 to %148 step %c1 {
+                %156 = arith.index_cast %arg8 : index to i64
+                scf.if %137 {
+                  %162 = arith.muli %156, %124 : i64
+                  %163 = arith.minsi %162, %77 : i64
+                  %164 = arith.addi %163, %124 : i64
+                  %165 = arith.minsi %164, %77 : i64
                   %166 = arith.index_cast %163 : i64 to index
                   %167 = arith.index_cast %165 : i64 to index
-                  scf.for %arg8 = %166 to %167 step %c1 {
-                    %168 = arith.index_cast %arg8 : index to i64
-                    %169 = arith.addi %73, %168 : i64
+                  scf.for %arg9 = %166 to %167 step %c1 {
+                    %168 = arith.index_cast %arg9 : index to i64
+                    %169 = arith.addi %69, %168 : i64
                     %170 = arith.muli %169, %c16_i64 : i64
-                    %171 = arith.maxsi %170, %63 : i64
+                    %171 = arith.maxsi %170, %59 : i64
                     %172 = arith.addi %170, %c16_i64 : i64
-                    %173 = arith.minsi %172, %74 : i64
+                    %173 = arith.minsi %172, %70 : i64
                     %174 = arith.subi %173, %171 : i64
-                    %175 = arith.subi %171, %63 : i64
-                    %176 = arith.muli %175, %71 : i64
-                    %177 = arith.addi %69, %176 : i64
-                    %178 = arith.muli %138, %c64_i64 : i64
+                    %175 = arith.subi %171, %59 : i64
+                    %176 = arith.muli %175, %67 : i64
+                    %177 = arith.addi %65, %176 : i64
+                    %178 = arith.muli %134, %c64_i64 : i64
                     %179 = arith.addi %177, %178 : i64
-                    %180 = arith.muli %138, %c16_i64 : i64
+                    %180 = arith.muli %134, %c16_i64 : i64
                     %181 = arith.addi %170, %180 : i64
                     %182 = arith.ori %181, %c2684354560_i64 : i64
                     %183 = arith.subi %171, %170 : i64
                     %184 = arith.addi %182, %183 : i64
-                    %185 = arith.subi %65, %180 : i64
+                    %185 = arith.subi %61, %180 : i64
                     %186 = arith.minsi %185, %c16_i64 : i64
                     "instgem.mvout"(%179, %184, %186, %174) : (i64, i64, i64, i64) -> ()
                   }
                 }
-                %160 = arith.ori %148, %c2147483648_i64 : i64
-                %161 = arith.addi %148, %c128_i64 : i64
-                "instgem.preload"(%161, %150, %c16_i64, %160, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %162 = arith.cmpi eq, %147, %c0_i64 : i64
-                scf.if %162 {
-                  %163 = arith.index_cast %113 : i64 to index
-                  scf.for %arg8 = %c1 to %163 step %c1 {
-                    %165 = arith.index_cast %arg8 : index to i64
-                    %166 = arith.muli %165, %c16_i64 : i64
-                    %167 = arith.addi %166, %148 : i64
-                    %168 = arith.ori %167, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %169 = arith.muli %165, %c32_i64 : i64
+                %157 = arith.ori %144, %c3221225472_i64 : i64
+                %158 = arith.muli %156, %c16_i64 : i64
+                %159 = arith.addi %158, %144 : i64
+                %160 = arith.addi %159, %c128_i64 : i64
+                "instgem.preload"(%160, %146, %c16_i64, %157, %146, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%158, %c16_i64, %110, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %161 = arith.cmpi eq, %156, %143 : i64
+                scf.if %161 {
+                  %162 = arith.index_cast %109 : i64 to index
+                  scf.for %arg9 = %c1 to %162 step %c1 {
+                    %164 = arith.index_cast %arg9 : index to i64
+                    %165 = arith.muli %164, %c16_i64 : i64
+                    %166 = arith.addi %165, %144 : i64
+                    %167 = arith.ori %166, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %167, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %168 = arith.muli %164, %c32_i64 : i64
+                    %169 = arith.addi %168, %158 : i64
                     "instgem.compute_accumulated"(%169, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %170 = arith.subi %165, %c1_i64 : i64
-                    %171 = arith.subi %170, %73 : i64
+                    %170 = arith.subi %164, %c1_i64 : i64
+                    %171 = arith.subi %170, %69 : i64
                     %172 = arith.cmpi sge, %171, %c0_i64 : i64
-                    %173 = arith.cmpi slt, %171, %81 : i64
+                    %173 = arith.cmpi slt, %171, %77 : i64
                     %174 = arith.andi %172, %173 : i1
                     scf.if %174 {
                       %175 = arith.muli %170, %c16_i64 : i64
-                      %176 = arith.maxsi %175, %63 : i64
+                      %176 = arith.maxsi %175, %59 : i64
                       %177 = arith.addi %175, %c16_i64 : i64
-                      %178 = arith.minsi %177, %74 : i64
+                      %178 = arith.minsi %177, %70 : i64
                       %179 = arith.subi %178, %176 : i64
-                      %180 = arith.subi %176, %63 : i64
-                      %181 = arith.muli %180, %71 : i64
-                      %182 = arith.addi %69, %181 : i64
-                      %183 = arith.muli %137, %c64_i64 : i64
+                      %180 = arith.subi %176, %59 : i64
+                      %181 = arith.muli %180, %67 : i64
+                      %182 = arith.addi %65, %181 : i64
+                      %183 = arith.muli %133, %c64_i64 : i64
                       %184 = arith.addi %182, %183 : i64
-                      %185 = arith.addi %175, %148 : i64
+                      %185 = arith.addi %175, %144 : i64
                       %186 = arith.ori %185, %c2684354560_i64 : i64
                       %187 = arith.subi %176, %175 : i64
                       %188 = arith.addi %186, %187 : i64
-                      %189 = arith.subi %65, %148 : i64
+                      %189 = arith.subi %61, %144 : i64
                       %190 = arith.minsi %189, %c16_i64 : i64
                       "instgem.mvout"(%184, %188, %190, %179) : (i64, i64, i64, i64) -> ()
                     }
                   }
-                  %164 = arith.index_cast %101 : i64 to index
-                  scf.for %arg8 = %163 to %164 step %c1 {
-                    %165 = arith.index_cast %arg8 : index to i64
-                    %166 = arith.muli %165, %c16_i64 : i64
-                    %167 = arith.subi %94, %166 : i64
-                    %168 = arith.minsi %167, %c16_i64 : i64
-                    %169 = arith.addi %166, %148 : i64
-                    %170 = arith.ori %169, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %171 = arith.muli %165, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%171, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %172 = arith.subi %165, %c1_i64 : i64
-                    %173 = arith.subi %172, %73 : i64
+                  %163 = arith.index_cast %97 : i64 to index
+                  scf.for %arg9 = %162 to %163 step %c1 {
+                    %164 = arith.index_cast %arg9 : index to i64
+                    %165 = arith.muli %164, %c16_i64 : i64
+                    %166 = arith.subi %90, %165 : i64
+                    %167 = arith.minsi %166, %c16_i64 : i64
+                    %168 = arith.addi %165, %144 : i64
+                    %169 = arith.ori %168, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %169, %146, %167) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %170 = arith.muli %164, %c32_i64 : i64
+                    %171 = arith.addi %170, %158 : i64
+                    "instgem.compute_accumulated"(%171, %c16_i64, %167, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %172 = arith.subi %164, %c1_i64 : i64
+                    %173 = arith.subi %172, %69 : i64
                     %174 = arith.cmpi sge, %173, %c0_i64 : i64
-                    %175 = arith.cmpi slt, %173, %81 : i64
+                    %175 = arith.cmpi slt, %173, %77 : i64
                     %176 = arith.andi %174, %175 : i1
                     scf.if %176 {
                       %177 = arith.muli %172, %c16_i64 : i64
-                      %178 = arith.maxsi %177, %63 : i64
+                      %178 = arith.maxsi %177, %59 : i64
                       %179 = arith.addi %177, %c16_i64 : i64
-                      %180 = arith.minsi %179, %74 : i64
+                      %180 = arith.minsi %179, %70 : i64
                       %181 = arith.subi %180, %178 : i64
-                      %182 = arith.subi %178, %63 : i64
-                      %183 = arith.muli %182, %71 : i64
-                      %184 = arith.addi %69, %183 : i64
-                      %185 = arith.muli %137, %c64_i64 : i64
+                      %182 = arith.subi %178, %59 : i64
+                      %183 = arith.muli %182, %67 : i64
+                      %184 = arith.addi %65, %183 : i64
+                      %185 = arith.muli %133, %c64_i64 : i64
                       %186 = arith.addi %184, %185 : i64
-                      %187 = arith.addi %177, %148 : i64
+                      %187 = arith.addi %177, %144 : i64
                       %188 = arith.ori %187, %c2684354560_i64 : i64
                       %189 = arith.subi %178, %177 : i64
                       %190 = arith.addi %188, %189 : i64
-                      %191 = arith.subi %65, %148 : i64
+                      %191 = arith.subi %61, %144 : i64
                       %192 = arith.minsi %191, %c16_i64 : i64
                       "instgem.mvout"(%186, %190, %192, %181) : (i64, i64, i64, i64) -> ()
                     }
                   }
                 } else {
-                  %163 = arith.index_cast %113 : i64 to index
-                  scf.for %arg8 = %c1 to %163 step %c1 {
-                    %165 = arith.index_cast %arg8 : index to i64
-                    %166 = arith.muli %165, %c16_i64 : i64
-                    %167 = arith.addi %166, %148 : i64
-                    %168 = arith.ori %167, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %169 = arith.muli %165, %c32_i64 : i64
+                  %162 = arith.index_cast %109 : i64 to index
+                  scf.for %arg9 = %c1 to %162 step %c1 {
+                    %164 = arith.index_cast %arg9 : index to i64
+                    %165 = arith.muli %164, %c16_i64 : i64
+                    %166 = arith.addi %165, %144 : i64
+                    %167 = arith.ori %166, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %167, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %168 = arith.muli %164, %c32_i64 : i64
+                    %169 = arith.addi %168, %158 : i64
                     "instgem.compute_accumulated"(%169, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
-                  %164 = arith.index_cast %101 : i64 to index
-                  scf.for %arg8 = %163 to %164 step %c1 {
-                    %165 = arith.index_cast %arg8 : index to i64
-                    %166 = arith.muli %165, %c16_i64 : i64
-                    %167 = arith.subi %94, %166 : i64
-                    %168 = arith.minsi %167, %c16_i64 : i64
-                    %169 = arith.addi %166, %148 : i64
-                    %170 = arith.ori %169, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %171 = arith.muli %165, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%171, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %163 = arith.index_cast %97 : i64 to index
+                  scf.for %arg9 = %162 to %163 step %c1 {
+                    %164 = arith.index_cast %arg9 : index to i64
+                    %165 = arith.muli %164, %c16_i64 : i64
+                    %166 = arith.subi %90, %165 : i64
+                    %167 = arith.minsi %166, %c16_i64 : i64
+                    %168 = arith.addi %165, %144 : i64
+                    %169 = arith.ori %168, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %169, %146, %167) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %170 = arith.muli %164, %c32_i64 : i64
+                    %171 = arith.addi %170, %158 : i64
+                    "instgem.compute_accumulated"(%171, %c16_i64, %167, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
                 }
               }
-              %152 = arith.index_cast %110 : i64 to index
-              scf.for %arg8 = %c1 to %152 step %c1 {
-                %160 = arith.index_cast %arg8 : index to i64
-                scf.if %141 {
-                  %166 = arith.muli %160, %128 : i64
-                  %167 = arith.minsi %166, %81 : i64
-                  %168 = arith.addi %167, %128 : i64
-                  %169 = arith.minsi %168, %81 : i64
-                  %170 = arith.index_cast %167 : i64 to index
-                  %171 = arith.index_cast %169 : i64 to index
+              %149 = arith.index_cast %100 : i64 to index
+              scf.for %arg8 = %148 to %149 step %c1 {
+                %156 = arith.index_cast %arg8 : index to i64
+                %157 = arith.muli %156, %c16_i64 : i64
+                %158 = arith.subi %92, %157 : i64
+                %159 = arith.minsi %158, %c16_i64 : i64
+                %160 = arith.subi %94, %157 : i64
+                %161 = arith.minsi %160, %c16_i64 : i64
+                scf.if %137 {
+                  %170 = arith.muli %156, %124 : i64
+                  %171 = arith.minsi %170, %77 : i64
+                  %172 = arith.addi %171, %124 : i64
+                  %173 = arith.minsi %172, %77 : i64
+                  %174 = arith.index_cast %171 : i64 to index
+                  %175 = arith.index_cast %173 : i64 to index
+                  scf.for %arg9 = %174 to %175 step %c1 {
+                    %176 = arith.index_cast %arg9 : index to i64
+                    %177 = arith.addi %69, %176 : i64
+                    %178 = arith.muli %177, %c16_i64 : i64
+                    %179 = arith.maxsi %178, %59 : i64
+                    %180 = arith.addi %178, %c16_i64 : i64
+                    %181 = arith.minsi %180, %70 : i64
+                    %182 = arith.subi %181, %179 : i64
+                    %183 = arith.subi %179, %59 : i64
+                    %184 = arith.muli %183, %67 : i64
+                    %185 = arith.addi %65, %184 : i64
+                    %186 = arith.muli %134, %c64_i64 : i64
+                    %187 = arith.addi %185, %186 : i64
+                    %188 = arith.muli %134, %c16_i64 : i64
+                    %189 = arith.addi %178, %188 : i64
+                    %190 = arith.ori %189, %c2684354560_i64 : i64
+                    %191 = arith.subi %179, %178 : i64
+                    %192 = arith.addi %190, %191 : i64
+                    %193 = arith.subi %61, %188 : i64
+                    %194 = arith.minsi %193, %c16_i64 : i64
+                    "instgem.mvout"(%187, %192, %194, %182) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %162 = arith.cmpi eq, %156, %c0_i64 : i64
+                %163 = arith.select %162, %c2147483648_i64, %c3221225472_i64 : i64
+                %164 = arith.ori %144, %163 : i64
+                %165 = arith.select %162, %c16_i64, %110 : i64
+                %166 = arith.select %162, %c16_i64, %146 : i64
+                %167 = arith.addi %157, %144 : i64
+                %168 = arith.addi %167, %c128_i64 : i64
+                "instgem.preload"(%168, %146, %161, %164, %166, %165) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%157, %159, %110, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %169 = arith.cmpi eq, %156, %143 : i64
+                scf.if %169 {
+                  %170 = arith.index_cast %109 : i64 to index
+                  scf.for %arg9 = %c1 to %170 step %c1 {
+                    %172 = arith.index_cast %arg9 : index to i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.addi %173, %144 : i64
+                    %175 = arith.ori %174, %163 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %176 = arith.muli %172, %c32_i64 : i64
+                    %177 = arith.addi %176, %157 : i64
+                    "instgem.compute_accumulated"(%177, %159, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %178 = arith.subi %172, %c1_i64 : i64
+                    %179 = arith.subi %178, %69 : i64
+                    %180 = arith.cmpi sge, %179, %c0_i64 : i64
+                    %181 = arith.cmpi slt, %179, %77 : i64
+                    %182 = arith.andi %180, %181 : i1
+                    scf.if %182 {
+                      %183 = arith.muli %178, %c16_i64 : i64
+                      %184 = arith.maxsi %183, %59 : i64
+                      %185 = arith.addi %183, %c16_i64 : i64
+                      %186 = arith.minsi %185, %70 : i64
+                      %187 = arith.subi %186, %184 : i64
+                      %188 = arith.subi %184, %59 : i64
+                      %189 = arith.muli %188, %67 : i64
+                      %190 = arith.addi %65, %189 : i64
+                      %191 = arith.muli %133, %c64_i64 : i64
+                      %192 = arith.addi %190, %191 : i64
+                      %193 = arith.addi %183, %144 : i64
+                      %194 = arith.ori %193, %c2684354560_i64 : i64
+                      %195 = arith.subi %184, %183 : i64
+                      %196 = arith.addi %194, %195 : i64
+                      %197 = arith.subi %61, %144 : i64
+                      %198 = arith.minsi %197, %c16_i64 : i64
+                      "instgem.mvout"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %171 = arith.index_cast %97 : i64 to index
                   scf.for %arg9 = %170 to %171 step %c1 {
                     %172 = arith.index_cast %arg9 : index to i64
-                    %173 = arith.addi %73, %172 : i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.maxsi %174, %63 : i64
-                    %176 = arith.addi %174, %c16_i64 : i64
-                    %177 = arith.minsi %176, %74 : i64
-                    %178 = arith.subi %177, %175 : i64
-                    %179 = arith.subi %175, %63 : i64
-                    %180 = arith.muli %179, %71 : i64
-                    %181 = arith.addi %69, %180 : i64
-                    %182 = arith.muli %138, %c64_i64 : i64
-                    %183 = arith.addi %181, %182 : i64
-                    %184 = arith.muli %138, %c16_i64 : i64
-                    %185 = arith.addi %174, %184 : i64
-                    %186 = arith.ori %185, %c2684354560_i64 : i64
-                    %187 = arith.subi %175, %174 : i64
-                    %188 = arith.addi %186, %187 : i64
-                    %189 = arith.subi %65, %184 : i64
-                    %190 = arith.minsi %189, %c16_i64 : i64
-                    "instgem.mvout"(%183, %188, %190, %178) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %161 = arith.ori %148, %c3221225472_i64 : i64
-                %162 = arith.muli %160, %c16_i64 : i64
-                %163 = arith.addi %162, %148 : i64
-                %164 = arith.addi %163, %c128_i64 : i64
-                "instgem.preload"(%164, %150, %c16_i64, %161, %150, %114) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%162, %c16_i64, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %165 = arith.cmpi eq, %160, %147 : i64
-                scf.if %165 {
-                  %166 = arith.index_cast %113 : i64 to index
-                  scf.for %arg9 = %c1 to %166 step %c1 {
-                    %168 = arith.index_cast %arg9 : index to i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.addi %169, %148 : i64
-                    %171 = arith.ori %170, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %172 = arith.muli %168, %c32_i64 : i64
-                    %173 = arith.addi %172, %162 : i64
-                    "instgem.compute_accumulated"(%173, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %174 = arith.subi %168, %c1_i64 : i64
-                    %175 = arith.subi %174, %73 : i64
-                    %176 = arith.cmpi sge, %175, %c0_i64 : i64
-                    %177 = arith.cmpi slt, %175, %81 : i64
-                    %178 = arith.andi %176, %177 : i1
-                    scf.if %178 {
-                      %179 = arith.muli %174, %c16_i64 : i64
-                      %180 = arith.maxsi %179, %63 : i64
-                      %181 = arith.addi %179, %c16_i64 : i64
-                      %182 = arith.minsi %181, %74 : i64
-                      %183 = arith.subi %182, %180 : i64
-                      %184 = arith.subi %180, %63 : i64
-                      %185 = arith.muli %184, %71 : i64
-                      %186 = arith.addi %69, %185 : i64
-                      %187 = arith.muli %137, %c64_i64 : i64
-                      %188 = arith.addi %186, %187 : i64
-                      %189 = arith.addi %179, %148 : i64
-                      %190 = arith.ori %189, %c2684354560_i64 : i64
-                      %191 = arith.subi %180, %179 : i64
-                      %192 = arith.addi %190, %191 : i64
-                      %193 = arith.subi %65, %148 : i64
-                      %194 = arith.minsi %193, %c16_i64 : i64
-                      "instgem.mvout"(%188, %192, %194, %183) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %167 = arith.index_cast %101 : i64 to index
-                  scf.for %arg9 = %166 to %167 step %c1 {
-                    %168 = arith.index_cast %arg9 : index to i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.subi %94, %169 : i64
-                    %171 = arith.minsi %170, %c16_i64 : i64
-                    %172 = arith.addi %169, %148 : i64
-                    %173 = arith.ori %172, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %150, %171) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %174 = arith.muli %168, %c32_i64 : i64
-                    %175 = arith.addi %174, %162 : i64
-                    "instgem.compute_accumulated"(%175, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %176 = arith.subi %168, %c1_i64 : i64
-                    %177 = arith.subi %176, %73 : i64
-                    %178 = arith.cmpi sge, %177, %c0_i64 : i64
-                    %179 = arith.cmpi slt, %177, %81 : i64
-                    %180 = arith.andi %178, %179 : i1
-                    scf.if %180 {
-                      %181 = arith.muli %176, %c16_i64 : i64
-                      %182 = arith.maxsi %181, %63 : i64
-                      %183 = arith.addi %181, %c16_i64 : i64
-                      %184 = arith.minsi %183, %74 : i64
-                      %185 = arith.subi %184, %182 : i64
-                      %186 = arith.subi %182, %63 : i64
-                      %187 = arith.muli %186, %71 : i64
-                      %188 = arith.addi %69, %187 : i64
-                      %189 = arith.muli %137, %c64_i64 : i64
-                      %190 = arith.addi %188, %189 : i64
-                      %191 = arith.addi %181, %148 : i64
-                      %192 = arith.ori %191, %c2684354560_i64 : i64
-                      %193 = arith.subi %182, %181 : i64
-                      %194 = arith.addi %192, %193 : i64
-                      %195 = arith.subi %65, %148 : i64
-                      %196 = arith.minsi %195, %c16_i64 : i64
-                      "instgem.mvout"(%190, %194, %196, %185) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                } else {
-                  %166 = arith.index_cast %113 : i64 to index
-                  scf.for %arg9 = %c1 to %166 step %c1 {
-                    %168 = arith.index_cast %arg9 : index to i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.addi %169, %148 : i64
-                    %171 = arith.ori %170, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %171, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %172 = arith.muli %168, %c32_i64 : i64
-                    %173 = arith.addi %172, %162 : i64
-                    "instgem.compute_accumulated"(%173, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %167 = arith.index_cast %101 : i64 to index
-                  scf.for %arg9 = %166 to %167 step %c1 {
-                    %168 = arith.index_cast %arg9 : index to i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.subi %94, %169 : i64
-                    %171 = arith.minsi %170, %c16_i64 : i64
-                    %172 = arith.addi %169, %148 : i64
-                    %173 = arith.ori %172, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %173, %150, %171) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %174 = arith.muli %168, %c32_i64 : i64
-                    %175 = arith.addi %174, %162 : i64
-                    "instgem.compute_accumulated"(%175, %c16_i64, %171, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                }
-              }
-              %153 = arith.index_cast %104 : i64 to index
-              scf.for %arg8 = %152 to %153 step %c1 {
-                %160 = arith.index_cast %arg8 : index to i64
-                %161 = arith.muli %160, %c16_i64 : i64
-                %162 = arith.subi %96, %161 : i64
-                %163 = arith.minsi %162, %c16_i64 : i64
-                %164 = arith.subi %98, %161 : i64
-                %165 = arith.minsi %164, %c16_i64 : i64
-                scf.if %141 {
-                  %174 = arith.muli %160, %128 : i64
-                  %175 = arith.minsi %174, %81 : i64
-                  %176 = arith.addi %175, %128 : i64
-                  %177 = arith.minsi %176, %81 : i64
-                  %178 = arith.index_cast %175 : i64 to index
-                  %179 = arith.index_cast %177 : i64 to index
-                  scf.for %arg9 = %178 to %179 step %c1 {
-                    %180 = arith.index_cast %arg9 : index to i64
-                    %181 = arith.addi %73, %180 : i64
-                    %182 = arith.muli %181, %c16_i64 : i64
-                    %183 = arith.maxsi %182, %63 : i64
-                    %184 = arith.addi %182, %c16_i64 : i64
-                    %185 = arith.minsi %184, %74 : i64
-                    %186 = arith.subi %185, %183 : i64
-                    %187 = arith.subi %183, %63 : i64
-                    %188 = arith.muli %187, %71 : i64
-                    %189 = arith.addi %69, %188 : i64
-                    %190 = arith.muli %138, %c64_i64 : i64
-                    %191 = arith.addi %189, %190 : i64
-                    %192 = arith.muli %138, %c16_i64 : i64
-                    %193 = arith.addi %182, %192 : i64
-                    %194 = arith.ori %193, %c2684354560_i64 : i64
-                    %195 = arith.subi %183, %182 : i64
-                    %196 = arith.addi %194, %195 : i64
-                    %197 = arith.subi %65, %192 : i64
-                    %198 = arith.minsi %197, %c16_i64 : i64
-                    "instgem.mvout"(%191, %196, %198, %186) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %166 = arith.cmpi eq, %160, %c0_i64 : i64
-                %167 = arith.select %166, %c2147483648_i64, %c3221225472_i64 : i64
-                %168 = arith.ori %148, %167 : i64
-                %169 = arith.select %166, %c16_i64, %114 : i64
-                %170 = arith.select %166, %c16_i64, %150 : i64
-                %171 = arith.addi %161, %148 : i64
-                %172 = arith.addi %171, %c128_i64 : i64
-                "instgem.preload"(%172, %150, %165, %168, %170, %169) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%161, %163, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.cmpi eq, %160, %147 : i64
-                scf.if %173 {
-                  %174 = arith.index_cast %113 : i64 to index
-                  scf.for %arg9 = %c1 to %174 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.addi %177, %148 : i64
-                    %179 = arith.ori %178, %167 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %170, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %180 = arith.muli %176, %c32_i64 : i64
-                    %181 = arith.addi %180, %161 : i64
-                    "instgem.compute_accumulated"(%181, %163, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %182 = arith.subi %176, %c1_i64 : i64
-                    %183 = arith.subi %182, %73 : i64
-                    %184 = arith.cmpi sge, %183, %c0_i64 : i64
-                    %185 = arith.cmpi slt, %183, %81 : i64
-                    %186 = arith.andi %184, %185 : i1
-                    scf.if %186 {
-                      %187 = arith.muli %182, %c16_i64 : i64
-                      %188 = arith.maxsi %187, %63 : i64
-                      %189 = arith.addi %187, %c16_i64 : i64
-                      %190 = arith.minsi %189, %74 : i64
-                      %191 = arith.subi %190, %188 : i64
-                      %192 = arith.subi %188, %63 : i64
-                      %193 = arith.muli %192, %71 : i64
-                      %194 = arith.addi %69, %193 : i64
-                      %195 = arith.muli %137, %c64_i64 : i64
-                      %196 = arith.addi %194, %195 : i64
-                      %197 = arith.addi %187, %148 : i64
-                      %198 = arith.ori %197, %c2684354560_i64 : i64
-                      %199 = arith.subi %188, %187 : i64
-                      %200 = arith.addi %198, %199 : i64
-                      %201 = arith.subi %65, %148 : i64
-                      %202 = arith.minsi %201, %c16_i64 : i64
-                      "instgem.mvout"(%196, %200, %202, %191) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %175 = arith.index_cast %101 : i64 to index
-                  scf.for %arg9 = %174 to %175 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.subi %94, %177 : i64
-                    %179 = arith.minsi %178, %c16_i64 : i64
-                    %180 = arith.addi %177, %148 : i64
-                    %181 = arith.ori %180, %167 : i64
-                    %182 = arith.select %166, %c16_i64, %179 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %170, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %183 = arith.muli %176, %c32_i64 : i64
-                    %184 = arith.addi %183, %161 : i64
-                    "instgem.compute_accumulated"(%184, %163, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %185 = arith.subi %176, %c1_i64 : i64
-                    %186 = arith.subi %185, %73 : i64
-                    %187 = arith.cmpi sge, %186, %c0_i64 : i64
-                    %188 = arith.cmpi slt, %186, %81 : i64
-                    %189 = arith.andi %187, %188 : i1
-                    scf.if %189 {
-                      %190 = arith.muli %185, %c16_i64 : i64
-                      %191 = arith.maxsi %190, %63 : i64
-                      %192 = arith.addi %190, %c16_i64 : i64
-                      %193 = arith.minsi %192, %74 : i64
-                      %194 = arith.subi %193, %191 : i64
-                      %195 = arith.subi %191, %63 : i64
-                      %196 = arith.muli %195, %71 : i64
-                      %197 = arith.addi %69, %196 : i64
-                      %198 = arith.muli %137, %c64_i64 : i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.subi %90, %173 : i64
+                    %175 = arith.minsi %174, %c16_i64 : i64
+                    %176 = arith.addi %173, %144 : i64
+                    %177 = arith.ori %176, %163 : i64
+                    %178 = arith.select %162, %c16_i64, %175 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %166, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %179 = arith.muli %172, %c32_i64 : i64
+                    %180 = arith.addi %179, %157 : i64
+                    "instgem.compute_accumulated"(%180, %159, %175, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %181 = arith.subi %172, %c1_i64 : i64
+                    %182 = arith.subi %181, %69 : i64
+                    %183 = arith.cmpi sge, %182, %c0_i64 : i64
+                    %184 = arith.cmpi slt, %182, %77 : i64
+                    %185 = arith.andi %183, %184 : i1
+                    scf.if %185 {
+                      %186 = arith.muli %181, %c16_i64 : i64
+                      %187 = arith.maxsi %186, %59 : i64
+                      %188 = arith.addi %186, %c16_i64 : i64
+                      %189 = arith.minsi %188, %70 : i64
+                      %190 = arith.subi %189, %187 : i64
+                      %191 = arith.subi %187, %59 : i64
+                      %192 = arith.muli %191, %67 : i64
+                      %193 = arith.addi %65, %192 : i64
+                      %194 = arith.muli %133, %c64_i64 : i64
+                      %195 = arith.addi %193, %194 : i64
+                      %196 = arith.addi %186, %144 : i64
+                      %197 = arith.ori %196, %c2684354560_i64 : i64
+                      %198 = arith.subi %187, %186 : i64
                       %199 = arith.addi %197, %198 : i64
-                      %200 = arith.addi %190, %148 : i64
-                      %201 = arith.ori %200, %c2684354560_i64 : i64
-                      %202 = arith.subi %191, %190 : i64
-                      %203 = arith.addi %201, %202 : i64
-                      %204 = arith.subi %65, %148 : i64
-                      %205 = arith.minsi %204, %c16_i64 : i64
-                      "instgem.mvout"(%199, %203, %205, %194) : (i64, i64, i64, i64) -> ()
+                      %200 = arith.subi %61, %144 : i64
+                      %201 = arith.minsi %200, %c16_i64 : i64
+                      "instgem.mvout"(%195, %199, %201, %190) : (i64, i64, i64, i64) -> ()
                     }
                   }
                 } else {
-                  %174 = arith.index_cast %113 : i64 to index
-                  scf.for %arg9 = %c1 to %174 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.addi %177, %148 : i64
-                    %179 = arith.ori %178, %167 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %170, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %180 = arith.muli %176, %c32_i64 : i64
-                    %181 = arith.addi %180, %161 : i64
-                    "instgem.compute_accumulated"(%181, %163, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %170 = arith.index_cast %109 : i64 to index
+                  scf.for %arg9 = %c1 to %170 step %c1 {
+                    %172 = arith.index_cast %arg9 : index to i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.addi %173, %144 : i64
+                    %175 = arith.ori %174, %163 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %166, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %176 = arith.muli %172, %c32_i64 : i64
+                    %177 = arith.addi %176, %157 : i64
+                    "instgem.compute_accumulated"(%177, %159, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
-                  %175 = arith.index_cast %101 : i64 to index
-                  scf.for %arg9 = %174 to %175 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.subi %94, %177 : i64
-                    %179 = arith.minsi %178, %c16_i64 : i64
-                    %180 = arith.addi %177, %148 : i64
-                    %181 = arith.ori %180, %167 : i64
-                    %182 = arith.select %166, %c16_i64, %179 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %170, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %183 = arith.muli %176, %c32_i64 : i64
-                    %184 = arith.addi %183, %161 : i64
-                    "instgem.compute_accumulated"(%184, %163, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %171 = arith.index_cast %97 : i64 to index
+                  scf.for %arg9 = %170 to %171 step %c1 {
+                    %172 = arith.index_cast %arg9 : index to i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.subi %90, %173 : i64
+                    %175 = arith.minsi %174, %c16_i64 : i64
+                    %176 = arith.addi %173, %144 : i64
+                    %177 = arith.ori %176, %163 : i64
+                    %178 = arith.select %162, %c16_i64, %175 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %166, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %179 = arith.muli %172, %c32_i64 : i64
+                    %180 = arith.addi %179, %157 : i64
+                    "instgem.compute_accumulated"(%180, %159, %175, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
                 }
               }
+              scf.if %137 {
+                %156 = arith.muli %100, %124 : i64
+                %157 = arith.minsi %156, %77 : i64
+                %158 = arith.index_cast %157 : i64 to index
+                scf.for %arg8 = %158 to %112 step %c1 {
+                  %159 = arith.index_cast %arg8 : index to i64
+                  %160 = arith.addi %69, %159 : i64
+                  %161 = arith.muli %160, %c16_i64 : i64
+                  %162 = arith.maxsi %161, %59 : i64
+                  %163 = arith.addi %161, %c16_i64 : i64
+                  %164 = arith.minsi %163, %70 : i64
+                  %165 = arith.subi %164, %162 : i64
+                  %166 = arith.subi %162, %59 : i64
+                  %167 = arith.muli %166, %67 : i64
+                  %168 = arith.addi %65, %167 : i64
+                  %169 = arith.muli %134, %c64_i64 : i64
+                  %170 = arith.addi %168, %169 : i64
+                  %171 = arith.muli %134, %c16_i64 : i64
+                  %172 = arith.addi %161, %171 : i64
+                  %173 = arith.ori %172, %c2684354560_i64 : i64
+                  %174 = arith.subi %162, %161 : i64
+                  %175 = arith.addi %173, %174 : i64
+                  %176 = arith.subi %61, %171 : i64
+                  %177 = arith.minsi %176, %c16_i64 : i64
+                  "instgem.mvout"(%170, %175, %177, %165) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %150 = arith.cmpi sgt, %100, %c0_i64 : i64
+              %151 = arith.subi %97, %c1_i64 : i64
+              %152 = arith.subi %151, %69 : i64
+              %153 = arith.maxsi %152, %c0_i64 : i64
+              %154 = arith.minsi %153, %77 : i64
+              %155 = arith.select %150, %154, %c0_i64 : i64
               scf.if %141 {
-                %160 = arith.muli %104, %128 : i64
-                %161 = arith.minsi %160, %81 : i64
-                %162 = arith.index_cast %161 : i64 to index
-                scf.for %arg8 = %162 to %116 step %c1 {
-                  %163 = arith.index_cast %arg8 : index to i64
-                  %164 = arith.addi %73, %163 : i64
-                  %165 = arith.muli %164, %c16_i64 : i64
-                  %166 = arith.maxsi %165, %63 : i64
-                  %167 = arith.addi %165, %c16_i64 : i64
-                  %168 = arith.minsi %167, %74 : i64
-                  %169 = arith.subi %168, %166 : i64
-                  %170 = arith.subi %166, %63 : i64
-                  %171 = arith.muli %170, %71 : i64
-                  %172 = arith.addi %69, %171 : i64
-                  %173 = arith.muli %138, %c64_i64 : i64
-                  %174 = arith.addi %172, %173 : i64
-                  %175 = arith.muli %138, %c16_i64 : i64
-                  %176 = arith.addi %165, %175 : i64
-                  %177 = arith.ori %176, %c2684354560_i64 : i64
-                  %178 = arith.subi %166, %165 : i64
-                  %179 = arith.addi %177, %178 : i64
-                  %180 = arith.subi %65, %175 : i64
-                  %181 = arith.minsi %180, %c16_i64 : i64
-                  "instgem.mvout"(%174, %179, %181, %169) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %154 = arith.cmpi sgt, %104, %c0_i64 : i64
-              %155 = arith.subi %101, %c1_i64 : i64
-              %156 = arith.subi %155, %73 : i64
-              %157 = arith.maxsi %156, %c0_i64 : i64
-              %158 = arith.minsi %157, %81 : i64
-              %159 = arith.select %154, %158, %c0_i64 : i64
-              scf.if %145 {
-                %160 = arith.index_cast %159 : i64 to index
-                scf.for %arg8 = %160 to %116 step %c1 {
-                  %161 = arith.index_cast %arg8 : index to i64
-                  %162 = arith.addi %73, %161 : i64
-                  %163 = arith.muli %162, %c16_i64 : i64
-                  %164 = arith.maxsi %163, %63 : i64
-                  %165 = arith.addi %163, %c16_i64 : i64
-                  %166 = arith.minsi %165, %74 : i64
-                  %167 = arith.subi %166, %164 : i64
-                  %168 = arith.subi %164, %63 : i64
-                  %169 = arith.muli %168, %71 : i64
-                  %170 = arith.addi %69, %169 : i64
-                  %171 = arith.muli %137, %c64_i64 : i64
+                %156 = arith.index_cast %155 : i64 to index
+                scf.for %arg8 = %156 to %112 step %c1 {
+                  %157 = arith.index_cast %arg8 : index to i64
+                  %158 = arith.addi %69, %157 : i64
+                  %159 = arith.muli %158, %c16_i64 : i64
+                  %160 = arith.maxsi %159, %59 : i64
+                  %161 = arith.addi %159, %c16_i64 : i64
+                  %162 = arith.minsi %161, %70 : i64
+                  %163 = arith.subi %162, %160 : i64
+                  %164 = arith.subi %160, %59 : i64
+                  %165 = arith.muli %164, %67 : i64
+                  %166 = arith.addi %65, %165 : i64
+                  %167 = arith.muli %133, %c64_i64 : i64
+                  %168 = arith.addi %166, %167 : i64
+                  %169 = arith.addi %159, %144 : i64
+                  %170 = arith.ori %169, %c2684354560_i64 : i64
+                  %171 = arith.subi %160, %159 : i64
                   %172 = arith.addi %170, %171 : i64
-                  %173 = arith.addi %163, %148 : i64
-                  %174 = arith.ori %173, %c2684354560_i64 : i64
-                  %175 = arith.subi %164, %163 : i64
-                  %176 = arith.addi %174, %175 : i64
-                  %177 = arith.subi %65, %148 : i64
-                  %178 = arith.minsi %177, %c16_i64 : i64
-                  "instgem.mvout"(%172, %176, %178, %167) : (i64, i64, i64, i64) -> ()
+                  %173 = arith.subi %61, %144 : i64
+                  %174 = arith.minsi %173, %c16_i64 : i64
+                  "instgem.mvout"(%168, %172, %174, %163) : (i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %129 = arith.cmpi eq, %104, %c0_i64 : i64
-            %130 = arith.cmpi slt, %101, %c2_i64 : i64
-            %131 = arith.cmpi slt, %106, %c1_i64 : i64
-            %132 = arith.ori %129, %130 : i1
-            %133 = arith.ori %132, %131 : i1
-            scf.if %133 {
+            %125 = arith.cmpi eq, %100, %c0_i64 : i64
+            %126 = arith.cmpi slt, %97, %c2_i64 : i64
+            %127 = arith.cmpi slt, %102, %c1_i64 : i64
+            %128 = arith.ori %125, %126 : i1
+            %129 = arith.ori %128, %127 : i1
+            scf.if %129 {
               scf.for %arg7 = %c0 to %c2 step %c1 {
-                %137 = arith.index_cast %arg7 : index to i64
-                %138 = arith.muli %137, %c16_i64 : i64
-                %139 = arith.ori %138, %c2147483648_i64 : i64
-                %140 = arith.cmpi sge, %137, %101 : i64
-                %141 = arith.cmpi sle, %106, %c0_i64 : i64
-                %142 = arith.ori %129, %140 : i1
-                %143 = arith.ori %142, %141 : i1
-                %144 = arith.cmpi sgt, %82, %c0_i64 : i64
-                %145 = arith.andi %143, %144 : i1
-                scf.if %145 {
-                  "instgem.mvin"(%c0_i64, %139, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %133 = arith.index_cast %arg7 : index to i64
+                %134 = arith.muli %133, %c16_i64 : i64
+                %135 = arith.ori %134, %c2147483648_i64 : i64
+                %136 = arith.cmpi sge, %133, %97 : i64
+                %137 = arith.cmpi sle, %102, %c0_i64 : i64
+                %138 = arith.ori %125, %136 : i1
+                %139 = arith.ori %138, %137 : i1
+                %140 = arith.cmpi sgt, %78, %c0_i64 : i64
+                %141 = arith.andi %139, %140 : i1
+                scf.if %141 {
+                  "instgem.mvin"(%c0_i64, %135, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
-            %134 = arith.minsi %106, %82 : i64
-            %135 = arith.index_cast %134 : i64 to index
-            %136 = arith.index_cast %82 : i64 to index
-            scf.for %arg7 = %135 to %136 step %c1 {
-              %137 = arith.index_cast %arg7 : index to i64
-              scf.for %arg8 = %c0 to %116 step %c1 {
-                %138 = arith.index_cast %arg8 : index to i64
-                %139 = arith.addi %73, %138 : i64
-                %140 = arith.muli %139, %c16_i64 : i64
-                %141 = arith.maxsi %140, %63 : i64
-                %142 = arith.addi %140, %c16_i64 : i64
-                %143 = arith.minsi %142, %74 : i64
-                %144 = arith.subi %143, %141 : i64
-                %145 = arith.subi %141, %63 : i64
-                %146 = arith.muli %145, %71 : i64
-                %147 = arith.addi %69, %146 : i64
-                %148 = arith.muli %137, %c64_i64 : i64
-                %149 = arith.addi %147, %148 : i64
-                %150 = arith.muli %137, %c16_i64 : i64
-                %151 = arith.addi %140, %150 : i64
-                %152 = arith.ori %151, %c2684354560_i64 : i64
-                %153 = arith.subi %141, %140 : i64
-                %154 = arith.addi %152, %153 : i64
-                %155 = arith.subi %65, %150 : i64
-                %156 = arith.minsi %155, %c16_i64 : i64
-                "instgem.mvout"(%149, %154, %156, %144) : (i64, i64, i64, i64) -> ()
+            %130 = arith.minsi %102, %78 : i64
+            %131 = arith.index_cast %130 : i64 to index
+            %132 = arith.index_cast %78 : i64 to index
+            scf.for %arg7 = %131 to %132 step %c1 {
+              %133 = arith.index_cast %arg7 : index to i64
+              scf.for %arg8 = %c0 to %112 step %c1 {
+                %134 = arith.index_cast %arg8 : index to i64
+                %135 = arith.addi %69, %134 : i64
+                %136 = arith.muli %135, %c16_i64 : i64
+                %137 = arith.maxsi %136, %59 : i64
+                %138 = arith.addi %136, %c16_i64 : i64
+                %139 = arith.minsi %138, %70 : i64
+                %140 = arith.subi %139, %137 : i64
+                %141 = arith.subi %137, %59 : i64
+                %142 = arith.muli %141, %67 : i64
+                %143 = arith.addi %65, %142 : i64
+                %144 = arith.muli %133, %c64_i64 : i64
+                %145 = arith.addi %143, %144 : i64
+                %146 = arith.muli %133, %c16_i64 : i64
+                %147 = arith.addi %136, %146 : i64
+                %148 = arith.ori %147, %c2684354560_i64 : i64
+                %149 = arith.subi %137, %136 : i64
+                %150 = arith.addi %148, %149 : i64
+                %151 = arith.subi %61, %146 : i64
+                %152 = arith.minsi %151, %c16_i64 : i64
+                "instgem.mvout"(%145, %150, %152, %140) : (i64, i64, i64, i64) -> ()
               }
             }
           } else {
-            scf.for %arg7 = %c0 to %107 step %c1 {
-              scf.if %115 {
-                %139 = arith.cmpi sgt, %116, %c0 : index
-                scf.if %139 {
-                  %143 = arith.muli %126, %c4 : index
-                  %144 = arith.muli %116, %c4 : index
-                  %145 = arith.muli %arg7, %144 : index
-                  %146 = arith.subi %143, %c1 : index
-                  %147 = arith.addi %145, %146 : index
-                  %148 = arith.divsi %147, %143 : index
-                  %149 = arith.addi %147, %144 : index
-                  %150 = arith.divsi %149, %143 : index
-                  scf.for %arg8 = %148 to %150 step %c1 {
-                    %151 = arith.index_cast %arg8 : index to i64
-                    %152 = arith.addi %73, %151 : i64
-                    %153 = arith.muli %152, %c16_i64 : i64
-                    %154 = arith.maxsi %153, %63 : i64
-                    %155 = arith.addi %153, %c16_i64 : i64
-                    %156 = arith.minsi %155, %74 : i64
-                    %157 = arith.subi %156, %154 : i64
-                    %158 = arith.subi %154, %63 : i64
-                    %159 = arith.muli %158, %125#0 : i64
-                    %160 = arith.addi %125#1, %159 : i64
-                    %161 = arith.muli %152, %c32_i64 : i64
-                    %162 = arith.addi %161, %123 : i64
-                    %163 = arith.subi %154, %153 : i64
-                    %164 = arith.addi %162, %163 : i64
-                    %165 = arith.minsi %125#2, %c64_i64 : i64
-                    "instgem.mvin"(%160, %164, %165, %157) : (i64, i64, i64, i64) -> ()
+            scf.for %arg7 = %c0 to %103 step %c1 {
+              scf.if %111 {
+                %135 = arith.cmpi sgt, %112, %c0 : index
+                scf.if %135 {
+                  %139 = arith.muli %122, %c4 : index
+                  %140 = arith.muli %112, %c4 : index
+                  %141 = arith.muli %arg7, %140 : index
+                  %142 = arith.subi %139, %c1 : index
+                  %143 = arith.addi %141, %142 : index
+                  %144 = arith.divsi %143, %139 : index
+                  %145 = arith.addi %143, %140 : index
+                  %146 = arith.divsi %145, %139 : index
+                  scf.for %arg8 = %144 to %146 step %c1 {
+                    %147 = arith.index_cast %arg8 : index to i64
+                    %148 = arith.addi %69, %147 : i64
+                    %149 = arith.muli %148, %c16_i64 : i64
+                    %150 = arith.maxsi %149, %59 : i64
+                    %151 = arith.addi %149, %c16_i64 : i64
+                    %152 = arith.minsi %151, %70 : i64
+                    %153 = arith.subi %152, %150 : i64
+                    %154 = arith.subi %150, %59 : i64
+                    %155 = arith.muli %154, %121#0 : i64
+                    %156 = arith.addi %121#1, %155 : i64
+                    %157 = arith.muli %148, %c32_i64 : i64
+                    %158 = arith.addi %157, %119 : i64
+                    %159 = arith.subi %150, %149 : i64
+                    %160 = arith.addi %158, %159 : i64
+                    %161 = arith.minsi %121#2, %c64_i64 : i64
+                    "instgem.mvin"(%156, %160, %161, %153) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %140 = arith.cmpi sgt, %122, %c0 : index
-                scf.if %140 {
-                  %143 = arith.muli %126, %c4 : index
-                  %144 = arith.muli %122, %c4 : index
-                  %145 = arith.muli %arg7, %144 : index
-                  %146 = arith.subi %143, %c1 : index
-                  %147 = arith.subi %146, %126 : index
-                  %148 = arith.addi %145, %147 : index
-                  %149 = arith.divsi %148, %143 : index
-                  %150 = arith.addi %148, %144 : index
-                  %151 = arith.divsi %150, %143 : index
-                  scf.for %arg8 = %149 to %151 step %c1 {
-                    %152 = arith.index_cast %arg8 : index to i64
-                    %153 = arith.muli %152, %c16_i64 : i64
-                    %154 = arith.maxsi %153, %c0_i64 : i64
-                    %155 = arith.addi %153, %c16_i64 : i64
-                    %156 = arith.minsi %155, %63 : i64
-                    %157 = arith.subi %156, %154 : i64
-                    %158 = arith.muli %152, %c32_i64 : i64
-                    %159 = arith.addi %158, %123 : i64
-                    %160 = arith.subi %154, %153 : i64
-                    %161 = arith.addi %159, %160 : i64
-                    %162 = arith.minsi %125#2, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64, %161, %162, %157) : (i64, i64, i64, i64) -> ()
+                %136 = arith.cmpi sgt, %118, %c0 : index
+                scf.if %136 {
+                  %139 = arith.muli %122, %c4 : index
+                  %140 = arith.muli %118, %c4 : index
+                  %141 = arith.muli %arg7, %140 : index
+                  %142 = arith.subi %139, %c1 : index
+                  %143 = arith.subi %142, %122 : index
+                  %144 = arith.addi %141, %143 : index
+                  %145 = arith.divsi %144, %139 : index
+                  %146 = arith.addi %144, %140 : index
+                  %147 = arith.divsi %146, %139 : index
+                  scf.for %arg8 = %145 to %147 step %c1 {
+                    %148 = arith.index_cast %arg8 : index to i64
+                    %149 = arith.muli %148, %c16_i64 : i64
+                    %150 = arith.maxsi %149, %c0_i64 : i64
+                    %151 = arith.addi %149, %c16_i64 : i64
+                    %152 = arith.minsi %151, %59 : i64
+                    %153 = arith.subi %152, %150 : i64
+                    %154 = arith.muli %148, %c32_i64 : i64
+                    %155 = arith.addi %154, %119 : i64
+                    %156 = arith.subi %150, %149 : i64
+                    %157 = arith.addi %155, %156 : i64
+                    %158 = arith.minsi %121#2, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64, %157, %158, %153) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %141 = arith.cmpi sgt, %125#3, %c0 : index
-                scf.if %141 {
-                  %143 = arith.muli %126, %c4 : index
-                  %144 = arith.muli %125#3, %c4 : index
-                  %145 = arith.muli %arg7, %144 : index
-                  %146 = arith.subi %143, %c1 : index
-                  %147 = arith.muli %126, %c2 : index
-                  %148 = arith.subi %146, %147 : index
-                  %149 = arith.addi %145, %148 : index
-                  %150 = arith.divsi %149, %143 : index
-                  %151 = arith.addi %149, %144 : index
-                  %152 = arith.divsi %151, %143 : index
-                  scf.for %arg8 = %150 to %152 step %c1 {
-                    %153 = arith.index_cast %arg8 : index to i64
-                    %154 = arith.addi %125#4, %153 : i64
-                    %155 = arith.muli %154, %c16_i64 : i64
-                    %156 = arith.maxsi %155, %125#5 : i64
-                    %157 = arith.addi %155, %c16_i64 : i64
-                    %158 = arith.addi %125#5, %125#6 : i64
-                    %159 = arith.minsi %157, %158 : i64
-                    %160 = arith.subi %159, %156 : i64
-                    %161 = arith.subi %156, %125#5 : i64
-                    %162 = arith.muli %161, %125#7 : i64
-                    %163 = arith.addi %125#8, %162 : i64
-                    %164 = arith.addi %155, %124 : i64
-                    %165 = arith.subi %156, %155 : i64
-                    %166 = arith.addi %164, %165 : i64
-                    %167 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%163, %166, %167, %160) : (i64, i64, i64, i64) -> ()
+                %137 = arith.cmpi sgt, %121#3, %c0 : index
+                scf.if %137 {
+                  %139 = arith.muli %122, %c4 : index
+                  %140 = arith.muli %121#3, %c4 : index
+                  %141 = arith.muli %arg7, %140 : index
+                  %142 = arith.subi %139, %c1 : index
+                  %143 = arith.muli %122, %c2 : index
+                  %144 = arith.subi %142, %143 : index
+                  %145 = arith.addi %141, %144 : index
+                  %146 = arith.divsi %145, %139 : index
+                  %147 = arith.addi %145, %140 : index
+                  %148 = arith.divsi %147, %139 : index
+                  scf.for %arg8 = %146 to %148 step %c1 {
+                    %149 = arith.index_cast %arg8 : index to i64
+                    %150 = arith.addi %121#4, %149 : i64
+                    %151 = arith.muli %150, %c16_i64 : i64
+                    %152 = arith.maxsi %151, %121#5 : i64
+                    %153 = arith.addi %151, %c16_i64 : i64
+                    %154 = arith.addi %121#5, %121#6 : i64
+                    %155 = arith.minsi %153, %154 : i64
+                    %156 = arith.subi %155, %152 : i64
+                    %157 = arith.subi %152, %121#5 : i64
+                    %158 = arith.muli %157, %121#7 : i64
+                    %159 = arith.addi %121#8, %158 : i64
+                    %160 = arith.addi %151, %120 : i64
+                    %161 = arith.subi %152, %151 : i64
+                    %162 = arith.addi %160, %161 : i64
+                    %163 = arith.minsi %61, %c64_i64 : i64
+                    "instgem.mvin2"(%159, %162, %163, %156) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %142 = arith.cmpi sgt, %125#9, %c0 : index
-                scf.if %142 {
-                  %143 = arith.muli %126, %c4 : index
-                  %144 = arith.muli %125#9, %c4 : index
-                  %145 = arith.muli %arg7, %144 : index
-                  %146 = arith.subi %143, %c1 : index
-                  %147 = arith.muli %126, %c3 : index
-                  %148 = arith.subi %146, %147 : index
-                  %149 = arith.addi %145, %148 : index
-                  %150 = arith.divsi %149, %143 : index
-                  %151 = arith.addi %149, %144 : index
-                  %152 = arith.divsi %151, %143 : index
-                  scf.for %arg8 = %150 to %152 step %c1 {
-                    %153 = arith.index_cast %arg8 : index to i64
-                    %154 = arith.muli %153, %c16_i64 : i64
-                    %155 = arith.maxsi %154, %c0_i64 : i64
-                    %156 = arith.addi %154, %c16_i64 : i64
-                    %157 = arith.minsi %156, %125#5 : i64
-                    %158 = arith.subi %157, %155 : i64
-                    %159 = arith.addi %154, %124 : i64
-                    %160 = arith.subi %155, %154 : i64
-                    %161 = arith.addi %159, %160 : i64
-                    %162 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64, %161, %162, %158) : (i64, i64, i64, i64) -> ()
+                %138 = arith.cmpi sgt, %121#9, %c0 : index
+                scf.if %138 {
+                  %139 = arith.muli %122, %c4 : index
+                  %140 = arith.muli %121#9, %c4 : index
+                  %141 = arith.muli %arg7, %140 : index
+                  %142 = arith.subi %139, %c1 : index
+                  %143 = arith.muli %122, %c3 : index
+                  %144 = arith.subi %142, %143 : index
+                  %145 = arith.addi %141, %144 : index
+                  %146 = arith.divsi %145, %139 : index
+                  %147 = arith.addi %145, %140 : index
+                  %148 = arith.divsi %147, %139 : index
+                  scf.for %arg8 = %146 to %148 step %c1 {
+                    %149 = arith.index_cast %arg8 : index to i64
+                    %150 = arith.muli %149, %c16_i64 : i64
+                    %151 = arith.maxsi %150, %c0_i64 : i64
+                    %152 = arith.addi %150, %c16_i64 : i64
+                    %153 = arith.minsi %152, %121#5 : i64
+                    %154 = arith.subi %153, %151 : i64
+                    %155 = arith.addi %150, %120 : i64
+                    %156 = arith.subi %151, %150 : i64
+                    %157 = arith.addi %155, %156 : i64
+                    %158 = arith.minsi %61, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64, %157, %158, %154) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %132 = arith.index_cast %arg7 : index to i64
-              %133 = arith.muli %132, %c16_i64 : i64
-              %134 = arith.subi %100, %133 : i64
-              %135 = arith.minsi %134, %c16_i64 : i64
-              %136 = arith.cmpi sgt, %110, %c0_i64 : i64
-              scf.if %136 {
-                %139 = arith.ori %133, %c2147483648_i64 : i64
-                %140 = arith.addi %133, %c128_i64 : i64
-                "instgem.preload"(%140, %135, %c16_i64, %139, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %141 = arith.index_cast %113 : i64 to index
-                scf.for %arg8 = %c1 to %141 step %c1 {
-                  %143 = arith.index_cast %arg8 : index to i64
-                  %144 = arith.muli %143, %c16_i64 : i64
-                  %145 = arith.addi %144, %133 : i64
-                  %146 = arith.ori %145, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %146, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %147 = arith.muli %143, %c32_i64 : i64
+              %128 = arith.index_cast %arg7 : index to i64
+              %129 = arith.muli %128, %c16_i64 : i64
+              %130 = arith.subi %96, %129 : i64
+              %131 = arith.minsi %130, %c16_i64 : i64
+              %132 = arith.cmpi sgt, %106, %c0_i64 : i64
+              scf.if %132 {
+                %135 = arith.ori %129, %c2147483648_i64 : i64
+                %136 = arith.addi %129, %c128_i64 : i64
+                "instgem.preload"(%136, %131, %c16_i64, %135, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64, %c16_i64, %110, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %137 = arith.index_cast %109 : i64 to index
+                scf.for %arg8 = %c1 to %137 step %c1 {
+                  %139 = arith.index_cast %arg8 : index to i64
+                  %140 = arith.muli %139, %c16_i64 : i64
+                  %141 = arith.addi %140, %129 : i64
+                  %142 = arith.ori %141, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %142, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %143 = arith.muli %139, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%143, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %138 = arith.index_cast %97 : i64 to index
+                scf.for %arg8 = %137 to %138 step %c1 {
+                  %139 = arith.index_cast %arg8 : index to i64
+                  %140 = arith.muli %139, %c16_i64 : i64
+                  %141 = arith.subi %90, %140 : i64
+                  %142 = arith.minsi %141, %c16_i64 : i64
+                  %143 = arith.addi %140, %129 : i64
+                  %144 = arith.ori %143, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %144, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %145 = arith.muli %139, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%145, %c16_i64, %142, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %133 = arith.index_cast %106 : i64 to index
+              scf.for %arg8 = %c1 to %133 step %c1 {
+                %135 = arith.index_cast %arg8 : index to i64
+                %136 = arith.ori %129, %c3221225472_i64 : i64
+                %137 = arith.muli %135, %c16_i64 : i64
+                %138 = arith.addi %137, %129 : i64
+                %139 = arith.addi %138, %c128_i64 : i64
+                "instgem.preload"(%139, %131, %c16_i64, %136, %131, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%137, %c16_i64, %110, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %140 = arith.index_cast %109 : i64 to index
+                scf.for %arg9 = %c1 to %140 step %c1 {
+                  %142 = arith.index_cast %arg9 : index to i64
+                  %143 = arith.muli %142, %c16_i64 : i64
+                  %144 = arith.addi %143, %129 : i64
+                  %145 = arith.ori %144, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %145, %131, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %146 = arith.muli %142, %c32_i64 : i64
+                  %147 = arith.addi %146, %137 : i64
                   "instgem.compute_accumulated"(%147, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %142 = arith.index_cast %101 : i64 to index
-                scf.for %arg8 = %141 to %142 step %c1 {
-                  %143 = arith.index_cast %arg8 : index to i64
-                  %144 = arith.muli %143, %c16_i64 : i64
-                  %145 = arith.subi %94, %144 : i64
-                  %146 = arith.minsi %145, %c16_i64 : i64
-                  %147 = arith.addi %144, %133 : i64
-                  %148 = arith.ori %147, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %149 = arith.muli %143, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%149, %c16_i64, %146, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %141 = arith.index_cast %97 : i64 to index
+                scf.for %arg9 = %140 to %141 step %c1 {
+                  %142 = arith.index_cast %arg9 : index to i64
+                  %143 = arith.muli %142, %c16_i64 : i64
+                  %144 = arith.subi %90, %143 : i64
+                  %145 = arith.minsi %144, %c16_i64 : i64
+                  %146 = arith.addi %143, %129 : i64
+                  %147 = arith.ori %146, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %147, %131, %145) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %148 = arith.muli %142, %c32_i64 : i64
+                  %149 = arith.addi %148, %137 : i64
+                  "instgem.compute_accumulated"(%149, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %137 = arith.index_cast %110 : i64 to index
-              scf.for %arg8 = %c1 to %137 step %c1 {
-                %139 = arith.index_cast %arg8 : index to i64
-                %140 = arith.ori %133, %c3221225472_i64 : i64
-                %141 = arith.muli %139, %c16_i64 : i64
-                %142 = arith.addi %141, %133 : i64
-                %143 = arith.addi %142, %c128_i64 : i64
-                "instgem.preload"(%143, %135, %c16_i64, %140, %135, %114) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%141, %c16_i64, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %144 = arith.index_cast %113 : i64 to index
-                scf.for %arg9 = %c1 to %144 step %c1 {
-                  %146 = arith.index_cast %arg9 : index to i64
-                  %147 = arith.muli %146, %c16_i64 : i64
-                  %148 = arith.addi %147, %133 : i64
-                  %149 = arith.ori %148, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %150 = arith.muli %146, %c32_i64 : i64
-                  %151 = arith.addi %150, %141 : i64
-                  "instgem.compute_accumulated"(%151, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %134 = arith.index_cast %100 : i64 to index
+              scf.for %arg8 = %133 to %134 step %c1 {
+                %135 = arith.index_cast %arg8 : index to i64
+                %136 = arith.muli %135, %c16_i64 : i64
+                %137 = arith.subi %92, %136 : i64
+                %138 = arith.minsi %137, %c16_i64 : i64
+                %139 = arith.subi %94, %136 : i64
+                %140 = arith.minsi %139, %c16_i64 : i64
+                %141 = arith.cmpi eq, %135, %c0_i64 : i64
+                %142 = arith.select %141, %c2147483648_i64, %c3221225472_i64 : i64
+                %143 = arith.ori %129, %142 : i64
+                %144 = arith.select %141, %c16_i64, %110 : i64
+                %145 = arith.select %141, %c16_i64, %131 : i64
+                %146 = arith.addi %136, %129 : i64
+                %147 = arith.addi %146, %c128_i64 : i64
+                "instgem.preload"(%147, %131, %140, %143, %145, %144) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%136, %138, %110, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %148 = arith.index_cast %109 : i64 to index
+                scf.for %arg9 = %c1 to %148 step %c1 {
+                  %150 = arith.index_cast %arg9 : index to i64
+                  %151 = arith.muli %150, %c16_i64 : i64
+                  %152 = arith.addi %151, %129 : i64
+                  %153 = arith.ori %152, %142 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %145, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %154 = arith.muli %150, %c32_i64 : i64
+                  %155 = arith.addi %154, %136 : i64
+                  "instgem.compute_accumulated"(%155, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %145 = arith.index_cast %101 : i64 to index
-                scf.for %arg9 = %144 to %145 step %c1 {
-                  %146 = arith.index_cast %arg9 : index to i64
-                  %147 = arith.muli %146, %c16_i64 : i64
-                  %148 = arith.subi %94, %147 : i64
-                  %149 = arith.minsi %148, %c16_i64 : i64
-                  %150 = arith.addi %147, %133 : i64
-                  %151 = arith.ori %150, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %135, %149) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %152 = arith.muli %146, %c32_i64 : i64
-                  %153 = arith.addi %152, %141 : i64
-                  "instgem.compute_accumulated"(%153, %c16_i64, %149, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %138 = arith.index_cast %104 : i64 to index
-              scf.for %arg8 = %137 to %138 step %c1 {
-                %139 = arith.index_cast %arg8 : index to i64
-                %140 = arith.muli %139, %c16_i64 : i64
-                %141 = arith.subi %96, %140 : i64
-                %142 = arith.minsi %141, %c16_i64 : i64
-                %143 = arith.subi %98, %140 : i64
-                %144 = arith.minsi %143, %c16_i64 : i64
-                %145 = arith.cmpi eq, %139, %c0_i64 : i64
-                %146 = arith.select %145, %c2147483648_i64, %c3221225472_i64 : i64
-                %147 = arith.ori %133, %146 : i64
-                %148 = arith.select %145, %c16_i64, %114 : i64
-                %149 = arith.select %145, %c16_i64, %135 : i64
-                %150 = arith.addi %140, %133 : i64
-                %151 = arith.addi %150, %c128_i64 : i64
-                "instgem.preload"(%151, %135, %144, %147, %149, %148) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%140, %142, %114, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %152 = arith.index_cast %113 : i64 to index
-                scf.for %arg9 = %c1 to %152 step %c1 {
-                  %154 = arith.index_cast %arg9 : index to i64
-                  %155 = arith.muli %154, %c16_i64 : i64
-                  %156 = arith.addi %155, %133 : i64
-                  %157 = arith.ori %156, %146 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %149, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %158 = arith.muli %154, %c32_i64 : i64
-                  %159 = arith.addi %158, %140 : i64
-                  "instgem.compute_accumulated"(%159, %142, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %153 = arith.index_cast %101 : i64 to index
-                scf.for %arg9 = %152 to %153 step %c1 {
-                  %154 = arith.index_cast %arg9 : index to i64
-                  %155 = arith.muli %154, %c16_i64 : i64
-                  %156 = arith.subi %94, %155 : i64
-                  %157 = arith.minsi %156, %c16_i64 : i64
-                  %158 = arith.addi %155, %133 : i64
-                  %159 = arith.ori %158, %146 : i64
-                  %160 = arith.select %145, %c16_i64, %157 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %159, %149, %160) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %161 = arith.muli %154, %c32_i64 : i64
-                  %162 = arith.addi %161, %140 : i64
-                  "instgem.compute_accumulated"(%162, %142, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %149 = arith.index_cast %97 : i64 to index
+                scf.for %arg9 = %148 to %149 step %c1 {
+                  %150 = arith.index_cast %arg9 : index to i64
+                  %151 = arith.muli %150, %c16_i64 : i64
+                  %152 = arith.subi %90, %151 : i64
+                  %153 = arith.minsi %152, %c16_i64 : i64
+                  %154 = arith.addi %151, %129 : i64
+                  %155 = arith.ori %154, %142 : i64
+                  %156 = arith.select %141, %c16_i64, %153 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %145, %156) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %157 = arith.muli %150, %c32_i64 : i64
+                  %158 = arith.addi %157, %136 : i64
+                  "instgem.compute_accumulated"(%158, %138, %153, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %127 = arith.cmpi eq, %104, %c0_i64 : i64
-            %128 = arith.cmpi slt, %101, %c2_i64 : i64
-            %129 = arith.cmpi slt, %106, %c1_i64 : i64
-            %130 = arith.ori %127, %128 : i1
-            %131 = arith.ori %130, %129 : i1
-            scf.if %131 {
+            %123 = arith.cmpi eq, %100, %c0_i64 : i64
+            %124 = arith.cmpi slt, %97, %c2_i64 : i64
+            %125 = arith.cmpi slt, %102, %c1_i64 : i64
+            %126 = arith.ori %123, %124 : i1
+            %127 = arith.ori %126, %125 : i1
+            scf.if %127 {
               scf.for %arg7 = %c0 to %c2 step %c1 {
-                %132 = arith.index_cast %arg7 : index to i64
-                %133 = arith.muli %132, %c16_i64 : i64
-                %134 = arith.ori %133, %c2147483648_i64 : i64
-                %135 = arith.cmpi sge, %132, %101 : i64
-                %136 = arith.cmpi sle, %106, %c0_i64 : i64
-                %137 = arith.ori %127, %135 : i1
-                %138 = arith.ori %137, %136 : i1
-                %139 = arith.cmpi sgt, %82, %c0_i64 : i64
-                %140 = arith.andi %138, %139 : i1
-                scf.if %140 {
-                  "instgem.mvin"(%c0_i64, %134, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %128 = arith.index_cast %arg7 : index to i64
+                %129 = arith.muli %128, %c16_i64 : i64
+                %130 = arith.ori %129, %c2147483648_i64 : i64
+                %131 = arith.cmpi sge, %128, %97 : i64
+                %132 = arith.cmpi sle, %102, %c0_i64 : i64
+                %133 = arith.ori %123, %131 : i1
+                %134 = arith.ori %133, %132 : i1
+                %135 = arith.cmpi sgt, %78, %c0_i64 : i64
+                %136 = arith.andi %134, %135 : i1
+                scf.if %136 {
+                  "instgem.mvin"(%c0_i64, %130, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
           }
-          scf.if %115 {
-            %127 = arith.muli %126, %c4 : index
-            %128 = arith.muli %116, %c4 : index
-            %129 = arith.muli %107, %128 : index
-            %130 = arith.subi %127, %c1 : index
-            %131 = arith.addi %129, %130 : index
-            %132 = arith.divsi %131, %127 : index
-            scf.for %arg7 = %132 to %116 step %c1 {
-              %150 = arith.index_cast %arg7 : index to i64
-              %151 = arith.addi %73, %150 : i64
-              %152 = arith.muli %151, %c16_i64 : i64
-              %153 = arith.maxsi %152, %63 : i64
-              %154 = arith.addi %152, %c16_i64 : i64
-              %155 = arith.minsi %154, %74 : i64
-              %156 = arith.subi %155, %153 : i64
-              %157 = arith.subi %153, %63 : i64
-              %158 = arith.muli %157, %125#0 : i64
-              %159 = arith.addi %125#1, %158 : i64
-              %160 = arith.muli %151, %c32_i64 : i64
-              %161 = arith.addi %160, %123 : i64
-              %162 = arith.subi %153, %152 : i64
-              %163 = arith.addi %161, %162 : i64
-              %164 = arith.minsi %125#2, %c64_i64 : i64
-              "instgem.mvin"(%159, %163, %164, %156) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %133 = arith.muli %122, %c4 : index
-            %134 = arith.muli %107, %133 : index
-            %135 = arith.subi %130, %126 : index
-            %136 = arith.addi %134, %135 : index
-            %137 = arith.divsi %136, %127 : index
-            scf.for %arg7 = %137 to %122 step %c1 {
-              %150 = arith.index_cast %arg7 : index to i64
-              %151 = arith.muli %150, %c16_i64 : i64
-              %152 = arith.maxsi %151, %c0_i64 : i64
-              %153 = arith.addi %151, %c16_i64 : i64
-              %154 = arith.minsi %153, %63 : i64
-              %155 = arith.subi %154, %152 : i64
-              %156 = arith.muli %150, %c32_i64 : i64
-              %157 = arith.addi %156, %123 : i64
-              %158 = arith.subi %152, %151 : i64
+          scf.if %111 {
+            %123 = arith.muli %122, %c4 : index
+            %124 = arith.muli %112, %c4 : index
+            %125 = arith.muli %103, %124 : index
+            %126 = arith.subi %123, %c1 : index
+            %127 = arith.addi %125, %126 : index
+            %128 = arith.divsi %127, %123 : index
+            scf.for %arg7 = %128 to %112 step %c1 {
+              %146 = arith.index_cast %arg7 : index to i64
+              %147 = arith.addi %69, %146 : i64
+              %148 = arith.muli %147, %c16_i64 : i64
+              %149 = arith.maxsi %148, %59 : i64
+              %150 = arith.addi %148, %c16_i64 : i64
+              %151 = arith.minsi %150, %70 : i64
+              %152 = arith.subi %151, %149 : i64
+              %153 = arith.subi %149, %59 : i64
+              %154 = arith.muli %153, %121#0 : i64
+              %155 = arith.addi %121#1, %154 : i64
+              %156 = arith.muli %147, %c32_i64 : i64
+              %157 = arith.addi %156, %119 : i64
+              %158 = arith.subi %149, %148 : i64
               %159 = arith.addi %157, %158 : i64
-              %160 = arith.minsi %125#2, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %159, %160, %155) : (i64, i64, i64, i64) -> ()
+              %160 = arith.minsi %121#2, %c64_i64 : i64
+              "instgem.mvin"(%155, %159, %160, %152) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %138 = arith.muli %125#3, %c4 : index
-            %139 = arith.muli %107, %138 : index
-            %140 = arith.muli %126, %c2 : index
-            %141 = arith.subi %130, %140 : index
-            %142 = arith.addi %139, %141 : index
-            %143 = arith.divsi %142, %127 : index
-            scf.for %arg7 = %143 to %125#3 step %c1 {
-              %150 = arith.index_cast %arg7 : index to i64
-              %151 = arith.addi %125#4, %150 : i64
-              %152 = arith.muli %151, %c16_i64 : i64
-              %153 = arith.maxsi %152, %125#5 : i64
-              %154 = arith.addi %152, %c16_i64 : i64
-              %155 = arith.addi %125#5, %125#6 : i64
-              %156 = arith.minsi %154, %155 : i64
-              %157 = arith.subi %156, %153 : i64
-              %158 = arith.subi %153, %125#5 : i64
-              %159 = arith.muli %158, %125#7 : i64
-              %160 = arith.addi %125#8, %159 : i64
-              %161 = arith.addi %152, %124 : i64
-              %162 = arith.subi %153, %152 : i64
-              %163 = arith.addi %161, %162 : i64
-              %164 = arith.minsi %65, %c64_i64 : i64
-              "instgem.mvin2"(%160, %163, %164, %157) : (i64, i64, i64, i64) -> ()
+            %129 = arith.muli %118, %c4 : index
+            %130 = arith.muli %103, %129 : index
+            %131 = arith.subi %126, %122 : index
+            %132 = arith.addi %130, %131 : index
+            %133 = arith.divsi %132, %123 : index
+            scf.for %arg7 = %133 to %118 step %c1 {
+              %146 = arith.index_cast %arg7 : index to i64
+              %147 = arith.muli %146, %c16_i64 : i64
+              %148 = arith.maxsi %147, %c0_i64 : i64
+              %149 = arith.addi %147, %c16_i64 : i64
+              %150 = arith.minsi %149, %59 : i64
+              %151 = arith.subi %150, %148 : i64
+              %152 = arith.muli %146, %c32_i64 : i64
+              %153 = arith.addi %152, %119 : i64
+              %154 = arith.subi %148, %147 : i64
+              %155 = arith.addi %153, %154 : i64
+              %156 = arith.minsi %121#2, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64, %155, %156, %151) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %144 = arith.muli %125#9, %c4 : index
-            %145 = arith.muli %107, %144 : index
-            %146 = arith.muli %126, %c3 : index
-            %147 = arith.subi %130, %146 : index
-            %148 = arith.addi %145, %147 : index
-            %149 = arith.divsi %148, %127 : index
-            scf.for %arg7 = %149 to %125#9 step %c1 {
-              %150 = arith.index_cast %arg7 : index to i64
-              %151 = arith.muli %150, %c16_i64 : i64
-              %152 = arith.maxsi %151, %c0_i64 : i64
-              %153 = arith.addi %151, %c16_i64 : i64
-              %154 = arith.minsi %153, %125#5 : i64
-              %155 = arith.subi %154, %152 : i64
-              %156 = arith.addi %151, %124 : i64
-              %157 = arith.subi %152, %151 : i64
-              %158 = arith.addi %156, %157 : i64
-              %159 = arith.minsi %65, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %158, %159, %155) : (i64, i64, i64, i64) -> ()
+            %134 = arith.muli %121#3, %c4 : index
+            %135 = arith.muli %103, %134 : index
+            %136 = arith.muli %122, %c2 : index
+            %137 = arith.subi %126, %136 : index
+            %138 = arith.addi %135, %137 : index
+            %139 = arith.divsi %138, %123 : index
+            scf.for %arg7 = %139 to %121#3 step %c1 {
+              %146 = arith.index_cast %arg7 : index to i64
+              %147 = arith.addi %121#4, %146 : i64
+              %148 = arith.muli %147, %c16_i64 : i64
+              %149 = arith.maxsi %148, %121#5 : i64
+              %150 = arith.addi %148, %c16_i64 : i64
+              %151 = arith.addi %121#5, %121#6 : i64
+              %152 = arith.minsi %150, %151 : i64
+              %153 = arith.subi %152, %149 : i64
+              %154 = arith.subi %149, %121#5 : i64
+              %155 = arith.muli %154, %121#7 : i64
+              %156 = arith.addi %121#8, %155 : i64
+              %157 = arith.addi %148, %120 : i64
+              %158 = arith.subi %149, %148 : i64
+              %159 = arith.addi %157, %158 : i64
+              %160 = arith.minsi %61, %c64_i64 : i64
+              "instgem.mvin2"(%156, %159, %160, %153) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %140 = arith.muli %121#9, %c4 : index
+            %141 = arith.muli %103, %140 : index
+            %142 = arith.muli %122, %c3 : index
+            %143 = arith.subi %126, %142 : index
+            %144 = arith.addi %141, %143 : index
+            %145 = arith.divsi %144, %123 : index
+            scf.for %arg7 = %145 to %121#9 step %c1 {
+              %146 = arith.index_cast %arg7 : index to i64
+              %147 = arith.muli %146, %c16_i64 : i64
+              %148 = arith.maxsi %147, %c0_i64 : i64
+              %149 = arith.addi %147, %c16_i64 : i64
+              %150 = arith.minsi %149, %121#5 : i64
+              %151 = arith.subi %150, %148 : i64
+              %152 = arith.addi %147, %120 : i64
+              %153 = arith.subi %148, %147 : i64
+              %154 = arith.addi %152, %153 : i64
+              %155 = arith.minsi %61, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64, %154, %155, %151) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
           }
         }
       } else {
-        %85:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-          %86 = arith.maxsi %arg8, %c0 : index
-          %87 = arith.minsi %86, %arg5 : index
-          %88 = arith.addi %arg8, %c32 : index
-          %89 = arith.maxsi %88, %c0 : index
-          %90 = arith.minsi %89, %arg5 : index
-          %91 = arith.subi %87, %arg8 : index
-          %92 = arith.maxsi %91, %c0 : index
-          %93 = arith.minsi %92, %c32 : index
-          %94 = arith.subi %90, %87 : index
-          %95 = arith.cmpi sgt, %93, %c0 : index
-          scf.if %95 {
+        %81:2 = scf.for %arg7 = %c0 to %6 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %82 = arith.maxsi %arg8, %c0 : index
+          %83 = arith.minsi %82, %arg5 : index
+          %84 = arith.addi %arg8, %c32 : index
+          %85 = arith.maxsi %84, %c0 : index
+          %86 = arith.minsi %85, %arg5 : index
+          %87 = arith.subi %83, %arg8 : index
+          %88 = arith.maxsi %87, %c0 : index
+          %89 = arith.minsi %88, %c32 : index
+          %90 = arith.subi %86, %83 : index
+          %91 = arith.cmpi sgt, %89, %c0 : index
+          scf.if %91 {
             func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
           }
-          %96 = arith.index_cast %arg7 : index to i64
-          %97 = arith.remsi %96, %c2_i64 : i64
-          %98 = arith.muli %97, %c64_i64 : i64
-          %99 = arith.index_cast %94 : index to i64
-          %100 = arith.maxsi %arg9, %c0 : index
-          %101 = arith.minsi %100, %arg5 : index
-          %102 = arith.addi %arg9, %c32 : index
-          %103 = arith.maxsi %102, %c0 : index
-          %104 = arith.minsi %103, %arg5 : index
-          %105 = arith.subi %101, %arg9 : index
-          %106 = arith.maxsi %105, %c0 : index
-          %107 = arith.minsi %106, %c32 : index
-          %108 = arith.subi %104, %101 : index
-          scf.if %61 {
+          %92 = arith.index_cast %arg7 : index to i64
+          %93 = arith.remsi %92, %c2_i64 : i64
+          %94 = arith.muli %93, %c64_i64 : i64
+          %95 = arith.index_cast %90 : index to i64
+          %96 = arith.maxsi %arg9, %c0 : index
+          %97 = arith.minsi %96, %arg5 : index
+          %98 = arith.addi %arg9, %c32 : index
+          %99 = arith.maxsi %98, %c0 : index
+          %100 = arith.minsi %99, %arg5 : index
+          %101 = arith.subi %97, %arg9 : index
+          %102 = arith.maxsi %101, %c0 : index
+          %103 = arith.minsi %102, %c32 : index
+          %104 = arith.subi %100, %97 : index
+          scf.if %57 {
             func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
           }
-          %109 = arith.muli %97, %c32_i64 : i64
-          %110 = arith.addi %109, %c128_i64 : i64
-          %111 = arith.index_cast %107 : index to i64
-          %112 = arith.index_cast %108 : index to i64
-          %113 = arith.addi %111, %112 : i64
-          %114 = arith.minsi %75, %c32_i64 : i64
-          %115 = arith.maxsi %99, %c0_i64 : i64
-          %116 = arith.minsi %115, %c32_i64 : i64
-          %117 = arith.maxsi %113, %c0_i64 : i64
-          %118 = arith.minsi %117, %c32_i64 : i64
-          %119 = arith.maxsi %65, %c0_i64 : i64
-          %120 = arith.minsi %119, %c16_i64 : i64
-          %121 = arith.ceildivsi %114, %c16_i64 : i64
-          %122 = arith.ceildivsi %120, %c16_i64 : i64
-          %123 = arith.minsi %116, %118 : i64
-          %124 = arith.ceildivsi %123, %c16_i64 : i64
-          %125 = arith.addi %arg7, %c1 : index
-          %126 = arith.cmpi sge, %125, %6 : index
-          %127 = arith.cmpi eq, %arg7, %c0 : index
-          %128 = arith.cmpi sgt, %121, %c0_i64 : i64
-          %129 = arith.select %128, %122, %c0_i64 : i64
-          %130 = arith.index_cast %129 : i64 to index
-          %131 = arith.divsi %123, %c16_i64 : i64
-          %132 = arith.minsi %124, %131 : i64
-          %133 = arith.maxsi %132, %c0_i64 : i64
-          %134 = arith.divsi %114, %c16_i64 : i64
-          %135 = arith.minsi %121, %134 : i64
-          %136 = arith.maxsi %135, %c1_i64 : i64
-          %137 = arith.minsi %114, %c16_i64 : i64
-          %138 = arith.ori %127, %126 : i1
-          %139 = arith.cmpi slt, %125, %6 : index
-          %140 = arith.index_cast %81 : i64 to index
-          %141 = arith.addi %72, %c15_i64 : i64
-          %142 = arith.divui %141, %c16_i64 : i64
-          %143 = arith.cmpi sgt, %63, %c0_i64 : i64
-          %144 = arith.extui %143 : i1 to i64
-          %145 = arith.muli %142, %144 : i64
-          %146 = arith.index_cast %145 : i64 to index
-          %147:12 = scf.if %139 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
-            %149 = arith.addi %arg8, %c64 : index
-            %150 = arith.maxsi %149, %c0 : index
-            %151 = arith.minsi %150, %arg5 : index
-            %152 = arith.subi %90, %88 : index
-            %153 = arith.maxsi %152, %c0 : index
-            %154 = arith.minsi %153, %c32 : index
-            %155 = arith.subi %151, %90 : index
-            %156 = arith.cmpi sgt, %154, %c0 : index
-            %subview_2 = memref.subview %reinterpret_cast[%8, %90] [%55, %155] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %157 = arith.index_cast %125 : index to i64
-            %158 = arith.remsi %157, %c2_i64 : i64
-            %159 = arith.muli %158, %c64_i64 : i64
-            %160 = arith.index_cast %155 : index to i64
+          %105 = arith.muli %93, %c32_i64 : i64
+          %106 = arith.addi %105, %c128_i64 : i64
+          %107 = arith.index_cast %103 : index to i64
+          %108 = arith.index_cast %104 : index to i64
+          %109 = arith.addi %107, %108 : i64
+          %110 = arith.minsi %71, %c32_i64 : i64
+          %111 = arith.maxsi %95, %c0_i64 : i64
+          %112 = arith.minsi %111, %c32_i64 : i64
+          %113 = arith.maxsi %109, %c0_i64 : i64
+          %114 = arith.minsi %113, %c32_i64 : i64
+          %115 = arith.maxsi %61, %c0_i64 : i64
+          %116 = arith.minsi %115, %c16_i64 : i64
+          %117 = arith.ceildivsi %110, %c16_i64 : i64
+          %118 = arith.ceildivsi %116, %c16_i64 : i64
+          %119 = arith.minsi %112, %114 : i64
+          %120 = arith.ceildivsi %119, %c16_i64 : i64
+          %121 = arith.addi %arg7, %c1 : index
+          %122 = arith.cmpi sge, %121, %6 : index
+          %123 = arith.cmpi eq, %arg7, %c0 : index
+          %124 = arith.cmpi sgt, %117, %c0_i64 : i64
+          %125 = arith.select %124, %118, %c0_i64 : i64
+          %126 = arith.index_cast %125 : i64 to index
+          %127 = arith.divsi %119, %c16_i64 : i64
+          %128 = arith.minsi %120, %127 : i64
+          %129 = arith.maxsi %128, %c0_i64 : i64
+          %130 = arith.divsi %110, %c16_i64 : i64
+          %131 = arith.minsi %117, %130 : i64
+          %132 = arith.maxsi %131, %c1_i64 : i64
+          %133 = arith.minsi %110, %c16_i64 : i64
+          %134 = arith.ori %123, %122 : i1
+          %135 = arith.cmpi slt, %121, %6 : index
+          %136 = arith.index_cast %77 : i64 to index
+          %137 = arith.addi %68, %c15_i64 : i64
+          %138 = arith.divui %137, %c16_i64 : i64
+          %139 = arith.cmpi sgt, %59, %c0_i64 : i64
+          %140 = arith.extui %139 : i1 to i64
+          %141 = arith.muli %138, %140 : i64
+          %142 = arith.index_cast %141 : i64 to index
+          %143:12 = scf.if %135 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+            %145 = arith.addi %arg8, %c64 : index
+            %146 = arith.maxsi %145, %c0 : index
+            %147 = arith.minsi %146, %arg5 : index
+            %148 = arith.subi %86, %84 : index
+            %149 = arith.maxsi %148, %c0 : index
+            %150 = arith.minsi %149, %c32 : index
+            %151 = arith.subi %147, %86 : index
+            %152 = arith.cmpi sgt, %150, %c0 : index
+            %subview_2 = memref.subview %reinterpret_cast[%8, %86] [%51, %151] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %153 = arith.index_cast %121 : index to i64
+            %154 = arith.remsi %153, %c2_i64 : i64
+            %155 = arith.muli %154, %c64_i64 : i64
+            %156 = arith.index_cast %151 : index to i64
             %base_buffer_3, %offset_4, %sizes_5:2, %strides_6:2 = memref.extract_strided_metadata %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_7 = memref.extract_aligned_pointer_as_index %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %161 = arith.index_cast %intptr_7 : index to i64
-            %162 = arith.index_cast %offset_4 : index to i64
-            %163 = arith.addi %161, %162 : i64
-            %164 = arith.index_cast %strides_6#0 : index to i64
-            %165 = arith.addi %arg9, %c64 : index
-            %166 = arith.maxsi %165, %c0 : index
-            %167 = arith.minsi %166, %arg5 : index
-            %168 = arith.subi %104, %102 : index
-            %169 = arith.maxsi %168, %c0 : index
-            %170 = arith.minsi %169, %c32 : index
-            %171 = arith.subi %167, %104 : index
-            %subview_8 = memref.subview %reinterpret_cast_0[%104, %11] [%171, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %172 = arith.muli %158, %c32_i64 : i64
-            %173 = arith.addi %172, %c128_i64 : i64
-            %174 = arith.index_cast %170 : index to i64
-            %175 = arith.index_cast %171 : index to i64
+            %157 = arith.index_cast %intptr_7 : index to i64
+            %158 = arith.index_cast %offset_4 : index to i64
+            %159 = arith.addi %157, %158 : i64
+            %160 = arith.index_cast %strides_6#0 : index to i64
+            %161 = arith.addi %arg9, %c64 : index
+            %162 = arith.maxsi %161, %c0 : index
+            %163 = arith.minsi %162, %arg5 : index
+            %164 = arith.subi %100, %98 : index
+            %165 = arith.maxsi %164, %c0 : index
+            %166 = arith.minsi %165, %c32 : index
+            %167 = arith.subi %163, %100 : index
+            %subview_8 = memref.subview %reinterpret_cast_0[%100, %11] [%167, %56] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %168 = arith.muli %154, %c32_i64 : i64
+            %169 = arith.addi %168, %c128_i64 : i64
+            %170 = arith.index_cast %166 : index to i64
+            %171 = arith.index_cast %167 : index to i64
             %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %176 = arith.index_cast %intptr_13 : index to i64
-            %177 = arith.index_cast %offset_10 : index to i64
-            %178 = arith.addi %176, %177 : i64
-            %179 = arith.index_cast %strides_12#0 : index to i64
-            %180 = arith.maxsi %174, %c0_i64 : i64
+            %172 = arith.index_cast %intptr_13 : index to i64
+            %173 = arith.index_cast %offset_10 : index to i64
+            %174 = arith.addi %172, %173 : i64
+            %175 = arith.index_cast %strides_12#0 : index to i64
+            %176 = arith.maxsi %170, %c0_i64 : i64
+            %177 = arith.divui %176, %c16_i64 : i64
+            %178 = arith.addi %170, %171 : i64
+            %179 = arith.maxsi %178, %c0_i64 : i64
+            %180 = arith.addi %179, %c15_i64 : i64
             %181 = arith.divui %180, %c16_i64 : i64
-            %182 = arith.addi %174, %175 : i64
-            %183 = arith.maxsi %182, %c0_i64 : i64
-            %184 = arith.addi %183, %c15_i64 : i64
-            %185 = arith.divui %184, %c16_i64 : i64
-            %186 = arith.subi %185, %181 : i64
-            %187 = arith.cmpi sgt, %175, %c0_i64 : i64
-            %188 = arith.extui %187 : i1 to i64
-            %189 = arith.muli %186, %188 : i64
-            %190 = arith.index_cast %189 : i64 to index
-            %191 = arith.addi %180, %c15_i64 : i64
-            %192 = arith.divui %191, %c16_i64 : i64
-            %193 = arith.cmpi sgt, %174, %c0_i64 : i64
-            %194 = arith.extui %193 : i1 to i64
-            %195 = arith.muli %192, %194 : i64
-            %196 = arith.index_cast %195 : i64 to index
-            scf.if %156 {
+            %182 = arith.subi %181, %177 : i64
+            %183 = arith.cmpi sgt, %171, %c0_i64 : i64
+            %184 = arith.extui %183 : i1 to i64
+            %185 = arith.muli %182, %184 : i64
+            %186 = arith.index_cast %185 : i64 to index
+            %187 = arith.addi %176, %c15_i64 : i64
+            %188 = arith.divui %187, %c16_i64 : i64
+            %189 = arith.cmpi sgt, %170, %c0_i64 : i64
+            %190 = arith.extui %189 : i1 to i64
+            %191 = arith.muli %188, %190 : i64
+            %192 = arith.index_cast %191 : i64 to index
+            scf.if %152 {
               func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
             }
-            scf.if %61 {
+            scf.if %57 {
               func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %164) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %164, %163, %159, %160, %190, %181, %174, %175, %179, %178, %173, %196 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %160) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64, %c1_i64, %c1_i64, %c16_i64, %c1065353216_i64, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %160, %159, %155, %156, %186, %177, %170, %171, %175, %174, %169, %192 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
           } else {
             scf.yield %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
           }
-          %148 = arith.maxsi %130, %c1 : index
-          scf.if %138 {
-            scf.if %126 {
-              %149 = arith.maxsi %124, %c1_i64 : i64
-              %150 = arith.ceildivsi %81, %149 : i64
-              %151 = arith.select %127, %c0_i64, %c-1_i64 : i64
-              scf.for %arg10 = %c0 to %130 step %c1 {
-                scf.if %139 {
-                  %184 = arith.cmpi sgt, %140, %c0 : index
-                  scf.if %184 {
-                    %188 = arith.muli %148, %c4 : index
-                    %189 = arith.muli %140, %c4 : index
-                    %190 = arith.muli %arg10, %189 : index
-                    %191 = arith.subi %188, %c1 : index
-                    %192 = arith.addi %190, %191 : index
-                    %193 = arith.divsi %192, %188 : index
-                    %194 = arith.addi %192, %189 : index
-                    %195 = arith.divsi %194, %188 : index
-                    scf.for %arg11 = %193 to %195 step %c1 {
-                      %196 = arith.index_cast %arg11 : index to i64
-                      %197 = arith.addi %73, %196 : i64
-                      %198 = arith.muli %197, %c16_i64 : i64
-                      %199 = arith.maxsi %198, %63 : i64
-                      %200 = arith.addi %198, %c16_i64 : i64
-                      %201 = arith.minsi %200, %74 : i64
-                      %202 = arith.subi %201, %199 : i64
-                      %203 = arith.subi %199, %63 : i64
-                      %204 = arith.muli %203, %147#0 : i64
-                      %205 = arith.addi %147#1, %204 : i64
-                      %206 = arith.muli %197, %c32_i64 : i64
-                      %207 = arith.addi %206, %147#2 : i64
-                      %208 = arith.subi %199, %198 : i64
-                      %209 = arith.addi %207, %208 : i64
-                      %210 = arith.minsi %147#3, %c64_i64 : i64
-                      "instgem.mvin"(%205, %209, %210, %202) : (i64, i64, i64, i64) -> ()
+          %144 = arith.maxsi %126, %c1 : index
+          scf.if %134 {
+            scf.if %122 {
+              %145 = arith.maxsi %120, %c1_i64 : i64
+              %146 = arith.ceildivsi %77, %145 : i64
+              %147 = arith.select %123, %c0_i64, %c-1_i64 : i64
+              scf.for %arg10 = %c0 to %126 step %c1 {
+                scf.if %135 {
+                  %180 = arith.cmpi sgt, %136, %c0 : index
+                  scf.if %180 {
+                    %184 = arith.muli %144, %c4 : index
+                    %185 = arith.muli %136, %c4 : index
+                    %186 = arith.muli %arg10, %185 : index
+                    %187 = arith.subi %184, %c1 : index
+                    %188 = arith.addi %186, %187 : index
+                    %189 = arith.divsi %188, %184 : index
+                    %190 = arith.addi %188, %185 : index
+                    %191 = arith.divsi %190, %184 : index
+                    scf.for %arg11 = %189 to %191 step %c1 {
+                      %192 = arith.index_cast %arg11 : index to i64
+                      %193 = arith.addi %69, %192 : i64
+                      %194 = arith.muli %193, %c16_i64 : i64
+                      %195 = arith.maxsi %194, %59 : i64
+                      %196 = arith.addi %194, %c16_i64 : i64
+                      %197 = arith.minsi %196, %70 : i64
+                      %198 = arith.subi %197, %195 : i64
+                      %199 = arith.subi %195, %59 : i64
+                      %200 = arith.muli %199, %143#0 : i64
+                      %201 = arith.addi %143#1, %200 : i64
+                      %202 = arith.muli %193, %c32_i64 : i64
+                      %203 = arith.addi %202, %143#2 : i64
+                      %204 = arith.subi %195, %194 : i64
+                      %205 = arith.addi %203, %204 : i64
+                      %206 = arith.minsi %143#3, %c64_i64 : i64
+                      "instgem.mvin"(%201, %205, %206, %198) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %185 = arith.cmpi sgt, %146, %c0 : index
-                  scf.if %185 {
-                    %188 = arith.muli %148, %c4 : index
-                    %189 = arith.muli %146, %c4 : index
-                    %190 = arith.muli %arg10, %189 : index
-                    %191 = arith.subi %188, %c1 : index
-                    %192 = arith.subi %191, %148 : index
-                    %193 = arith.addi %190, %192 : index
-                    %194 = arith.divsi %193, %188 : index
-                    %195 = arith.addi %193, %189 : index
-                    %196 = arith.divsi %195, %188 : index
-                    scf.for %arg11 = %194 to %196 step %c1 {
-                      %197 = arith.index_cast %arg11 : index to i64
-                      %198 = arith.muli %197, %c16_i64 : i64
-                      %199 = arith.maxsi %198, %c0_i64 : i64
-                      %200 = arith.addi %198, %c16_i64 : i64
-                      %201 = arith.minsi %200, %63 : i64
-                      %202 = arith.subi %201, %199 : i64
-                      %203 = arith.muli %197, %c32_i64 : i64
-                      %204 = arith.addi %203, %147#2 : i64
-                      %205 = arith.subi %199, %198 : i64
-                      %206 = arith.addi %204, %205 : i64
-                      %207 = arith.minsi %147#3, %c64_i64 : i64
-                      "instgem.mvin"(%c0_i64, %206, %207, %202) : (i64, i64, i64, i64) -> ()
+                  %181 = arith.cmpi sgt, %142, %c0 : index
+                  scf.if %181 {
+                    %184 = arith.muli %144, %c4 : index
+                    %185 = arith.muli %142, %c4 : index
+                    %186 = arith.muli %arg10, %185 : index
+                    %187 = arith.subi %184, %c1 : index
+                    %188 = arith.subi %187, %144 : index
+                    %189 = arith.addi %186, %188 : index
+                    %190 = arith.divsi %189, %184 : index
+                    %191 = arith.addi %189, %185 : index
+                    %192 = arith.divsi %191, %184 : index
+                    scf.for %arg11 = %190 to %192 step %c1 {
+                      %193 = arith.index_cast %arg11 : index to i64
+                      %194 = arith.muli %193, %c16_i64 : i64
+                      %195 = arith.maxsi %194, %c0_i64 : i64
+                      %196 = arith.addi %194, %c16_i64 : i64
+                      %197 = arith.minsi %196, %59 : i64
+                      %198 = arith.subi %197, %195 : i64
+                      %199 = arith.muli %193, %c32_i64 : i64
+                      %200 = arith.addi %199, %143#2 : i64
+                      %201 = arith.subi %195, %194 : i64
+                      %202 = arith.addi %200, %201 : i64
+                      %203 = arith.minsi %143#3, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64, %202, %203, %198) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %186 = arith.cmpi sgt, %147#4, %c0 : index
-                  scf.if %186 {
-                    %188 = arith.muli %148, %c4 : index
-                    %189 = arith.muli %147#4, %c4 : index
-                    %190 = arith.muli %arg10, %189 : index
-                    %191 = arith.subi %188, %c1 : index
-                    %192 = arith.muli %148, %c2 : index
-                    %193 = arith.subi %191, %192 : index
-                    %194 = arith.addi %190, %193 : index
-                    %195 = arith.divsi %194, %188 : index
-                    %196 = arith.addi %194, %189 : index
-                    %197 = arith.divsi %196, %188 : index
-                    scf.for %arg11 = %195 to %197 step %c1 {
-                      %198 = arith.index_cast %arg11 : index to i64
-                      %199 = arith.addi %147#5, %198 : i64
-                      %200 = arith.muli %199, %c16_i64 : i64
-                      %201 = arith.maxsi %200, %147#6 : i64
-                      %202 = arith.addi %200, %c16_i64 : i64
-                      %203 = arith.addi %147#6, %147#7 : i64
-                      %204 = arith.minsi %202, %203 : i64
-                      %205 = arith.subi %204, %201 : i64
-                      %206 = arith.subi %201, %147#6 : i64
-                      %207 = arith.muli %206, %147#8 : i64
-                      %208 = arith.addi %147#9, %207 : i64
-                      %209 = arith.addi %200, %147#10 : i64
-                      %210 = arith.subi %201, %200 : i64
-                      %211 = arith.addi %209, %210 : i64
-                      %212 = arith.minsi %65, %c64_i64 : i64
-                      "instgem.mvin2"(%208, %211, %212, %205) : (i64, i64, i64, i64) -> ()
+                  %182 = arith.cmpi sgt, %143#4, %c0 : index
+                  scf.if %182 {
+                    %184 = arith.muli %144, %c4 : index
+                    %185 = arith.muli %143#4, %c4 : index
+                    %186 = arith.muli %arg10, %185 : index
+                    %187 = arith.subi %184, %c1 : index
+                    %188 = arith.muli %144, %c2 : index
+                    %189 = arith.subi %187, %188 : index
+                    %190 = arith.addi %186, %189 : index
+                    %191 = arith.divsi %190, %184 : index
+                    %192 = arith.addi %190, %185 : index
+                    %193 = arith.divsi %192, %184 : index
+                    scf.for %arg11 = %191 to %193 step %c1 {
+                      %194 = arith.index_cast %arg11 : index to i64
+                      %195 = arith.addi %143#5, %194 : i64
+                      %196 = arith.muli %195, %c16_i64 : i64
+                      %197 = arith.maxsi %196, %143#6 : i64
+                      %198 = arith.addi %196, %c16_i64 : i64
+                      %199 = arith.addi %143#6, %143#7 : i64
+                      %200 = arith.minsi %198, %199 : i64
+                      %201 = arith.subi %200, %197 : i64
+                      %202 = arith.subi %197, %143#6 : i64
+                      %203 = arith.muli %202, %143#8 : i64
+                      %204 = arith.addi %143#9, %203 : i64
+                      %205 = arith.addi %196, %143#10 : i64
+                      %206 = arith.subi %197, %196 : i64
+                      %207 = arith.addi %205, %206 : i64
+                      %208 = arith.minsi %61, %c64_i64 : i64
+                      "instgem.mvin2"(%204, %207, %208, %201) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %187 = arith.cmpi sgt, %147#11, %c0 : index
-                  scf.if %187 {
-                    %188 = arith.muli %148, %c4 : index
-                    %189 = arith.muli %147#11, %c4 : index
-                    %190 = arith.muli %arg10, %189 : index
-                    %191 = arith.subi %188, %c1 : index
-                    %192 = arith.muli %148, %c3 : index
-                    %193 = arith.subi %191, %192 : index
-                    %194 = arith.addi %190, %193 : index
-                    %195 = arith.divsi %194, %188 : index
-                    %196 = arith.addi %194, %189 : index
-                    %197 = arith.divsi %196, %188 : index
-                    scf.for %arg11 = %195 to %197 step %c1 {
-                      %198 = arith.index_cast %arg11 : index to i64
-                      %199 = arith.muli %198, %c16_i64 : i64
-                      %200 = arith.maxsi %199, %c0_i64 : i64
-                      %201 = arith.addi %199, %c16_i64 : i64
-                      %202 = arith.minsi %201, %147#6 : i64
-                      %203 = arith.subi %202, %200 : i64
-                      %204 = arith.addi %199, %147#10 : i64
-                      %205 = arith.subi %200, %199 : i64
-                      %206 = arith.addi %204, %205 : i64
-                      %207 = arith.minsi %65, %c64_i64 : i64
-                      "instgem.mvin2"(%c0_i64, %206, %207, %203) : (i64, i64, i64, i64) -> ()
+                  %183 = arith.cmpi sgt, %143#11, %c0 : index
+                  scf.if %183 {
+                    %184 = arith.muli %144, %c4 : index
+                    %185 = arith.muli %143#11, %c4 : index
+                    %186 = arith.muli %arg10, %185 : index
+                    %187 = arith.subi %184, %c1 : index
+                    %188 = arith.muli %144, %c3 : index
+                    %189 = arith.subi %187, %188 : index
+                    %190 = arith.addi %186, %189 : index
+                    %191 = arith.divsi %190, %184 : index
+                    %192 = arith.addi %190, %185 : index
+                    %193 = arith.divsi %192, %184 : index
+                    scf.for %arg11 = %191 to %193 step %c1 {
+                      %194 = arith.index_cast %arg11 : index to i64
+                      %195 = arith.muli %194, %c16_i64 : i64
+                      %196 = arith.maxsi %195, %c0_i64 : i64
+                      %197 = arith.addi %195, %c16_i64 : i64
+                      %198 = arith.minsi %197, %143#6 : i64
+                      %199 = arith.subi %198, %196 : i64
+                      %200 = arith.addi %195, %143#10 : i64
+                      %201 = arith.subi %196, %195 : i64
+                      %202 = arith.addi %200, %201 : i64
+                      %203 = arith.minsi %61, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64, %202, %203, %199) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
                 }
-                %161 = arith.index_cast %arg10 : index to i64
-                %162 = arith.subi %161, %c1_i64 : i64
-                %163 = arith.cmpi sge, %162, %c0_i64 : i64
-                %164 = arith.cmpi slt, %162, %82 : i64
+                %157 = arith.index_cast %arg10 : index to i64
+                %158 = arith.subi %157, %c1_i64 : i64
+                %159 = arith.cmpi sge, %158, %c0_i64 : i64
+                %160 = arith.cmpi slt, %158, %78 : i64
+                %161 = arith.andi %159, %160 : i1
+                %162 = arith.subi %125, %c1_i64 : i64
+                %163 = arith.cmpi eq, %157, %162 : i64
+                %164 = arith.cmpi slt, %157, %78 : i64
                 %165 = arith.andi %163, %164 : i1
-                %166 = arith.subi %129, %c1_i64 : i64
-                %167 = arith.cmpi eq, %161, %166 : i64
-                %168 = arith.cmpi slt, %161, %82 : i64
-                %169 = arith.andi %167, %168 : i1
-                %170 = arith.subi %124, %c1_i64 : i64
-                %171 = arith.select %169, %170, %c-1_i64 : i64
-                %172 = arith.muli %161, %c16_i64 : i64
-                %173 = arith.subi %120, %172 : i64
-                %174 = arith.minsi %173, %c16_i64 : i64
-                %175 = arith.cmpi sgt, %133, %c0_i64 : i64
-                scf.if %175 {
-                  scf.if %165 {
-                    %191 = arith.minsi %81, %c0_i64 : i64
-                    %192 = arith.addi %191, %150 : i64
-                    %193 = arith.minsi %192, %81 : i64
-                    %194 = arith.index_cast %191 : i64 to index
-                    %195 = arith.index_cast %193 : i64 to index
-                    scf.for %arg11 = %194 to %195 step %c1 {
-                      %196 = arith.index_cast %arg11 : index to i64
-                      %197 = arith.addi %73, %196 : i64
-                      %198 = arith.muli %197, %c16_i64 : i64
-                      %199 = arith.maxsi %198, %63 : i64
-                      %200 = arith.addi %198, %c16_i64 : i64
-                      %201 = arith.minsi %200, %74 : i64
-                      %202 = arith.subi %201, %199 : i64
-                      %203 = arith.subi %199, %63 : i64
-                      %204 = arith.muli %203, %71 : i64
-                      %205 = arith.addi %69, %204 : i64
-                      %206 = arith.muli %162, %c64_i64 : i64
-                      %207 = arith.addi %205, %206 : i64
-                      %208 = arith.muli %162, %c16_i64 : i64
-                      %209 = arith.addi %198, %208 : i64
-                      %210 = arith.ori %209, %c2684354560_i64 : i64
-                      %211 = arith.subi %199, %198 : i64
-                      %212 = arith.addi %210, %211 : i64
-                      %213 = arith.subi %65, %208 : i64
-                      %214 = arith.minsi %213, %c16_i64 : i64
-                      "instgem.mvout"(%207, %212, %214, %202) : (i64, i64, i64, i64) -> ()
+                %166 = arith.subi %120, %c1_i64 : i64
+                %167 = arith.select %165, %166, %c-1_i64 : i64
+                %168 = arith.muli %157, %c16_i64 : i64
+                %169 = arith.subi %116, %168 : i64
+                %170 = arith.minsi %169, %c16_i64 : i64
+                %171 = arith.cmpi sgt, %129, %c0_i64 : i64
+                scf.if %171 {
+                  scf.if %161 {
+                    %187 = arith.minsi %77, %c0_i64 : i64
+                    %188 = arith.addi %187, %146 : i64
+                    %189 = arith.minsi %188, %77 : i64
+                    %190 = arith.index_cast %187 : i64 to index
+                    %191 = arith.index_cast %189 : i64 to index
+                    scf.for %arg11 = %190 to %191 step %c1 {
+                      %192 = arith.index_cast %arg11 : index to i64
+                      %193 = arith.addi %69, %192 : i64
+                      %194 = arith.muli %193, %c16_i64 : i64
+                      %195 = arith.maxsi %194, %59 : i64
+                      %196 = arith.addi %194, %c16_i64 : i64
+                      %197 = arith.minsi %196, %70 : i64
+                      %198 = arith.subi %197, %195 : i64
+                      %199 = arith.subi %195, %59 : i64
+                      %200 = arith.muli %199, %67 : i64
+                      %201 = arith.addi %65, %200 : i64
+                      %202 = arith.muli %158, %c64_i64 : i64
+                      %203 = arith.addi %201, %202 : i64
+                      %204 = arith.muli %158, %c16_i64 : i64
+                      %205 = arith.addi %194, %204 : i64
+                      %206 = arith.ori %205, %c2684354560_i64 : i64
+                      %207 = arith.subi %195, %194 : i64
+                      %208 = arith.addi %206, %207 : i64
+                      %209 = arith.subi %61, %204 : i64
+                      %210 = arith.minsi %209, %c16_i64 : i64
+                      "instgem.mvout"(%203, %208, %210, %198) : (i64, i64, i64, i64) -> ()
                     }
                   }
-                  %184 = arith.cmpi eq, %151, %c0_i64 : i64
-                  %185 = arith.select %184, %c2147483648_i64, %c3221225472_i64 : i64
-                  %186 = arith.ori %172, %185 : i64
-                  %187 = arith.select %184, %c16_i64, %137 : i64
-                  %188 = arith.select %184, %c16_i64, %174 : i64
-                  %189 = arith.addi %172, %110 : i64
-                  "instgem.preload"(%189, %174, %c16_i64, %186, %188, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_preloaded"(%98, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %190 = arith.cmpi eq, %171, %c0_i64 : i64
-                  scf.if %190 {
-                    %191 = arith.index_cast %136 : i64 to index
-                    scf.for %arg11 = %c1 to %191 step %c1 {
-                      %193 = arith.index_cast %arg11 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.addi %194, %172 : i64
-                      %196 = arith.ori %195, %185 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %188, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %197 = arith.muli %193, %c32_i64 : i64
-                      %198 = arith.addi %197, %98 : i64
-                      "instgem.compute_accumulated"(%198, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %199 = arith.subi %193, %c1_i64 : i64
-                      %200 = arith.subi %199, %73 : i64
-                      %201 = arith.cmpi sge, %200, %c0_i64 : i64
-                      %202 = arith.cmpi slt, %200, %81 : i64
-                      %203 = arith.andi %201, %202 : i1
-                      scf.if %203 {
-                        %204 = arith.muli %199, %c16_i64 : i64
-                        %205 = arith.maxsi %204, %63 : i64
-                        %206 = arith.addi %204, %c16_i64 : i64
-                        %207 = arith.minsi %206, %74 : i64
-                        %208 = arith.subi %207, %205 : i64
-                        %209 = arith.subi %205, %63 : i64
-                        %210 = arith.muli %209, %71 : i64
-                        %211 = arith.addi %69, %210 : i64
-                        %212 = arith.muli %161, %c64_i64 : i64
+                  %180 = arith.cmpi eq, %147, %c0_i64 : i64
+                  %181 = arith.select %180, %c2147483648_i64, %c3221225472_i64 : i64
+                  %182 = arith.ori %168, %181 : i64
+                  %183 = arith.select %180, %c16_i64, %133 : i64
+                  %184 = arith.select %180, %c16_i64, %170 : i64
+                  %185 = arith.addi %168, %106 : i64
+                  "instgem.preload"(%185, %170, %c16_i64, %182, %184, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%94, %c16_i64, %133, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %186 = arith.cmpi eq, %167, %c0_i64 : i64
+                  scf.if %186 {
+                    %187 = arith.index_cast %132 : i64 to index
+                    scf.for %arg11 = %c1 to %187 step %c1 {
+                      %189 = arith.index_cast %arg11 : index to i64
+                      %190 = arith.muli %189, %c16_i64 : i64
+                      %191 = arith.addi %190, %168 : i64
+                      %192 = arith.ori %191, %181 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %184, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %193 = arith.muli %189, %c32_i64 : i64
+                      %194 = arith.addi %193, %94 : i64
+                      "instgem.compute_accumulated"(%194, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %195 = arith.subi %189, %c1_i64 : i64
+                      %196 = arith.subi %195, %69 : i64
+                      %197 = arith.cmpi sge, %196, %c0_i64 : i64
+                      %198 = arith.cmpi slt, %196, %77 : i64
+                      %199 = arith.andi %197, %198 : i1
+                      scf.if %199 {
+                        %200 = arith.muli %195, %c16_i64 : i64
+                        %201 = arith.maxsi %200, %59 : i64
+                        %202 = arith.addi %200, %c16_i64 : i64
+                        %203 = arith.minsi %202, %70 : i64
+                        %204 = arith.subi %203, %201 : i64
+                        %205 = arith.subi %201, %59 : i64
+                        %206 = arith.muli %205, %67 : i64
+                        %207 = arith.addi %65, %206 : i64
+                        %208 = arith.muli %157, %c64_i64 : i64
+                        %209 = arith.addi %207, %208 : i64
+                        %210 = arith.addi %200, %168 : i64
+                        %211 = arith.ori %210, %c2684354560_i64 : i64
+                        %212 = arith.subi %201, %200 : i64
                         %213 = arith.addi %211, %212 : i64
-                        %214 = arith.addi %204, %172 : i64
-                        %215 = arith.ori %214, %c2684354560_i64 : i64
-                        %216 = arith.subi %205, %204 : i64
-                        %217 = arith.addi %215, %216 : i64
-                        %218 = arith.subi %65, %172 : i64
-                        %219 = arith.minsi %218, %c16_i64 : i64
-                        "instgem.mvout"(%213, %217, %219, %208) : (i64, i64, i64, i64) -> ()
+                        %214 = arith.subi %61, %168 : i64
+                        %215 = arith.minsi %214, %c16_i64 : i64
+                        "instgem.mvout"(%209, %213, %215, %204) : (i64, i64, i64, i64) -> ()
                       }
                     }
-                    %192 = arith.index_cast %121 : i64 to index
-                    scf.for %arg11 = %191 to %192 step %c1 {
-                      %193 = arith.index_cast %arg11 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.subi %114, %194 : i64
-                      %196 = arith.minsi %195, %c16_i64 : i64
-                      %197 = arith.addi %194, %172 : i64
-                      %198 = arith.ori %197, %185 : i64
-                      %199 = arith.select %184, %c16_i64, %196 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %188, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %200 = arith.muli %193, %c32_i64 : i64
-                      %201 = arith.addi %200, %98 : i64
-                      "instgem.compute_accumulated"(%201, %c16_i64, %196, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %202 = arith.subi %193, %c1_i64 : i64
-                      %203 = arith.subi %202, %73 : i64
-                      %204 = arith.cmpi sge, %203, %c0_i64 : i64
-                      %205 = arith.cmpi slt, %203, %81 : i64
-                      %206 = arith.andi %204, %205 : i1
-                      scf.if %206 {
-                        %207 = arith.muli %202, %c16_i64 : i64
-                        %208 = arith.maxsi %207, %63 : i64
-                        %209 = arith.addi %207, %c16_i64 : i64
-                        %210 = arith.minsi %209, %74 : i64
-                        %211 = arith.subi %210, %208 : i64
-                        %212 = arith.subi %208, %63 : i64
-                        %213 = arith.muli %212, %71 : i64
-                        %214 = arith.addi %69, %213 : i64
-                        %215 = arith.muli %161, %c64_i64 : i64
+                    %188 = arith.index_cast %117 : i64 to index
+                    scf.for %arg11 = %187 to %188 step %c1 {
+                      %189 = arith.index_cast %arg11 : index to i64
+                      %190 = arith.muli %189, %c16_i64 : i64
+                      %191 = arith.subi %110, %190 : i64
+                      %192 = arith.minsi %191, %c16_i64 : i64
+                      %193 = arith.addi %190, %168 : i64
+                      %194 = arith.ori %193, %181 : i64
+                      %195 = arith.select %180, %c16_i64, %192 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %184, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %196 = arith.muli %189, %c32_i64 : i64
+                      %197 = arith.addi %196, %94 : i64
+                      "instgem.compute_accumulated"(%197, %c16_i64, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %198 = arith.subi %189, %c1_i64 : i64
+                      %199 = arith.subi %198, %69 : i64
+                      %200 = arith.cmpi sge, %199, %c0_i64 : i64
+                      %201 = arith.cmpi slt, %199, %77 : i64
+                      %202 = arith.andi %200, %201 : i1
+                      scf.if %202 {
+                        %203 = arith.muli %198, %c16_i64 : i64
+                        %204 = arith.maxsi %203, %59 : i64
+                        %205 = arith.addi %203, %c16_i64 : i64
+                        %206 = arith.minsi %205, %70 : i64
+                        %207 = arith.subi %206, %204 : i64
+                        %208 = arith.subi %204, %59 : i64
+                        %209 = arith.muli %208, %67 : i64
+                        %210 = arith.addi %65, %209 : i64
+                        %211 = arith.muli %157, %c64_i64 : i64
+                        %212 = arith.addi %210, %211 : i64
+                        %213 = arith.addi %203, %168 : i64
+                        %214 = arith.ori %213, %c2684354560_i64 : i64
+                        %215 = arith.subi %204, %203 : i64
                         %216 = arith.addi %214, %215 : i64
-                        %217 = arith.addi %207, %172 : i64
-                        %218 = arith.ori %217, %c2684354560_i64 : i64
-                        %219 = arith.subi %208, %207 : i64
-                        %220 = arith.addi %218, %219 : i64
-                        %221 = arith.subi %65, %172 : i64
-                        %222 = arith.minsi %221, %c16_i64 : i64
-                        "instgem.mvout"(%216, %220, %222, %211) : (i64, i64, i64, i64) -> ()
+                        %217 = arith.subi %61, %168 : i64
+                        %218 = arith.minsi %217, %c16_i64 : i64
+                        "instgem.mvout"(%212, %216, %218, %207) : (i64, i64, i64, i64) -> ()
                       }
                     }
                   } else {
-                    %191 = arith.index_cast %136 : i64 to index
-                    scf.for %arg11 = %c1 to %191 step %c1 {
-                      %193 = arith.index_cast %arg11 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.addi %194, %172 : i64
-                      %196 = arith.ori %195, %185 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %188, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %197 = arith.muli %193, %c32_i64 : i64
-                      %198 = arith.addi %197, %98 : i64
-                      "instgem.compute_accumulated"(%198, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %187 = arith.index_cast %132 : i64 to index
+                    scf.for %arg11 = %c1 to %187 step %c1 {
+                      %189 = arith.index_cast %arg11 : index to i64
+                      %190 = arith.muli %189, %c16_i64 : i64
+                      %191 = arith.addi %190, %168 : i64
+                      %192 = arith.ori %191, %181 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %184, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %193 = arith.muli %189, %c32_i64 : i64
+                      %194 = arith.addi %193, %94 : i64
+                      "instgem.compute_accumulated"(%194, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                     }
-                    %192 = arith.index_cast %121 : i64 to index
-                    scf.for %arg11 = %191 to %192 step %c1 {
-                      %193 = arith.index_cast %arg11 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.subi %114, %194 : i64
-                      %196 = arith.minsi %195, %c16_i64 : i64
-                      %197 = arith.addi %194, %172 : i64
-                      %198 = arith.ori %197, %185 : i64
-                      %199 = arith.select %184, %c16_i64, %196 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %188, %199) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %200 = arith.muli %193, %c32_i64 : i64
-                      %201 = arith.addi %200, %98 : i64
-                      "instgem.compute_accumulated"(%201, %c16_i64, %196, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %188 = arith.index_cast %117 : i64 to index
+                    scf.for %arg11 = %187 to %188 step %c1 {
+                      %189 = arith.index_cast %arg11 : index to i64
+                      %190 = arith.muli %189, %c16_i64 : i64
+                      %191 = arith.subi %110, %190 : i64
+                      %192 = arith.minsi %191, %c16_i64 : i64
+                      %193 = arith.addi %190, %168 : i64
+                      %194 = arith.ori %193, %181 : i64
+                      %195 = arith.select %180, %c16_i64, %192 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %184, %195) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %196 = arith.muli %189, %c32_i64 : i64
+                      %197 = arith.addi %196, %94 : i64
+                      "instgem.compute_accumulated"(%197, %c16_i64, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                     }
                   }
                 }
-                %176 = arith.index_cast %133 : i64 to index
-                scf.for %arg11 = %c1 to %176 step %c1 {
-                  %184 = arith.index_cast %arg11 : index to i64
-                  scf.if %165 {
-                    %191 = arith.muli %184, %150 : i64
-                    %192 = arith.minsi %191, %81 : i64
-                    %193 = arith.addi %192, %150 : i64
-                    %194 = arith.minsi %193, %81 : i64
-                    %195 = arith.index_cast %192 : i64 to index
-                    %196 = arith.index_cast %194 : i64 to index
+                %172 = arith.index_cast %129 : i64 to index
+                scf.for %arg11 = %c1 to %172 step %c1 {
+                  %180 = arith.index_cast %arg11 : index to i64
+                  scf.if %161 {
+                    %187 = arith.muli %180, %146 : i64
+                    %188 = arith.minsi %187, %77 : i64
+                    %189 = arith.addi %188, %146 : i64
+                    %190 = arith.minsi %189, %77 : i64
+                    %191 = arith.index_cast %188 : i64 to index
+                    %192 = arith.index_cast %190 : i64 to index
+                    scf.for %arg12 = %191 to %192 step %c1 {
+                      %193 = arith.index_cast %arg12 : index to i64
+                      %194 = arith.addi %69, %193 : i64
+                      %195 = arith.muli %194, %c16_i64 : i64
+                      %196 = arith.maxsi %195, %59 : i64
+                      %197 = arith.addi %195, %c16_i64 : i64
+                      %198 = arith.minsi %197, %70 : i64
+                      %199 = arith.subi %198, %196 : i64
+                      %200 = arith.subi %196, %59 : i64
+                      %201 = arith.muli %200, %67 : i64
+                      %202 = arith.addi %65, %201 : i64
+                      %203 = arith.muli %158, %c64_i64 : i64
+                      %204 = arith.addi %202, %203 : i64
+                      %205 = arith.muli %158, %c16_i64 : i64
+                      %206 = arith.addi %195, %205 : i64
+                      %207 = arith.ori %206, %c2684354560_i64 : i64
+                      %208 = arith.subi %196, %195 : i64
+                      %209 = arith.addi %207, %208 : i64
+                      %210 = arith.subi %61, %205 : i64
+                      %211 = arith.minsi %210, %c16_i64 : i64
+                      "instgem.mvout"(%204, %209, %211, %199) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %181 = arith.ori %168, %c3221225472_i64 : i64
+                  %182 = arith.muli %180, %c16_i64 : i64
+                  %183 = arith.addi %182, %168 : i64
+                  %184 = arith.addi %183, %106 : i64
+                  "instgem.preload"(%184, %170, %c16_i64, %181, %170, %133) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %185 = arith.addi %182, %94 : i64
+                  "instgem.compute_preloaded"(%185, %c16_i64, %133, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %186 = arith.cmpi eq, %180, %167 : i64
+                  scf.if %186 {
+                    %187 = arith.index_cast %132 : i64 to index
+                    scf.for %arg12 = %c1 to %187 step %c1 {
+                      %189 = arith.index_cast %arg12 : index to i64
+                      %190 = arith.muli %189, %c16_i64 : i64
+                      %191 = arith.addi %190, %168 : i64
+                      %192 = arith.ori %191, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %170, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %193 = arith.muli %189, %c32_i64 : i64
+                      %194 = arith.addi %193, %182 : i64
+                      %195 = arith.addi %194, %94 : i64
+                      "instgem.compute_accumulated"(%195, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %196 = arith.subi %189, %c1_i64 : i64
+                      %197 = arith.subi %196, %69 : i64
+                      %198 = arith.cmpi sge, %197, %c0_i64 : i64
+                      %199 = arith.cmpi slt, %197, %77 : i64
+                      %200 = arith.andi %198, %199 : i1
+                      scf.if %200 {
+                        %201 = arith.muli %196, %c16_i64 : i64
+                        %202 = arith.maxsi %201, %59 : i64
+                        %203 = arith.addi %201, %c16_i64 : i64
+                        %204 = arith.minsi %203, %70 : i64
+                        %205 = arith.subi %204, %202 : i64
+                        %206 = arith.subi %202, %59 : i64
+                        %207 = arith.muli %206, %67 : i64
+                        %208 = arith.addi %65, %207 : i64
+                        %209 = arith.muli %157, %c64_i64 : i64
+                        %210 = arith.addi %208, %209 : i64
+                        %211 = arith.addi %201, %168 : i64
+                        %212 = arith.ori %211, %c2684354560_i64 : i64
+                        %213 = arith.subi %202, %201 : i64
+                        %214 = arith.addi %212, %213 : i64
+                        %215 = arith.subi %61, %168 : i64
+                        %216 = arith.minsi %215, %c16_i64 : i64
+                        "instgem.mvout"(%210, %214, %216, %205) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %188 = arith.index_cast %117 : i64 to index
+                    scf.for %arg12 = %187 to %188 step %c1 {
+                      %189 = arith.index_cast %arg12 : index to i64
+                      %190 = arith.muli %189, %c16_i64 : i64
+                      %191 = arith.subi %110, %190 : i64
+                      %192 = arith.minsi %191, %c16_i64 : i64
+                      %193 = arith.addi %190, %168 : i64
+                      %194 = arith.ori %193, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %170, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %195 = arith.muli %189, %c32_i64 : i64
+                      %196 = arith.addi %195, %182 : i64
+                      %197 = arith.addi %196, %94 : i64
+                      "instgem.compute_accumulated"(%197, %c16_i64, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %198 = arith.subi %189, %c1_i64 : i64
+                      %199 = arith.subi %198, %69 : i64
+                      %200 = arith.cmpi sge, %199, %c0_i64 : i64
+                      %201 = arith.cmpi slt, %199, %77 : i64
+                      %202 = arith.andi %200, %201 : i1
+                      scf.if %202 {
+                        %203 = arith.muli %198, %c16_i64 : i64
+                        %204 = arith.maxsi %203, %59 : i64
+                        %205 = arith.addi %203, %c16_i64 : i64
+                        %206 = arith.minsi %205, %70 : i64
+                        %207 = arith.subi %206, %204 : i64
+                        %208 = arith.subi %204, %59 : i64
+                        %209 = arith.muli %208, %67 : i64
+                        %210 = arith.addi %65, %209 : i64
+                        %211 = arith.muli %157, %c64_i64 : i64
+                        %212 = arith.addi %210, %211 : i64
+                        %213 = arith.addi %203, %168 : i64
+                        %214 = arith.ori %213, %c2684354560_i64 : i64
+                        %215 = arith.subi %204, %203 : i64
+                        %216 = arith.addi %214, %215 : i64
+                        %217 = arith.subi %61, %168 : i64
+                        %218 = arith.minsi %217, %c16_i64 : i64
+                        "instgem.mvout"(%212, %216, %218, %207) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %187 = arith.index_cast %132 : i64 to index
+                    scf.for %arg12 = %c1 to %187 step %c1 {
+                      %189 = arith.index_cast %arg12 : index to i64
+                      %190 = arith.muli %189, %c16_i64 : i64
+                      %191 = arith.addi %190, %168 : i64
+                      %192 = arith.ori %191, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %170, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %193 = arith.muli %189, %c32_i64 : i64
+                      %194 = arith.addi %193, %182 : i64
+                      %195 = arith.addi %194, %94 : i64
+                      "instgem.compute_accumulated"(%195, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %188 = arith.index_cast %117 : i64 to index
+                    scf.for %arg12 = %187 to %188 step %c1 {
+                      %189 = arith.index_cast %arg12 : index to i64
+                      %190 = arith.muli %189, %c16_i64 : i64
+                      %191 = arith.subi %110, %190 : i64
+                      %192 = arith.minsi %191, %c16_i64 : i64
+                      %193 = arith.addi %190, %168 : i64
+                      %194 = arith.ori %193, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %170, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %195 = arith.muli %189, %c32_i64 : i64
+                      %196 = arith.addi %195, %182 : i64
+                      %197 = arith.addi %196, %94 : i64
+                      "instgem.compute_accumulated"(%197, %c16_i64, %192, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+                %173 = arith.index_cast %120 : i64 to index
+                scf.for %arg11 = %172 to %173 step %c1 {
+                  %180 = arith.index_cast %arg11 : index to i64
+                  %181 = arith.muli %180, %c16_i64 : i64
+                  %182 = arith.subi %112, %181 : i64
+                  %183 = arith.minsi %182, %c16_i64 : i64
+                  %184 = arith.subi %114, %181 : i64
+                  %185 = arith.minsi %184, %c16_i64 : i64
+                  scf.if %161 {
+                    %195 = arith.muli %180, %146 : i64
+                    %196 = arith.minsi %195, %77 : i64
+                    %197 = arith.addi %196, %146 : i64
+                    %198 = arith.minsi %197, %77 : i64
+                    %199 = arith.index_cast %196 : i64 to index
+                    %200 = arith.index_cast %198 : i64 to index
+                    scf.for %arg12 = %199 to %200 step %c1 {
+                      %201 = arith.index_cast %arg12 : index to i64
+                      %202 = arith.addi %69, %201 : i64
+                      %203 = arith.muli %202, %c16_i64 : i64
+                      %204 = arith.maxsi %203, %59 : i64
+                      %205 = arith.addi %203, %c16_i64 : i64
+                      %206 = arith.minsi %205, %70 : i64
+                      %207 = arith.subi %206, %204 : i64
+                      %208 = arith.subi %204, %59 : i64
+                      %209 = arith.muli %208, %67 : i64
+                      %210 = arith.addi %65, %209 : i64
+                      %211 = arith.muli %158, %c64_i64 : i64
+                      %212 = arith.addi %210, %211 : i64
+                      %213 = arith.muli %158, %c16_i64 : i64
+                      %214 = arith.addi %203, %213 : i64
+                      %215 = arith.ori %214, %c2684354560_i64 : i64
+                      %216 = arith.subi %204, %203 : i64
+                      %217 = arith.addi %215, %216 : i64
+                      %218 = arith.subi %61, %213 : i64
+                      %219 = arith.minsi %218, %c16_i64 : i64
+                      "instgem.mvout"(%212, %217, %219, %207) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %186 = arith.cmpi eq, %180, %147 : i64
+                  %187 = arith.select %186, %c2147483648_i64, %c3221225472_i64 : i64
+                  %188 = arith.ori %168, %187 : i64
+                  %189 = arith.select %186, %c16_i64, %133 : i64
+                  %190 = arith.select %186, %c16_i64, %170 : i64
+                  %191 = arith.addi %181, %168 : i64
+                  %192 = arith.addi %191, %106 : i64
+                  "instgem.preload"(%192, %170, %185, %188, %190, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %193 = arith.addi %181, %94 : i64
+                  "instgem.compute_preloaded"(%193, %183, %133, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %194 = arith.cmpi eq, %180, %167 : i64
+                  scf.if %194 {
+                    %195 = arith.index_cast %132 : i64 to index
+                    scf.for %arg12 = %c1 to %195 step %c1 {
+                      %197 = arith.index_cast %arg12 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.addi %198, %168 : i64
+                      %200 = arith.ori %199, %187 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %200, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %201 = arith.muli %197, %c32_i64 : i64
+                      %202 = arith.addi %201, %181 : i64
+                      %203 = arith.addi %202, %94 : i64
+                      "instgem.compute_accumulated"(%203, %183, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %204 = arith.subi %197, %c1_i64 : i64
+                      %205 = arith.subi %204, %69 : i64
+                      %206 = arith.cmpi sge, %205, %c0_i64 : i64
+                      %207 = arith.cmpi slt, %205, %77 : i64
+                      %208 = arith.andi %206, %207 : i1
+                      scf.if %208 {
+                        %209 = arith.muli %204, %c16_i64 : i64
+                        %210 = arith.maxsi %209, %59 : i64
+                        %211 = arith.addi %209, %c16_i64 : i64
+                        %212 = arith.minsi %211, %70 : i64
+                        %213 = arith.subi %212, %210 : i64
+                        %214 = arith.subi %210, %59 : i64
+                        %215 = arith.muli %214, %67 : i64
+                        %216 = arith.addi %65, %215 : i64
+                        %217 = arith.muli %157, %c64_i64 : i64
+                        %218 = arith.addi %216, %217 : i64
+                        %219 = arith.addi %209, %168 : i64
+                        %220 = arith.ori %219, %c2684354560_i64 : i64
+                        %221 = arith.subi %210, %209 : i64
+                        %222 = arith.addi %220, %221 : i64
+                        %223 = arith.subi %61, %168 : i64
+                        %224 = arith.minsi %223, %c16_i64 : i64
+                        "instgem.mvout"(%218, %222, %224, %213) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %196 = arith.index_cast %117 : i64 to index
                     scf.for %arg12 = %195 to %196 step %c1 {
                       %197 = arith.index_cast %arg12 : index to i64
-                      %198 = arith.addi %73, %197 : i64
-                      %199 = arith.muli %198, %c16_i64 : i64
-                      %200 = arith.maxsi %199, %63 : i64
-                      %201 = arith.addi %199, %c16_i64 : i64
-                      %202 = arith.minsi %201, %74 : i64
-                      %203 = arith.subi %202, %200 : i64
-                      %204 = arith.subi %200, %63 : i64
-                      %205 = arith.muli %204, %71 : i64
-                      %206 = arith.addi %69, %205 : i64
-                      %207 = arith.muli %162, %c64_i64 : i64
-                      %208 = arith.addi %206, %207 : i64
-                      %209 = arith.muli %162, %c16_i64 : i64
-                      %210 = arith.addi %199, %209 : i64
-                      %211 = arith.ori %210, %c2684354560_i64 : i64
-                      %212 = arith.subi %200, %199 : i64
-                      %213 = arith.addi %211, %212 : i64
-                      %214 = arith.subi %65, %209 : i64
-                      %215 = arith.minsi %214, %c16_i64 : i64
-                      "instgem.mvout"(%208, %213, %215, %203) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %185 = arith.ori %172, %c3221225472_i64 : i64
-                  %186 = arith.muli %184, %c16_i64 : i64
-                  %187 = arith.addi %186, %172 : i64
-                  %188 = arith.addi %187, %110 : i64
-                  "instgem.preload"(%188, %174, %c16_i64, %185, %174, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %189 = arith.addi %186, %98 : i64
-                  "instgem.compute_preloaded"(%189, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %190 = arith.cmpi eq, %184, %171 : i64
-                  scf.if %190 {
-                    %191 = arith.index_cast %136 : i64 to index
-                    scf.for %arg12 = %c1 to %191 step %c1 {
-                      %193 = arith.index_cast %arg12 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.addi %194, %172 : i64
-                      %196 = arith.ori %195, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %174, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %197 = arith.muli %193, %c32_i64 : i64
-                      %198 = arith.addi %197, %186 : i64
-                      %199 = arith.addi %198, %98 : i64
-                      "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %200 = arith.subi %193, %c1_i64 : i64
-                      %201 = arith.subi %200, %73 : i64
-                      %202 = arith.cmpi sge, %201, %c0_i64 : i64
-                      %203 = arith.cmpi slt, %201, %81 : i64
-                      %204 = arith.andi %202, %203 : i1
-                      scf.if %204 {
-                        %205 = arith.muli %200, %c16_i64 : i64
-                        %206 = arith.maxsi %205, %63 : i64
-                        %207 = arith.addi %205, %c16_i64 : i64
-                        %208 = arith.minsi %207, %74 : i64
-                        %209 = arith.subi %208, %206 : i64
-                        %210 = arith.subi %206, %63 : i64
-                        %211 = arith.muli %210, %71 : i64
-                        %212 = arith.addi %69, %211 : i64
-                        %213 = arith.muli %161, %c64_i64 : i64
-                        %214 = arith.addi %212, %213 : i64
-                        %215 = arith.addi %205, %172 : i64
-                        %216 = arith.ori %215, %c2684354560_i64 : i64
-                        %217 = arith.subi %206, %205 : i64
-                        %218 = arith.addi %216, %217 : i64
-                        %219 = arith.subi %65, %172 : i64
-                        %220 = arith.minsi %219, %c16_i64 : i64
-                        "instgem.mvout"(%214, %218, %220, %209) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                    %192 = arith.index_cast %121 : i64 to index
-                    scf.for %arg12 = %191 to %192 step %c1 {
-                      %193 = arith.index_cast %arg12 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.subi %114, %194 : i64
-                      %196 = arith.minsi %195, %c16_i64 : i64
-                      %197 = arith.addi %194, %172 : i64
-                      %198 = arith.ori %197, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %174, %196) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %199 = arith.muli %193, %c32_i64 : i64
-                      %200 = arith.addi %199, %186 : i64
-                      %201 = arith.addi %200, %98 : i64
-                      "instgem.compute_accumulated"(%201, %c16_i64, %196, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %202 = arith.subi %193, %c1_i64 : i64
-                      %203 = arith.subi %202, %73 : i64
-                      %204 = arith.cmpi sge, %203, %c0_i64 : i64
-                      %205 = arith.cmpi slt, %203, %81 : i64
-                      %206 = arith.andi %204, %205 : i1
-                      scf.if %206 {
-                        %207 = arith.muli %202, %c16_i64 : i64
-                        %208 = arith.maxsi %207, %63 : i64
-                        %209 = arith.addi %207, %c16_i64 : i64
-                        %210 = arith.minsi %209, %74 : i64
-                        %211 = arith.subi %210, %208 : i64
-                        %212 = arith.subi %208, %63 : i64
-                        %213 = arith.muli %212, %71 : i64
-                        %214 = arith.addi %69, %213 : i64
-                        %215 = arith.muli %161, %c64_i64 : i64
-                        %216 = arith.addi %214, %215 : i64
-                        %217 = arith.addi %207, %172 : i64
-                        %218 = arith.ori %217, %c2684354560_i64 : i64
-                        %219 = arith.subi %208, %207 : i64
-                        %220 = arith.addi %218, %219 : i64
-                        %221 = arith.subi %65, %172 : i64
-                        %222 = arith.minsi %221, %c16_i64 : i64
-                        "instgem.mvout"(%216, %220, %222, %211) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                  } else {
-                    %191 = arith.index_cast %136 : i64 to index
-                    scf.for %arg12 = %c1 to %191 step %c1 {
-                      %193 = arith.index_cast %arg12 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.addi %194, %172 : i64
-                      %196 = arith.ori %195, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %174, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %197 = arith.muli %193, %c32_i64 : i64
-                      %198 = arith.addi %197, %186 : i64
-                      %199 = arith.addi %198, %98 : i64
-                      "instgem.compute_accumulated"(%199, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                    %192 = arith.index_cast %121 : i64 to index
-                    scf.for %arg12 = %191 to %192 step %c1 {
-                      %193 = arith.index_cast %arg12 : index to i64
-                      %194 = arith.muli %193, %c16_i64 : i64
-                      %195 = arith.subi %114, %194 : i64
-                      %196 = arith.minsi %195, %c16_i64 : i64
-                      %197 = arith.addi %194, %172 : i64
-                      %198 = arith.ori %197, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %174, %196) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %199 = arith.muli %193, %c32_i64 : i64
-                      %200 = arith.addi %199, %186 : i64
-                      %201 = arith.addi %200, %98 : i64
-                      "instgem.compute_accumulated"(%201, %c16_i64, %196, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                  }
-                }
-                %177 = arith.index_cast %124 : i64 to index
-                scf.for %arg11 = %176 to %177 step %c1 {
-                  %184 = arith.index_cast %arg11 : index to i64
-                  %185 = arith.muli %184, %c16_i64 : i64
-                  %186 = arith.subi %116, %185 : i64
-                  %187 = arith.minsi %186, %c16_i64 : i64
-                  %188 = arith.subi %118, %185 : i64
-                  %189 = arith.minsi %188, %c16_i64 : i64
-                  scf.if %165 {
-                    %199 = arith.muli %184, %150 : i64
-                    %200 = arith.minsi %199, %81 : i64
-                    %201 = arith.addi %200, %150 : i64
-                    %202 = arith.minsi %201, %81 : i64
-                    %203 = arith.index_cast %200 : i64 to index
-                    %204 = arith.index_cast %202 : i64 to index
-                    scf.for %arg12 = %203 to %204 step %c1 {
-                      %205 = arith.index_cast %arg12 : index to i64
-                      %206 = arith.addi %73, %205 : i64
-                      %207 = arith.muli %206, %c16_i64 : i64
-                      %208 = arith.maxsi %207, %63 : i64
-                      %209 = arith.addi %207, %c16_i64 : i64
-                      %210 = arith.minsi %209, %74 : i64
-                      %211 = arith.subi %210, %208 : i64
-                      %212 = arith.subi %208, %63 : i64
-                      %213 = arith.muli %212, %71 : i64
-                      %214 = arith.addi %69, %213 : i64
-                      %215 = arith.muli %162, %c64_i64 : i64
-                      %216 = arith.addi %214, %215 : i64
-                      %217 = arith.muli %162, %c16_i64 : i64
-                      %218 = arith.addi %207, %217 : i64
-                      %219 = arith.ori %218, %c2684354560_i64 : i64
-                      %220 = arith.subi %208, %207 : i64
-                      %221 = arith.addi %219, %220 : i64
-                      %222 = arith.subi %65, %217 : i64
-                      %223 = arith.minsi %222, %c16_i64 : i64
-                      "instgem.mvout"(%216, %221, %223, %211) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %190 = arith.cmpi eq, %184, %151 : i64
-                  %191 = arith.select %190, %c2147483648_i64, %c3221225472_i64 : i64
-                  %192 = arith.ori %172, %191 : i64
-                  %193 = arith.select %190, %c16_i64, %137 : i64
-                  %194 = arith.select %190, %c16_i64, %174 : i64
-                  %195 = arith.addi %185, %172 : i64
-                  %196 = arith.addi %195, %110 : i64
-                  "instgem.preload"(%196, %174, %189, %192, %194, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %197 = arith.addi %185, %98 : i64
-                  "instgem.compute_preloaded"(%197, %187, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %198 = arith.cmpi eq, %184, %171 : i64
-                  scf.if %198 {
-                    %199 = arith.index_cast %136 : i64 to index
-                    scf.for %arg12 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %172 : i64
-                      %204 = arith.ori %203, %191 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %194, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %185 : i64
-                      %207 = arith.addi %206, %98 : i64
-                      "instgem.compute_accumulated"(%207, %187, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.subi %201, %c1_i64 : i64
-                      %209 = arith.subi %208, %73 : i64
-                      %210 = arith.cmpi sge, %209, %c0_i64 : i64
-                      %211 = arith.cmpi slt, %209, %81 : i64
-                      %212 = arith.andi %210, %211 : i1
-                      scf.if %212 {
-                        %213 = arith.muli %208, %c16_i64 : i64
-                        %214 = arith.maxsi %213, %63 : i64
-                        %215 = arith.addi %213, %c16_i64 : i64
-                        %216 = arith.minsi %215, %74 : i64
-                        %217 = arith.subi %216, %214 : i64
-                        %218 = arith.subi %214, %63 : i64
-                        %219 = arith.muli %218, %71 : i64
-                        %220 = arith.addi %69, %219 : i64
-                        %221 = arith.muli %161, %c64_i64 : i64
-                        %222 = arith.addi %220, %221 : i64
-                        %223 = arith.addi %213, %172 : i64
-                        %224 = arith.ori %223, %c2684354560_i64 : i64
-                        %225 = arith.subi %214, %213 : i64
-                        %226 = arith.addi %224, %225 : i64
-                        %227 = arith.subi %65, %172 : i64
-                        %228 = arith.minsi %227, %c16_i64 : i64
-                        "instgem.mvout"(%222, %226, %228, %217) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                    %200 = arith.index_cast %121 : i64 to index
-                    scf.for %arg12 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %114, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %172 : i64
-                      %206 = arith.ori %205, %191 : i64
-                      %207 = arith.select %190, %c16_i64, %204 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %194, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.muli %201, %c32_i64 : i64
-                      %209 = arith.addi %208, %185 : i64
-                      %210 = arith.addi %209, %98 : i64
-                      "instgem.compute_accumulated"(%210, %187, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %211 = arith.subi %201, %c1_i64 : i64
-                      %212 = arith.subi %211, %73 : i64
-                      %213 = arith.cmpi sge, %212, %c0_i64 : i64
-                      %214 = arith.cmpi slt, %212, %81 : i64
-                      %215 = arith.andi %213, %214 : i1
-                      scf.if %215 {
-                        %216 = arith.muli %211, %c16_i64 : i64
-                        %217 = arith.maxsi %216, %63 : i64
-                        %218 = arith.addi %216, %c16_i64 : i64
-                        %219 = arith.minsi %218, %74 : i64
-                        %220 = arith.subi %219, %217 : i64
-                        %221 = arith.subi %217, %63 : i64
-                        %222 = arith.muli %221, %71 : i64
-                        %223 = arith.addi %69, %222 : i64
-                        %224 = arith.muli %161, %c64_i64 : i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.subi %110, %198 : i64
+                      %200 = arith.minsi %199, %c16_i64 : i64
+                      %201 = arith.addi %198, %168 : i64
+                      %202 = arith.ori %201, %187 : i64
+                      %203 = arith.select %186, %c16_i64, %200 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %190, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %204 = arith.muli %197, %c32_i64 : i64
+                      %205 = arith.addi %204, %181 : i64
+                      %206 = arith.addi %205, %94 : i64
+                      "instgem.compute_accumulated"(%206, %183, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %207 = arith.subi %197, %c1_i64 : i64
+                      %208 = arith.subi %207, %69 : i64
+                      %209 = arith.cmpi sge, %208, %c0_i64 : i64
+                      %210 = arith.cmpi slt, %208, %77 : i64
+                      %211 = arith.andi %209, %210 : i1
+                      scf.if %211 {
+                        %212 = arith.muli %207, %c16_i64 : i64
+                        %213 = arith.maxsi %212, %59 : i64
+                        %214 = arith.addi %212, %c16_i64 : i64
+                        %215 = arith.minsi %214, %70 : i64
+                        %216 = arith.subi %215, %213 : i64
+                        %217 = arith.subi %213, %59 : i64
+                        %218 = arith.muli %217, %67 : i64
+                        %219 = arith.addi %65, %218 : i64
+                        %220 = arith.muli %157, %c64_i64 : i64
+                        %221 = arith.addi %219, %220 : i64
+                        %222 = arith.addi %212, %168 : i64
+                        %223 = arith.ori %222, %c2684354560_i64 : i64
+                        %224 = arith.subi %213, %212 : i64
                         %225 = arith.addi %223, %224 : i64
-                        %226 = arith.addi %216, %172 : i64
-                        %227 = arith.ori %226, %c2684354560_i64 : i64
-                        %228 = arith.subi %217, %216 : i64
-                        %229 = arith.addi %227, %228 : i64
-                        %230 = arith.subi %65, %172 : i64
-                        %231 = arith.minsi %230, %c16_i64 : i64
-                        "instgem.mvout"(%225, %229, %231, %220) : (i64, i64, i64, i64) -> ()
+                        %226 = arith.subi %61, %168 : i64
+                        %227 = arith.minsi %226, %c16_i64 : i64
+                        "instgem.mvout"(%221, %225, %227, %216) : (i64, i64, i64, i64) -> ()
                       }
                     }
                   } else {
-                    %199 = arith.index_cast %136 : i64 to index
-                    scf.for %arg12 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %172 : i64
-                      %204 = arith.ori %203, %191 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %194, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %185 : i64
-                      %207 = arith.addi %206, %98 : i64
-                      "instgem.compute_accumulated"(%207, %187, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %195 = arith.index_cast %132 : i64 to index
+                    scf.for %arg12 = %c1 to %195 step %c1 {
+                      %197 = arith.index_cast %arg12 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.addi %198, %168 : i64
+                      %200 = arith.ori %199, %187 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %200, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %201 = arith.muli %197, %c32_i64 : i64
+                      %202 = arith.addi %201, %181 : i64
+                      %203 = arith.addi %202, %94 : i64
+                      "instgem.compute_accumulated"(%203, %183, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                     }
-                    %200 = arith.index_cast %121 : i64 to index
-                    scf.for %arg12 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %114, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %172 : i64
-                      %206 = arith.ori %205, %191 : i64
-                      %207 = arith.select %190, %c16_i64, %204 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %194, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.muli %201, %c32_i64 : i64
-                      %209 = arith.addi %208, %185 : i64
-                      %210 = arith.addi %209, %98 : i64
-                      "instgem.compute_accumulated"(%210, %187, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %196 = arith.index_cast %117 : i64 to index
+                    scf.for %arg12 = %195 to %196 step %c1 {
+                      %197 = arith.index_cast %arg12 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.subi %110, %198 : i64
+                      %200 = arith.minsi %199, %c16_i64 : i64
+                      %201 = arith.addi %198, %168 : i64
+                      %202 = arith.ori %201, %187 : i64
+                      %203 = arith.select %186, %c16_i64, %200 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %190, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %204 = arith.muli %197, %c32_i64 : i64
+                      %205 = arith.addi %204, %181 : i64
+                      %206 = arith.addi %205, %94 : i64
+                      "instgem.compute_accumulated"(%206, %183, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                     }
                   }
                 }
+                scf.if %161 {
+                  %180 = arith.muli %120, %146 : i64
+                  %181 = arith.minsi %180, %77 : i64
+                  %182 = arith.index_cast %181 : i64 to index
+                  scf.for %arg11 = %182 to %136 step %c1 {
+                    %183 = arith.index_cast %arg11 : index to i64
+                    %184 = arith.addi %69, %183 : i64
+                    %185 = arith.muli %184, %c16_i64 : i64
+                    %186 = arith.maxsi %185, %59 : i64
+                    %187 = arith.addi %185, %c16_i64 : i64
+                    %188 = arith.minsi %187, %70 : i64
+                    %189 = arith.subi %188, %186 : i64
+                    %190 = arith.subi %186, %59 : i64
+                    %191 = arith.muli %190, %67 : i64
+                    %192 = arith.addi %65, %191 : i64
+                    %193 = arith.muli %158, %c64_i64 : i64
+                    %194 = arith.addi %192, %193 : i64
+                    %195 = arith.muli %158, %c16_i64 : i64
+                    %196 = arith.addi %185, %195 : i64
+                    %197 = arith.ori %196, %c2684354560_i64 : i64
+                    %198 = arith.subi %186, %185 : i64
+                    %199 = arith.addi %197, %198 : i64
+                    %200 = arith.subi %61, %195 : i64
+                    %201 = arith.minsi %200, %c16_i64 : i64
+                    "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %174 = arith.cmpi sgt, %120, %c0_i64 : i64
+                %175 = arith.subi %117, %c1_i64 : i64
+                %176 = arith.subi %175, %69 : i64
+                %177 = arith.maxsi %176, %c0_i64 : i64
+                %178 = arith.minsi %177, %77 : i64
+                %179 = arith.select %174, %178, %c0_i64 : i64
                 scf.if %165 {
-                  %184 = arith.muli %124, %150 : i64
-                  %185 = arith.minsi %184, %81 : i64
-                  %186 = arith.index_cast %185 : i64 to index
-                  scf.for %arg11 = %186 to %140 step %c1 {
-                    %187 = arith.index_cast %arg11 : index to i64
-                    %188 = arith.addi %73, %187 : i64
-                    %189 = arith.muli %188, %c16_i64 : i64
-                    %190 = arith.maxsi %189, %63 : i64
-                    %191 = arith.addi %189, %c16_i64 : i64
-                    %192 = arith.minsi %191, %74 : i64
-                    %193 = arith.subi %192, %190 : i64
-                    %194 = arith.subi %190, %63 : i64
-                    %195 = arith.muli %194, %71 : i64
-                    %196 = arith.addi %69, %195 : i64
-                    %197 = arith.muli %162, %c64_i64 : i64
-                    %198 = arith.addi %196, %197 : i64
-                    %199 = arith.muli %162, %c16_i64 : i64
-                    %200 = arith.addi %189, %199 : i64
-                    %201 = arith.ori %200, %c2684354560_i64 : i64
-                    %202 = arith.subi %190, %189 : i64
-                    %203 = arith.addi %201, %202 : i64
-                    %204 = arith.subi %65, %199 : i64
-                    %205 = arith.minsi %204, %c16_i64 : i64
-                    "instgem.mvout"(%198, %203, %205, %193) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %178 = arith.cmpi sgt, %124, %c0_i64 : i64
-                %179 = arith.subi %121, %c1_i64 : i64
-                %180 = arith.subi %179, %73 : i64
-                %181 = arith.maxsi %180, %c0_i64 : i64
-                %182 = arith.minsi %181, %81 : i64
-                %183 = arith.select %178, %182, %c0_i64 : i64
-                scf.if %169 {
-                  %184 = arith.index_cast %183 : i64 to index
-                  scf.for %arg11 = %184 to %140 step %c1 {
-                    %185 = arith.index_cast %arg11 : index to i64
-                    %186 = arith.addi %73, %185 : i64
-                    %187 = arith.muli %186, %c16_i64 : i64
-                    %188 = arith.maxsi %187, %63 : i64
-                    %189 = arith.addi %187, %c16_i64 : i64
-                    %190 = arith.minsi %189, %74 : i64
-                    %191 = arith.subi %190, %188 : i64
-                    %192 = arith.subi %188, %63 : i64
-                    %193 = arith.muli %192, %71 : i64
-                    %194 = arith.addi %69, %193 : i64
-                    %195 = arith.muli %161, %c64_i64 : i64
+                  %180 = arith.index_cast %179 : i64 to index
+                  scf.for %arg11 = %180 to %136 step %c1 {
+                    %181 = arith.index_cast %arg11 : index to i64
+                    %182 = arith.addi %69, %181 : i64
+                    %183 = arith.muli %182, %c16_i64 : i64
+                    %184 = arith.maxsi %183, %59 : i64
+                    %185 = arith.addi %183, %c16_i64 : i64
+                    %186 = arith.minsi %185, %70 : i64
+                    %187 = arith.subi %186, %184 : i64
+                    %188 = arith.subi %184, %59 : i64
+                    %189 = arith.muli %188, %67 : i64
+                    %190 = arith.addi %65, %189 : i64
+                    %191 = arith.muli %157, %c64_i64 : i64
+                    %192 = arith.addi %190, %191 : i64
+                    %193 = arith.addi %183, %168 : i64
+                    %194 = arith.ori %193, %c2684354560_i64 : i64
+                    %195 = arith.subi %184, %183 : i64
                     %196 = arith.addi %194, %195 : i64
-                    %197 = arith.addi %187, %172 : i64
-                    %198 = arith.ori %197, %c2684354560_i64 : i64
-                    %199 = arith.subi %188, %187 : i64
-                    %200 = arith.addi %198, %199 : i64
-                    %201 = arith.subi %65, %172 : i64
-                    %202 = arith.minsi %201, %c16_i64 : i64
-                    "instgem.mvout"(%196, %200, %202, %191) : (i64, i64, i64, i64) -> ()
+                    %197 = arith.subi %61, %168 : i64
+                    %198 = arith.minsi %197, %c16_i64 : i64
+                    "instgem.mvout"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
                   }
                 }
               } {gemmini.compute_nest}
-              %152 = arith.cmpi eq, %124, %c0_i64 : i64
-              %153 = arith.cmpi slt, %121, %c2_i64 : i64
-              %154 = arith.cmpi slt, %129, %c1_i64 : i64
-              %155 = arith.ori %152, %153 : i1
-              %156 = arith.ori %155, %154 : i1
-              %157 = arith.andi %127, %156 : i1
-              scf.if %157 {
+              %148 = arith.cmpi eq, %120, %c0_i64 : i64
+              %149 = arith.cmpi slt, %117, %c2_i64 : i64
+              %150 = arith.cmpi slt, %125, %c1_i64 : i64
+              %151 = arith.ori %148, %149 : i1
+              %152 = arith.ori %151, %150 : i1
+              %153 = arith.andi %123, %152 : i1
+              scf.if %153 {
                 scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %161 = arith.index_cast %arg10 : index to i64
-                  %162 = arith.muli %161, %c16_i64 : i64
-                  %163 = arith.ori %162, %c2147483648_i64 : i64
-                  %164 = arith.cmpi sge, %161, %121 : i64
-                  %165 = arith.cmpi sle, %129, %c0_i64 : i64
-                  %166 = arith.ori %152, %164 : i1
-                  %167 = arith.ori %166, %165 : i1
-                  %168 = arith.cmpi sgt, %82, %c0_i64 : i64
-                  %169 = arith.andi %167, %168 : i1
-                  scf.if %169 {
-                    "instgem.mvin"(%c0_i64, %163, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  %157 = arith.index_cast %arg10 : index to i64
+                  %158 = arith.muli %157, %c16_i64 : i64
+                  %159 = arith.ori %158, %c2147483648_i64 : i64
+                  %160 = arith.cmpi sge, %157, %117 : i64
+                  %161 = arith.cmpi sle, %125, %c0_i64 : i64
+                  %162 = arith.ori %148, %160 : i1
+                  %163 = arith.ori %162, %161 : i1
+                  %164 = arith.cmpi sgt, %78, %c0_i64 : i64
+                  %165 = arith.andi %163, %164 : i1
+                  scf.if %165 {
+                    "instgem.mvin"(%c0_i64, %159, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
                 }
               }
-              %158 = arith.minsi %129, %82 : i64
-              %159 = arith.index_cast %158 : i64 to index
-              %160 = arith.index_cast %82 : i64 to index
-              scf.for %arg10 = %159 to %160 step %c1 {
-                %161 = arith.index_cast %arg10 : index to i64
-                scf.for %arg11 = %c0 to %140 step %c1 {
-                  %162 = arith.index_cast %arg11 : index to i64
-                  %163 = arith.addi %73, %162 : i64
-                  %164 = arith.muli %163, %c16_i64 : i64
-                  %165 = arith.maxsi %164, %63 : i64
-                  %166 = arith.addi %164, %c16_i64 : i64
-                  %167 = arith.minsi %166, %74 : i64
-                  %168 = arith.subi %167, %165 : i64
-                  %169 = arith.subi %165, %63 : i64
-                  %170 = arith.muli %169, %71 : i64
-                  %171 = arith.addi %69, %170 : i64
-                  %172 = arith.muli %161, %c64_i64 : i64
-                  %173 = arith.addi %171, %172 : i64
-                  %174 = arith.muli %161, %c16_i64 : i64
-                  %175 = arith.addi %164, %174 : i64
-                  %176 = arith.ori %175, %c2684354560_i64 : i64
-                  %177 = arith.subi %165, %164 : i64
-                  %178 = arith.addi %176, %177 : i64
-                  %179 = arith.subi %65, %174 : i64
-                  %180 = arith.minsi %179, %c16_i64 : i64
-                  "instgem.mvout"(%173, %178, %180, %168) : (i64, i64, i64, i64) -> ()
+              %154 = arith.minsi %125, %78 : i64
+              %155 = arith.index_cast %154 : i64 to index
+              %156 = arith.index_cast %78 : i64 to index
+              scf.for %arg10 = %155 to %156 step %c1 {
+                %157 = arith.index_cast %arg10 : index to i64
+                scf.for %arg11 = %c0 to %136 step %c1 {
+                  %158 = arith.index_cast %arg11 : index to i64
+                  %159 = arith.addi %69, %158 : i64
+                  %160 = arith.muli %159, %c16_i64 : i64
+                  %161 = arith.maxsi %160, %59 : i64
+                  %162 = arith.addi %160, %c16_i64 : i64
+                  %163 = arith.minsi %162, %70 : i64
+                  %164 = arith.subi %163, %161 : i64
+                  %165 = arith.subi %161, %59 : i64
+                  %166 = arith.muli %165, %67 : i64
+                  %167 = arith.addi %65, %166 : i64
+                  %168 = arith.muli %157, %c64_i64 : i64
+                  %169 = arith.addi %167, %168 : i64
+                  %170 = arith.muli %157, %c16_i64 : i64
+                  %171 = arith.addi %160, %170 : i64
+                  %172 = arith.ori %171, %c2684354560_i64 : i64
+                  %173 = arith.subi %161, %160 : i64
+                  %174 = arith.addi %172, %173 : i64
+                  %175 = arith.subi %61, %170 : i64
+                  %176 = arith.minsi %175, %c16_i64 : i64
+                  "instgem.mvout"(%169, %174, %176, %164) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %149 = arith.select %127, %c0_i64, %c-1_i64 : i64
-              scf.for %arg10 = %c0 to %130 step %c1 {
-                scf.if %139 {
-                  %163 = arith.cmpi sgt, %140, %c0 : index
-                  scf.if %163 {
-                    %167 = arith.muli %148, %c4 : index
-                    %168 = arith.muli %140, %c4 : index
-                    %169 = arith.muli %arg10, %168 : index
-                    %170 = arith.subi %167, %c1 : index
-                    %171 = arith.addi %169, %170 : index
-                    %172 = arith.divsi %171, %167 : index
-                    %173 = arith.addi %171, %168 : index
-                    %174 = arith.divsi %173, %167 : index
-                    scf.for %arg11 = %172 to %174 step %c1 {
-                      %175 = arith.index_cast %arg11 : index to i64
-                      %176 = arith.addi %73, %175 : i64
-                      %177 = arith.muli %176, %c16_i64 : i64
-                      %178 = arith.maxsi %177, %63 : i64
-                      %179 = arith.addi %177, %c16_i64 : i64
-                      %180 = arith.minsi %179, %74 : i64
-                      %181 = arith.subi %180, %178 : i64
-                      %182 = arith.subi %178, %63 : i64
-                      %183 = arith.muli %182, %147#0 : i64
-                      %184 = arith.addi %147#1, %183 : i64
-                      %185 = arith.muli %176, %c32_i64 : i64
-                      %186 = arith.addi %185, %147#2 : i64
-                      %187 = arith.subi %178, %177 : i64
-                      %188 = arith.addi %186, %187 : i64
-                      %189 = arith.minsi %147#3, %c64_i64 : i64
-                      "instgem.mvin"(%184, %188, %189, %181) : (i64, i64, i64, i64) -> ()
+              %145 = arith.select %123, %c0_i64, %c-1_i64 : i64
+              scf.for %arg10 = %c0 to %126 step %c1 {
+                scf.if %135 {
+                  %159 = arith.cmpi sgt, %136, %c0 : index
+                  scf.if %159 {
+                    %163 = arith.muli %144, %c4 : index
+                    %164 = arith.muli %136, %c4 : index
+                    %165 = arith.muli %arg10, %164 : index
+                    %166 = arith.subi %163, %c1 : index
+                    %167 = arith.addi %165, %166 : index
+                    %168 = arith.divsi %167, %163 : index
+                    %169 = arith.addi %167, %164 : index
+                    %170 = arith.divsi %169, %163 : index
+                    scf.for %arg11 = %168 to %170 step %c1 {
+                      %171 = arith.index_cast %arg11 : index to i64
+                      %172 = arith.addi %69, %171 : i64
+                      %173 = arith.muli %172, %c16_i64 : i64
+                      %174 = arith.maxsi %173, %59 : i64
+                      %175 = arith.addi %173, %c16_i64 : i64
+                      %176 = arith.minsi %175, %70 : i64
+                      %177 = arith.subi %176, %174 : i64
+                      %178 = arith.subi %174, %59 : i64
+                      %179 = arith.muli %178, %143#0 : i64
+                      %180 = arith.addi %143#1, %179 : i64
+                      %181 = arith.muli %172, %c32_i64 : i64
+                      %182 = arith.addi %181, %143#2 : i64
+                      %183 = arith.subi %174, %173 : i64
+                      %184 = arith.addi %182, %183 : i64
+                      %185 = arith.minsi %143#3, %c64_i64 : i64
+                      "instgem.mvin"(%180, %184, %185, %177) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %164 = arith.cmpi sgt, %146, %c0 : index
-                  scf.if %164 {
-                    %167 = arith.muli %148, %c4 : index
-                    %168 = arith.muli %146, %c4 : index
-                    %169 = arith.muli %arg10, %168 : index
-                    %170 = arith.subi %167, %c1 : index
-                    %171 = arith.subi %170, %148 : index
-                    %172 = arith.addi %169, %171 : index
-                    %173 = arith.divsi %172, %167 : index
-                    %174 = arith.addi %172, %168 : index
-                    %175 = arith.divsi %174, %167 : index
-                    scf.for %arg11 = %173 to %175 step %c1 {
-                      %176 = arith.index_cast %arg11 : index to i64
-                      %177 = arith.muli %176, %c16_i64 : i64
-                      %178 = arith.maxsi %177, %c0_i64 : i64
-                      %179 = arith.addi %177, %c16_i64 : i64
-                      %180 = arith.minsi %179, %63 : i64
-                      %181 = arith.subi %180, %178 : i64
-                      %182 = arith.muli %176, %c32_i64 : i64
-                      %183 = arith.addi %182, %147#2 : i64
-                      %184 = arith.subi %178, %177 : i64
-                      %185 = arith.addi %183, %184 : i64
-                      %186 = arith.minsi %147#3, %c64_i64 : i64
-                      "instgem.mvin"(%c0_i64, %185, %186, %181) : (i64, i64, i64, i64) -> ()
+                  %160 = arith.cmpi sgt, %142, %c0 : index
+                  scf.if %160 {
+                    %163 = arith.muli %144, %c4 : index
+                    %164 = arith.muli %142, %c4 : index
+                    %165 = arith.muli %arg10, %164 : index
+                    %166 = arith.subi %163, %c1 : index
+                    %167 = arith.subi %166, %144 : index
+                    %168 = arith.addi %165, %167 : index
+                    %169 = arith.divsi %168, %163 : index
+                    %170 = arith.addi %168, %164 : index
+                    %171 = arith.divsi %170, %163 : index
+                    scf.for %arg11 = %169 to %171 step %c1 {
+                      %172 = arith.index_cast %arg11 : index to i64
+                      %173 = arith.muli %172, %c16_i64 : i64
+                      %174 = arith.maxsi %173, %c0_i64 : i64
+                      %175 = arith.addi %173, %c16_i64 : i64
+                      %176 = arith.minsi %175, %59 : i64
+                      %177 = arith.subi %176, %174 : i64
+                      %178 = arith.muli %172, %c32_i64 : i64
+                      %179 = arith.addi %178, %143#2 : i64
+                      %180 = arith.subi %174, %173 : i64
+                      %181 = arith.addi %179, %180 : i64
+                      %182 = arith.minsi %143#3, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64, %181, %182, %177) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %165 = arith.cmpi sgt, %147#4, %c0 : index
-                  scf.if %165 {
-                    %167 = arith.muli %148, %c4 : index
-                    %168 = arith.muli %147#4, %c4 : index
-                    %169 = arith.muli %arg10, %168 : index
-                    %170 = arith.subi %167, %c1 : index
-                    %171 = arith.muli %148, %c2 : index
-                    %172 = arith.subi %170, %171 : index
-                    %173 = arith.addi %169, %172 : index
-                    %174 = arith.divsi %173, %167 : index
-                    %175 = arith.addi %173, %168 : index
-                    %176 = arith.divsi %175, %167 : index
-                    scf.for %arg11 = %174 to %176 step %c1 {
-                      %177 = arith.index_cast %arg11 : index to i64
-                      %178 = arith.addi %147#5, %177 : i64
-                      %179 = arith.muli %178, %c16_i64 : i64
-                      %180 = arith.maxsi %179, %147#6 : i64
-                      %181 = arith.addi %179, %c16_i64 : i64
-                      %182 = arith.addi %147#6, %147#7 : i64
-                      %183 = arith.minsi %181, %182 : i64
-                      %184 = arith.subi %183, %180 : i64
-                      %185 = arith.subi %180, %147#6 : i64
-                      %186 = arith.muli %185, %147#8 : i64
-                      %187 = arith.addi %147#9, %186 : i64
-                      %188 = arith.addi %179, %147#10 : i64
-                      %189 = arith.subi %180, %179 : i64
-                      %190 = arith.addi %188, %189 : i64
-                      %191 = arith.minsi %65, %c64_i64 : i64
-                      "instgem.mvin2"(%187, %190, %191, %184) : (i64, i64, i64, i64) -> ()
+                  %161 = arith.cmpi sgt, %143#4, %c0 : index
+                  scf.if %161 {
+                    %163 = arith.muli %144, %c4 : index
+                    %164 = arith.muli %143#4, %c4 : index
+                    %165 = arith.muli %arg10, %164 : index
+                    %166 = arith.subi %163, %c1 : index
+                    %167 = arith.muli %144, %c2 : index
+                    %168 = arith.subi %166, %167 : index
+                    %169 = arith.addi %165, %168 : index
+                    %170 = arith.divsi %169, %163 : index
+                    %171 = arith.addi %169, %164 : index
+                    %172 = arith.divsi %171, %163 : index
+                    scf.for %arg11 = %170 to %172 step %c1 {
+                      %173 = arith.index_cast %arg11 : index to i64
+                      %174 = arith.addi %143#5, %173 : i64
+                      %175 = arith.muli %174, %c16_i64 : i64
+                      %176 = arith.maxsi %175, %143#6 : i64
+                      %177 = arith.addi %175, %c16_i64 : i64
+                      %178 = arith.addi %143#6, %143#7 : i64
+                      %179 = arith.minsi %177, %178 : i64
+                      %180 = arith.subi %179, %176 : i64
+                      %181 = arith.subi %176, %143#6 : i64
+                      %182 = arith.muli %181, %143#8 : i64
+                      %183 = arith.addi %143#9, %182 : i64
+                      %184 = arith.addi %175, %143#10 : i64
+                      %185 = arith.subi %176, %175 : i64
+                      %186 = arith.addi %184, %185 : i64
+                      %187 = arith.minsi %61, %c64_i64 : i64
+                      "instgem.mvin2"(%183, %186, %187, %180) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %166 = arith.cmpi sgt, %147#11, %c0 : index
-                  scf.if %166 {
-                    %167 = arith.muli %148, %c4 : index
-                    %168 = arith.muli %147#11, %c4 : index
-                    %169 = arith.muli %arg10, %168 : index
-                    %170 = arith.subi %167, %c1 : index
-                    %171 = arith.muli %148, %c3 : index
-                    %172 = arith.subi %170, %171 : index
-                    %173 = arith.addi %169, %172 : index
-                    %174 = arith.divsi %173, %167 : index
-                    %175 = arith.addi %173, %168 : index
-                    %176 = arith.divsi %175, %167 : index
-                    scf.for %arg11 = %174 to %176 step %c1 {
-                      %177 = arith.index_cast %arg11 : index to i64
-                      %178 = arith.muli %177, %c16_i64 : i64
-                      %179 = arith.maxsi %178, %c0_i64 : i64
-                      %180 = arith.addi %178, %c16_i64 : i64
-                      %181 = arith.minsi %180, %147#6 : i64
-                      %182 = arith.subi %181, %179 : i64
-                      %183 = arith.addi %178, %147#10 : i64
-                      %184 = arith.subi %179, %178 : i64
-                      %185 = arith.addi %183, %184 : i64
-                      %186 = arith.minsi %65, %c64_i64 : i64
-                      "instgem.mvin2"(%c0_i64, %185, %186, %182) : (i64, i64, i64, i64) -> ()
+                  %162 = arith.cmpi sgt, %143#11, %c0 : index
+                  scf.if %162 {
+                    %163 = arith.muli %144, %c4 : index
+                    %164 = arith.muli %143#11, %c4 : index
+                    %165 = arith.muli %arg10, %164 : index
+                    %166 = arith.subi %163, %c1 : index
+                    %167 = arith.muli %144, %c3 : index
+                    %168 = arith.subi %166, %167 : index
+                    %169 = arith.addi %165, %168 : index
+                    %170 = arith.divsi %169, %163 : index
+                    %171 = arith.addi %169, %164 : index
+                    %172 = arith.divsi %171, %163 : index
+                    scf.for %arg11 = %170 to %172 step %c1 {
+                      %173 = arith.index_cast %arg11 : index to i64
+                      %174 = arith.muli %173, %c16_i64 : i64
+                      %175 = arith.maxsi %174, %c0_i64 : i64
+                      %176 = arith.addi %174, %c16_i64 : i64
+                      %177 = arith.minsi %176, %143#6 : i64
+                      %178 = arith.subi %177, %175 : i64
+                      %179 = arith.addi %174, %143#10 : i64
+                      %180 = arith.subi %175, %174 : i64
+                      %181 = arith.addi %179, %180 : i64
+                      %182 = arith.minsi %61, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64, %181, %182, %178) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
                 }
-                %156 = arith.index_cast %arg10 : index to i64
-                %157 = arith.muli %156, %c16_i64 : i64
-                %158 = arith.subi %120, %157 : i64
-                %159 = arith.minsi %158, %c16_i64 : i64
-                %160 = arith.cmpi sgt, %133, %c0_i64 : i64
-                scf.if %160 {
-                  %163 = arith.cmpi eq, %149, %c0_i64 : i64
-                  %164 = arith.select %163, %c2147483648_i64, %c3221225472_i64 : i64
-                  %165 = arith.ori %157, %164 : i64
-                  %166 = arith.select %163, %c16_i64, %137 : i64
-                  %167 = arith.select %163, %c16_i64, %159 : i64
-                  %168 = arith.addi %157, %110 : i64
-                  "instgem.preload"(%168, %159, %c16_i64, %165, %167, %166) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_preloaded"(%98, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %169 = arith.index_cast %136 : i64 to index
-                  scf.for %arg11 = %c1 to %169 step %c1 {
-                    %171 = arith.index_cast %arg11 : index to i64
-                    %172 = arith.muli %171, %c16_i64 : i64
-                    %173 = arith.addi %172, %157 : i64
-                    %174 = arith.ori %173, %164 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %175 = arith.muli %171, %c32_i64 : i64
-                    %176 = arith.addi %175, %98 : i64
-                    "instgem.compute_accumulated"(%176, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %152 = arith.index_cast %arg10 : index to i64
+                %153 = arith.muli %152, %c16_i64 : i64
+                %154 = arith.subi %116, %153 : i64
+                %155 = arith.minsi %154, %c16_i64 : i64
+                %156 = arith.cmpi sgt, %129, %c0_i64 : i64
+                scf.if %156 {
+                  %159 = arith.cmpi eq, %145, %c0_i64 : i64
+                  %160 = arith.select %159, %c2147483648_i64, %c3221225472_i64 : i64
+                  %161 = arith.ori %153, %160 : i64
+                  %162 = arith.select %159, %c16_i64, %133 : i64
+                  %163 = arith.select %159, %c16_i64, %155 : i64
+                  %164 = arith.addi %153, %106 : i64
+                  "instgem.preload"(%164, %155, %c16_i64, %161, %163, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%94, %c16_i64, %133, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %165 = arith.index_cast %132 : i64 to index
+                  scf.for %arg11 = %c1 to %165 step %c1 {
+                    %167 = arith.index_cast %arg11 : index to i64
+                    %168 = arith.muli %167, %c16_i64 : i64
+                    %169 = arith.addi %168, %153 : i64
+                    %170 = arith.ori %169, %160 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %163, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %171 = arith.muli %167, %c32_i64 : i64
+                    %172 = arith.addi %171, %94 : i64
+                    "instgem.compute_accumulated"(%172, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
-                  %170 = arith.index_cast %121 : i64 to index
-                  scf.for %arg11 = %169 to %170 step %c1 {
-                    %171 = arith.index_cast %arg11 : index to i64
-                    %172 = arith.muli %171, %c16_i64 : i64
-                    %173 = arith.subi %114, %172 : i64
-                    %174 = arith.minsi %173, %c16_i64 : i64
-                    %175 = arith.addi %172, %157 : i64
-                    %176 = arith.ori %175, %164 : i64
-                    %177 = arith.select %163, %c16_i64, %174 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %167, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %178 = arith.muli %171, %c32_i64 : i64
-                    %179 = arith.addi %178, %98 : i64
-                    "instgem.compute_accumulated"(%179, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                }
-                %161 = arith.index_cast %133 : i64 to index
-                scf.for %arg11 = %c1 to %161 step %c1 {
-                  %163 = arith.index_cast %arg11 : index to i64
-                  %164 = arith.ori %157, %c3221225472_i64 : i64
-                  %165 = arith.muli %163, %c16_i64 : i64
-                  %166 = arith.addi %165, %157 : i64
-                  %167 = arith.addi %166, %110 : i64
-                  "instgem.preload"(%167, %159, %c16_i64, %164, %159, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %168 = arith.addi %165, %98 : i64
-                  "instgem.compute_preloaded"(%168, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %169 = arith.index_cast %136 : i64 to index
-                  scf.for %arg12 = %c1 to %169 step %c1 {
-                    %171 = arith.index_cast %arg12 : index to i64
-                    %172 = arith.muli %171, %c16_i64 : i64
-                    %173 = arith.addi %172, %157 : i64
-                    %174 = arith.ori %173, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %159, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %175 = arith.muli %171, %c32_i64 : i64
-                    %176 = arith.addi %175, %165 : i64
-                    %177 = arith.addi %176, %98 : i64
-                    "instgem.compute_accumulated"(%177, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %170 = arith.index_cast %121 : i64 to index
-                  scf.for %arg12 = %169 to %170 step %c1 {
-                    %171 = arith.index_cast %arg12 : index to i64
-                    %172 = arith.muli %171, %c16_i64 : i64
-                    %173 = arith.subi %114, %172 : i64
-                    %174 = arith.minsi %173, %c16_i64 : i64
-                    %175 = arith.addi %172, %157 : i64
-                    %176 = arith.ori %175, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %159, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %177 = arith.muli %171, %c32_i64 : i64
-                    %178 = arith.addi %177, %165 : i64
-                    %179 = arith.addi %178, %98 : i64
-                    "instgem.compute_accumulated"(%179, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %166 = arith.index_cast %117 : i64 to index
+                  scf.for %arg11 = %165 to %166 step %c1 {
+                    %167 = arith.index_cast %arg11 : index to i64
+                    %168 = arith.muli %167, %c16_i64 : i64
+                    %169 = arith.subi %110, %168 : i64
+                    %170 = arith.minsi %169, %c16_i64 : i64
+                    %171 = arith.addi %168, %153 : i64
+                    %172 = arith.ori %171, %160 : i64
+                    %173 = arith.select %159, %c16_i64, %170 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %163, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %174 = arith.muli %167, %c32_i64 : i64
+                    %175 = arith.addi %174, %94 : i64
+                    "instgem.compute_accumulated"(%175, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
                 }
-                %162 = arith.index_cast %124 : i64 to index
-                scf.for %arg11 = %161 to %162 step %c1 {
-                  %163 = arith.index_cast %arg11 : index to i64
-                  %164 = arith.muli %163, %c16_i64 : i64
-                  %165 = arith.subi %116, %164 : i64
-                  %166 = arith.minsi %165, %c16_i64 : i64
-                  %167 = arith.subi %118, %164 : i64
-                  %168 = arith.minsi %167, %c16_i64 : i64
-                  %169 = arith.cmpi eq, %163, %149 : i64
-                  %170 = arith.select %169, %c2147483648_i64, %c3221225472_i64 : i64
-                  %171 = arith.ori %157, %170 : i64
-                  %172 = arith.select %169, %c16_i64, %137 : i64
-                  %173 = arith.select %169, %c16_i64, %159 : i64
-                  %174 = arith.addi %164, %157 : i64
-                  %175 = arith.addi %174, %110 : i64
-                  "instgem.preload"(%175, %159, %168, %171, %173, %172) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %176 = arith.addi %164, %98 : i64
-                  "instgem.compute_preloaded"(%176, %166, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %177 = arith.index_cast %136 : i64 to index
-                  scf.for %arg12 = %c1 to %177 step %c1 {
-                    %179 = arith.index_cast %arg12 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.addi %180, %157 : i64
-                    %182 = arith.ori %181, %170 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %173, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %183 = arith.muli %179, %c32_i64 : i64
-                    %184 = arith.addi %183, %164 : i64
-                    %185 = arith.addi %184, %98 : i64
-                    "instgem.compute_accumulated"(%185, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %157 = arith.index_cast %129 : i64 to index
+                scf.for %arg11 = %c1 to %157 step %c1 {
+                  %159 = arith.index_cast %arg11 : index to i64
+                  %160 = arith.ori %153, %c3221225472_i64 : i64
+                  %161 = arith.muli %159, %c16_i64 : i64
+                  %162 = arith.addi %161, %153 : i64
+                  %163 = arith.addi %162, %106 : i64
+                  "instgem.preload"(%163, %155, %c16_i64, %160, %155, %133) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %164 = arith.addi %161, %94 : i64
+                  "instgem.compute_preloaded"(%164, %c16_i64, %133, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %165 = arith.index_cast %132 : i64 to index
+                  scf.for %arg12 = %c1 to %165 step %c1 {
+                    %167 = arith.index_cast %arg12 : index to i64
+                    %168 = arith.muli %167, %c16_i64 : i64
+                    %169 = arith.addi %168, %153 : i64
+                    %170 = arith.ori %169, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %155, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %171 = arith.muli %167, %c32_i64 : i64
+                    %172 = arith.addi %171, %161 : i64
+                    %173 = arith.addi %172, %94 : i64
+                    "instgem.compute_accumulated"(%173, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
-                  %178 = arith.index_cast %121 : i64 to index
-                  scf.for %arg12 = %177 to %178 step %c1 {
-                    %179 = arith.index_cast %arg12 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.subi %114, %180 : i64
-                    %182 = arith.minsi %181, %c16_i64 : i64
-                    %183 = arith.addi %180, %157 : i64
-                    %184 = arith.ori %183, %170 : i64
-                    %185 = arith.select %169, %c16_i64, %182 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %173, %185) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %186 = arith.muli %179, %c32_i64 : i64
-                    %187 = arith.addi %186, %164 : i64
-                    %188 = arith.addi %187, %98 : i64
-                    "instgem.compute_accumulated"(%188, %166, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %166 = arith.index_cast %117 : i64 to index
+                  scf.for %arg12 = %165 to %166 step %c1 {
+                    %167 = arith.index_cast %arg12 : index to i64
+                    %168 = arith.muli %167, %c16_i64 : i64
+                    %169 = arith.subi %110, %168 : i64
+                    %170 = arith.minsi %169, %c16_i64 : i64
+                    %171 = arith.addi %168, %153 : i64
+                    %172 = arith.ori %171, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %155, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %173 = arith.muli %167, %c32_i64 : i64
+                    %174 = arith.addi %173, %161 : i64
+                    %175 = arith.addi %174, %94 : i64
+                    "instgem.compute_accumulated"(%175, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %158 = arith.index_cast %120 : i64 to index
+                scf.for %arg11 = %157 to %158 step %c1 {
+                  %159 = arith.index_cast %arg11 : index to i64
+                  %160 = arith.muli %159, %c16_i64 : i64
+                  %161 = arith.subi %112, %160 : i64
+                  %162 = arith.minsi %161, %c16_i64 : i64
+                  %163 = arith.subi %114, %160 : i64
+                  %164 = arith.minsi %163, %c16_i64 : i64
+                  %165 = arith.cmpi eq, %159, %145 : i64
+                  %166 = arith.select %165, %c2147483648_i64, %c3221225472_i64 : i64
+                  %167 = arith.ori %153, %166 : i64
+                  %168 = arith.select %165, %c16_i64, %133 : i64
+                  %169 = arith.select %165, %c16_i64, %155 : i64
+                  %170 = arith.addi %160, %153 : i64
+                  %171 = arith.addi %170, %106 : i64
+                  "instgem.preload"(%171, %155, %164, %167, %169, %168) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %172 = arith.addi %160, %94 : i64
+                  "instgem.compute_preloaded"(%172, %162, %133, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %173 = arith.index_cast %132 : i64 to index
+                  scf.for %arg12 = %c1 to %173 step %c1 {
+                    %175 = arith.index_cast %arg12 : index to i64
+                    %176 = arith.muli %175, %c16_i64 : i64
+                    %177 = arith.addi %176, %153 : i64
+                    %178 = arith.ori %177, %166 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %169, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %179 = arith.muli %175, %c32_i64 : i64
+                    %180 = arith.addi %179, %160 : i64
+                    %181 = arith.addi %180, %94 : i64
+                    "instgem.compute_accumulated"(%181, %162, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %174 = arith.index_cast %117 : i64 to index
+                  scf.for %arg12 = %173 to %174 step %c1 {
+                    %175 = arith.index_cast %arg12 : index to i64
+                    %176 = arith.muli %175, %c16_i64 : i64
+                    %177 = arith.subi %110, %176 : i64
+                    %178 = arith.minsi %177, %c16_i64 : i64
+                    %179 = arith.addi %176, %153 : i64
+                    %180 = arith.ori %179, %166 : i64
+                    %181 = arith.select %165, %c16_i64, %178 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %169, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %182 = arith.muli %175, %c32_i64 : i64
+                    %183 = arith.addi %182, %160 : i64
+                    %184 = arith.addi %183, %94 : i64
+                    "instgem.compute_accumulated"(%184, %162, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
                 }
               } {gemmini.compute_nest}
-              %150 = arith.cmpi eq, %124, %c0_i64 : i64
-              %151 = arith.cmpi slt, %121, %c2_i64 : i64
-              %152 = arith.cmpi slt, %129, %c1_i64 : i64
-              %153 = arith.ori %150, %151 : i1
-              %154 = arith.ori %153, %152 : i1
-              %155 = arith.andi %127, %154 : i1
-              scf.if %155 {
+              %146 = arith.cmpi eq, %120, %c0_i64 : i64
+              %147 = arith.cmpi slt, %117, %c2_i64 : i64
+              %148 = arith.cmpi slt, %125, %c1_i64 : i64
+              %149 = arith.ori %146, %147 : i1
+              %150 = arith.ori %149, %148 : i1
+              %151 = arith.andi %123, %150 : i1
+              scf.if %151 {
                 scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %156 = arith.index_cast %arg10 : index to i64
-                  %157 = arith.muli %156, %c16_i64 : i64
-                  %158 = arith.ori %157, %c2147483648_i64 : i64
-                  %159 = arith.cmpi sge, %156, %121 : i64
-                  %160 = arith.cmpi sle, %129, %c0_i64 : i64
-                  %161 = arith.ori %150, %159 : i1
-                  %162 = arith.ori %161, %160 : i1
-                  %163 = arith.cmpi sgt, %82, %c0_i64 : i64
-                  %164 = arith.andi %162, %163 : i1
-                  scf.if %164 {
-                    "instgem.mvin"(%c0_i64, %158, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  %152 = arith.index_cast %arg10 : index to i64
+                  %153 = arith.muli %152, %c16_i64 : i64
+                  %154 = arith.ori %153, %c2147483648_i64 : i64
+                  %155 = arith.cmpi sge, %152, %117 : i64
+                  %156 = arith.cmpi sle, %125, %c0_i64 : i64
+                  %157 = arith.ori %146, %155 : i1
+                  %158 = arith.ori %157, %156 : i1
+                  %159 = arith.cmpi sgt, %78, %c0_i64 : i64
+                  %160 = arith.andi %158, %159 : i1
+                  scf.if %160 {
+                    "instgem.mvin"(%c0_i64, %154, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
                 }
               }
             }
           } else {
-            scf.for %arg10 = %c0 to %130 step %c1 {
-              scf.if %139 {
-                %155 = arith.cmpi sgt, %140, %c0 : index
-                scf.if %155 {
-                  %159 = arith.muli %148, %c4 : index
-                  %160 = arith.muli %140, %c4 : index
-                  %161 = arith.muli %arg10, %160 : index
-                  %162 = arith.subi %159, %c1 : index
-                  %163 = arith.addi %161, %162 : index
-                  %164 = arith.divsi %163, %159 : index
-                  %165 = arith.addi %163, %160 : index
-                  %166 = arith.divsi %165, %159 : index
-                  scf.for %arg11 = %164 to %166 step %c1 {
-                    %167 = arith.index_cast %arg11 : index to i64
-                    %168 = arith.addi %73, %167 : i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.maxsi %169, %63 : i64
-                    %171 = arith.addi %169, %c16_i64 : i64
-                    %172 = arith.minsi %171, %74 : i64
-                    %173 = arith.subi %172, %170 : i64
-                    %174 = arith.subi %170, %63 : i64
-                    %175 = arith.muli %174, %147#0 : i64
-                    %176 = arith.addi %147#1, %175 : i64
-                    %177 = arith.muli %168, %c32_i64 : i64
-                    %178 = arith.addi %177, %147#2 : i64
-                    %179 = arith.subi %170, %169 : i64
-                    %180 = arith.addi %178, %179 : i64
-                    %181 = arith.minsi %147#3, %c64_i64 : i64
-                    "instgem.mvin"(%176, %180, %181, %173) : (i64, i64, i64, i64) -> ()
+            scf.for %arg10 = %c0 to %126 step %c1 {
+              scf.if %135 {
+                %151 = arith.cmpi sgt, %136, %c0 : index
+                scf.if %151 {
+                  %155 = arith.muli %144, %c4 : index
+                  %156 = arith.muli %136, %c4 : index
+                  %157 = arith.muli %arg10, %156 : index
+                  %158 = arith.subi %155, %c1 : index
+                  %159 = arith.addi %157, %158 : index
+                  %160 = arith.divsi %159, %155 : index
+                  %161 = arith.addi %159, %156 : index
+                  %162 = arith.divsi %161, %155 : index
+                  scf.for %arg11 = %160 to %162 step %c1 {
+                    %163 = arith.index_cast %arg11 : index to i64
+                    %164 = arith.addi %69, %163 : i64
+                    %165 = arith.muli %164, %c16_i64 : i64
+                    %166 = arith.maxsi %165, %59 : i64
+                    %167 = arith.addi %165, %c16_i64 : i64
+                    %168 = arith.minsi %167, %70 : i64
+                    %169 = arith.subi %168, %166 : i64
+                    %170 = arith.subi %166, %59 : i64
+                    %171 = arith.muli %170, %143#0 : i64
+                    %172 = arith.addi %143#1, %171 : i64
+                    %173 = arith.muli %164, %c32_i64 : i64
+                    %174 = arith.addi %173, %143#2 : i64
+                    %175 = arith.subi %166, %165 : i64
+                    %176 = arith.addi %174, %175 : i64
+                    %177 = arith.minsi %143#3, %c64_i64 : i64
+                    "instgem.mvin"(%172, %176, %177, %169) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %156 = arith.cmpi sgt, %146, %c0 : index
-                scf.if %156 {
-                  %159 = arith.muli %148, %c4 : index
-                  %160 = arith.muli %146, %c4 : index
-                  %161 = arith.muli %arg10, %160 : index
-                  %162 = arith.subi %159, %c1 : index
-                  %163 = arith.subi %162, %148 : index
-                  %164 = arith.addi %161, %163 : index
-                  %165 = arith.divsi %164, %159 : index
-                  %166 = arith.addi %164, %160 : index
-                  %167 = arith.divsi %166, %159 : index
-                  scf.for %arg11 = %165 to %167 step %c1 {
-                    %168 = arith.index_cast %arg11 : index to i64
-                    %169 = arith.muli %168, %c16_i64 : i64
-                    %170 = arith.maxsi %169, %c0_i64 : i64
-                    %171 = arith.addi %169, %c16_i64 : i64
-                    %172 = arith.minsi %171, %63 : i64
-                    %173 = arith.subi %172, %170 : i64
-                    %174 = arith.muli %168, %c32_i64 : i64
-                    %175 = arith.addi %174, %147#2 : i64
-                    %176 = arith.subi %170, %169 : i64
-                    %177 = arith.addi %175, %176 : i64
-                    %178 = arith.minsi %147#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64, %177, %178, %173) : (i64, i64, i64, i64) -> ()
+                %152 = arith.cmpi sgt, %142, %c0 : index
+                scf.if %152 {
+                  %155 = arith.muli %144, %c4 : index
+                  %156 = arith.muli %142, %c4 : index
+                  %157 = arith.muli %arg10, %156 : index
+                  %158 = arith.subi %155, %c1 : index
+                  %159 = arith.subi %158, %144 : index
+                  %160 = arith.addi %157, %159 : index
+                  %161 = arith.divsi %160, %155 : index
+                  %162 = arith.addi %160, %156 : index
+                  %163 = arith.divsi %162, %155 : index
+                  scf.for %arg11 = %161 to %163 step %c1 {
+                    %164 = arith.index_cast %arg11 : index to i64
+                    %165 = arith.muli %164, %c16_i64 : i64
+                    %166 = arith.maxsi %165, %c0_i64 : i64
+                    %167 = arith.addi %165, %c16_i64 : i64
+                    %168 = arith.minsi %167, %59 : i64
+                    %169 = arith.subi %168, %166 : i64
+                    %170 = arith.muli %164, %c32_i64 : i64
+                    %171 = arith.addi %170, %143#2 : i64
+                    %172 = arith.subi %166, %165 : i64
+                    %173 = arith.addi %171, %172 : i64
+                    %174 = arith.minsi %143#3, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64, %173, %174, %169) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %157 = arith.cmpi sgt, %147#4, %c0 : index
-                scf.if %157 {
-                  %159 = arith.muli %148, %c4 : index
-                  %160 = arith.muli %147#4, %c4 : index
-                  %161 = arith.muli %arg10, %160 : index
-                  %162 = arith.subi %159, %c1 : index
-                  %163 = arith.muli %148, %c2 : index
-                  %164 = arith.subi %162, %163 : index
-                  %165 = arith.addi %161, %164 : index
-                  %166 = arith.divsi %165, %159 : index
-                  %167 = arith.addi %165, %160 : index
-                  %168 = arith.divsi %167, %159 : index
-                  scf.for %arg11 = %166 to %168 step %c1 {
-                    %169 = arith.index_cast %arg11 : index to i64
-                    %170 = arith.addi %147#5, %169 : i64
-                    %171 = arith.muli %170, %c16_i64 : i64
-                    %172 = arith.maxsi %171, %147#6 : i64
-                    %173 = arith.addi %171, %c16_i64 : i64
-                    %174 = arith.addi %147#6, %147#7 : i64
-                    %175 = arith.minsi %173, %174 : i64
-                    %176 = arith.subi %175, %172 : i64
-                    %177 = arith.subi %172, %147#6 : i64
-                    %178 = arith.muli %177, %147#8 : i64
-                    %179 = arith.addi %147#9, %178 : i64
-                    %180 = arith.addi %171, %147#10 : i64
-                    %181 = arith.subi %172, %171 : i64
-                    %182 = arith.addi %180, %181 : i64
-                    %183 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%179, %182, %183, %176) : (i64, i64, i64, i64) -> ()
+                %153 = arith.cmpi sgt, %143#4, %c0 : index
+                scf.if %153 {
+                  %155 = arith.muli %144, %c4 : index
+                  %156 = arith.muli %143#4, %c4 : index
+                  %157 = arith.muli %arg10, %156 : index
+                  %158 = arith.subi %155, %c1 : index
+                  %159 = arith.muli %144, %c2 : index
+                  %160 = arith.subi %158, %159 : index
+                  %161 = arith.addi %157, %160 : index
+                  %162 = arith.divsi %161, %155 : index
+                  %163 = arith.addi %161, %156 : index
+                  %164 = arith.divsi %163, %155 : index
+                  scf.for %arg11 = %162 to %164 step %c1 {
+                    %165 = arith.index_cast %arg11 : index to i64
+                    %166 = arith.addi %143#5, %165 : i64
+                    %167 = arith.muli %166, %c16_i64 : i64
+                    %168 = arith.maxsi %167, %143#6 : i64
+                    %169 = arith.addi %167, %c16_i64 : i64
+                    %170 = arith.addi %143#6, %143#7 : i64
+                    %171 = arith.minsi %169, %170 : i64
+                    %172 = arith.subi %171, %168 : i64
+                    %173 = arith.subi %168, %143#6 : i64
+                    %174 = arith.muli %173, %143#8 : i64
+                    %175 = arith.addi %143#9, %174 : i64
+                    %176 = arith.addi %167, %143#10 : i64
+                    %177 = arith.subi %168, %167 : i64
+                    %178 = arith.addi %176, %177 : i64
+                    %179 = arith.minsi %61, %c64_i64 : i64
+                    "instgem.mvin2"(%175, %178, %179, %172) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %158 = arith.cmpi sgt, %147#11, %c0 : index
-                scf.if %158 {
-                  %159 = arith.muli %148, %c4 : index
-                  %160 = arith.muli %147#11, %c4 : index
-                  %161 = arith.muli %arg10, %160 : index
-                  %162 = arith.subi %159, %c1 : index
-                  %163 = arith.muli %148, %c3 : index
-                  %164 = arith.subi %162, %163 : index
-                  %165 = arith.addi %161, %164 : index
-                  %166 = arith.divsi %165, %159 : index
-                  %167 = arith.addi %165, %160 : index
-                  %168 = arith.divsi %167, %159 : index
-                  scf.for %arg11 = %166 to %168 step %c1 {
-                    %169 = arith.index_cast %arg11 : index to i64
-                    %170 = arith.muli %169, %c16_i64 : i64
-                    %171 = arith.maxsi %170, %c0_i64 : i64
-                    %172 = arith.addi %170, %c16_i64 : i64
-                    %173 = arith.minsi %172, %147#6 : i64
-                    %174 = arith.subi %173, %171 : i64
-                    %175 = arith.addi %170, %147#10 : i64
-                    %176 = arith.subi %171, %170 : i64
-                    %177 = arith.addi %175, %176 : i64
-                    %178 = arith.minsi %65, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64, %177, %178, %174) : (i64, i64, i64, i64) -> ()
+                %154 = arith.cmpi sgt, %143#11, %c0 : index
+                scf.if %154 {
+                  %155 = arith.muli %144, %c4 : index
+                  %156 = arith.muli %143#11, %c4 : index
+                  %157 = arith.muli %arg10, %156 : index
+                  %158 = arith.subi %155, %c1 : index
+                  %159 = arith.muli %144, %c3 : index
+                  %160 = arith.subi %158, %159 : index
+                  %161 = arith.addi %157, %160 : index
+                  %162 = arith.divsi %161, %155 : index
+                  %163 = arith.addi %161, %156 : index
+                  %164 = arith.divsi %163, %155 : index
+                  scf.for %arg11 = %162 to %164 step %c1 {
+                    %165 = arith.index_cast %arg11 : index to i64
+                    %166 = arith.muli %165, %c16_i64 : i64
+                    %167 = arith.maxsi %166, %c0_i64 : i64
+                    %168 = arith.addi %166, %c16_i64 : i64
+                    %169 = arith.minsi %168, %143#6 : i64
+                    %170 = arith.subi %169, %167 : i64
+                    %171 = arith.addi %166, %143#10 : i64
+                    %172 = arith.subi %167, %166 : i64
+                    %173 = arith.addi %171, %172 : i64
+                    %174 = arith.minsi %61, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64, %173, %174, %170) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %149 = arith.index_cast %arg10 : index to i64
-              %150 = arith.muli %149, %c16_i64 : i64
-              %151 = arith.subi %120, %150 : i64
-              %152 = arith.minsi %151, %c16_i64 : i64
-              %153 = arith.index_cast %133 : i64 to index
-              scf.for %arg11 = %c0 to %153 step %c1 {
-                %155 = arith.index_cast %arg11 : index to i64
-                %156 = arith.ori %150, %c3221225472_i64 : i64
-                %157 = arith.muli %155, %c16_i64 : i64
-                %158 = arith.addi %157, %150 : i64
-                %159 = arith.addi %158, %110 : i64
-                "instgem.preload"(%159, %152, %c16_i64, %156, %152, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-                %160 = arith.addi %157, %98 : i64
-                "instgem.compute_preloaded"(%160, %c16_i64, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %161 = arith.index_cast %136 : i64 to index
+              %145 = arith.index_cast %arg10 : index to i64
+              %146 = arith.muli %145, %c16_i64 : i64
+              %147 = arith.subi %116, %146 : i64
+              %148 = arith.minsi %147, %c16_i64 : i64
+              %149 = arith.index_cast %129 : i64 to index
+              scf.for %arg11 = %c0 to %149 step %c1 {
+                %151 = arith.index_cast %arg11 : index to i64
+                %152 = arith.ori %146, %c3221225472_i64 : i64
+                %153 = arith.muli %151, %c16_i64 : i64
+                %154 = arith.addi %153, %146 : i64
+                %155 = arith.addi %154, %106 : i64
+                "instgem.preload"(%155, %148, %c16_i64, %152, %148, %133) : (i64, i64, i64, i64, i64, i64) -> ()
+                %156 = arith.addi %153, %94 : i64
+                "instgem.compute_preloaded"(%156, %c16_i64, %133, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %157 = arith.index_cast %132 : i64 to index
+                scf.for %arg12 = %c1 to %157 step %c1 {
+                  %159 = arith.index_cast %arg12 : index to i64
+                  %160 = arith.muli %159, %c16_i64 : i64
+                  %161 = arith.addi %160, %146 : i64
+                  %162 = arith.ori %161, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %162, %148, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %163 = arith.muli %159, %c32_i64 : i64
+                  %164 = arith.addi %163, %153 : i64
+                  %165 = arith.addi %164, %94 : i64
+                  "instgem.compute_accumulated"(%165, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %158 = arith.index_cast %117 : i64 to index
+                scf.for %arg12 = %157 to %158 step %c1 {
+                  %159 = arith.index_cast %arg12 : index to i64
+                  %160 = arith.muli %159, %c16_i64 : i64
+                  %161 = arith.subi %110, %160 : i64
+                  %162 = arith.minsi %161, %c16_i64 : i64
+                  %163 = arith.addi %160, %146 : i64
+                  %164 = arith.ori %163, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %164, %148, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %165 = arith.muli %159, %c32_i64 : i64
+                  %166 = arith.addi %165, %153 : i64
+                  %167 = arith.addi %166, %94 : i64
+                  "instgem.compute_accumulated"(%167, %c16_i64, %162, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %150 = arith.index_cast %120 : i64 to index
+              scf.for %arg11 = %149 to %150 step %c1 {
+                %151 = arith.index_cast %arg11 : index to i64
+                %152 = arith.muli %151, %c16_i64 : i64
+                %153 = arith.subi %112, %152 : i64
+                %154 = arith.minsi %153, %c16_i64 : i64
+                %155 = arith.subi %114, %152 : i64
+                %156 = arith.minsi %155, %c16_i64 : i64
+                %157 = arith.ori %146, %c3221225472_i64 : i64
+                %158 = arith.addi %152, %146 : i64
+                %159 = arith.addi %158, %106 : i64
+                "instgem.preload"(%159, %148, %156, %157, %148, %133) : (i64, i64, i64, i64, i64, i64) -> ()
+                %160 = arith.addi %152, %94 : i64
+                "instgem.compute_preloaded"(%160, %154, %133, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %161 = arith.index_cast %132 : i64 to index
                 scf.for %arg12 = %c1 to %161 step %c1 {
                   %163 = arith.index_cast %arg12 : index to i64
                   %164 = arith.muli %163, %c16_i64 : i64
-                  %165 = arith.addi %164, %150 : i64
+                  %165 = arith.addi %164, %146 : i64
                   %166 = arith.ori %165, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %152, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %166, %148, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   %167 = arith.muli %163, %c32_i64 : i64
-                  %168 = arith.addi %167, %157 : i64
-                  %169 = arith.addi %168, %98 : i64
-                  "instgem.compute_accumulated"(%169, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %168 = arith.addi %167, %152 : i64
+                  %169 = arith.addi %168, %94 : i64
+                  "instgem.compute_accumulated"(%169, %154, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %162 = arith.index_cast %121 : i64 to index
+                %162 = arith.index_cast %117 : i64 to index
                 scf.for %arg12 = %161 to %162 step %c1 {
                   %163 = arith.index_cast %arg12 : index to i64
                   %164 = arith.muli %163, %c16_i64 : i64
-                  %165 = arith.subi %114, %164 : i64
+                  %165 = arith.subi %110, %164 : i64
                   %166 = arith.minsi %165, %c16_i64 : i64
-                  %167 = arith.addi %164, %150 : i64
+                  %167 = arith.addi %164, %146 : i64
                   %168 = arith.ori %167, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %152, %166) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %148, %166) : (i64, i64, i64, i64, i64, i64) -> ()
                   %169 = arith.muli %163, %c32_i64 : i64
-                  %170 = arith.addi %169, %157 : i64
-                  %171 = arith.addi %170, %98 : i64
-                  "instgem.compute_accumulated"(%171, %c16_i64, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %154 = arith.index_cast %124 : i64 to index
-              scf.for %arg11 = %153 to %154 step %c1 {
-                %155 = arith.index_cast %arg11 : index to i64
-                %156 = arith.muli %155, %c16_i64 : i64
-                %157 = arith.subi %116, %156 : i64
-                %158 = arith.minsi %157, %c16_i64 : i64
-                %159 = arith.subi %118, %156 : i64
-                %160 = arith.minsi %159, %c16_i64 : i64
-                %161 = arith.ori %150, %c3221225472_i64 : i64
-                %162 = arith.addi %156, %150 : i64
-                %163 = arith.addi %162, %110 : i64
-                "instgem.preload"(%163, %152, %160, %161, %152, %137) : (i64, i64, i64, i64, i64, i64) -> ()
-                %164 = arith.addi %156, %98 : i64
-                "instgem.compute_preloaded"(%164, %158, %137, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %165 = arith.index_cast %136 : i64 to index
-                scf.for %arg12 = %c1 to %165 step %c1 {
-                  %167 = arith.index_cast %arg12 : index to i64
-                  %168 = arith.muli %167, %c16_i64 : i64
-                  %169 = arith.addi %168, %150 : i64
-                  %170 = arith.ori %169, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %152, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %171 = arith.muli %167, %c32_i64 : i64
-                  %172 = arith.addi %171, %156 : i64
-                  %173 = arith.addi %172, %98 : i64
-                  "instgem.compute_accumulated"(%173, %158, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %166 = arith.index_cast %121 : i64 to index
-                scf.for %arg12 = %165 to %166 step %c1 {
-                  %167 = arith.index_cast %arg12 : index to i64
-                  %168 = arith.muli %167, %c16_i64 : i64
-                  %169 = arith.subi %114, %168 : i64
-                  %170 = arith.minsi %169, %c16_i64 : i64
-                  %171 = arith.addi %168, %150 : i64
-                  %172 = arith.ori %171, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %152, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %173 = arith.muli %167, %c32_i64 : i64
-                  %174 = arith.addi %173, %156 : i64
-                  %175 = arith.addi %174, %98 : i64
-                  "instgem.compute_accumulated"(%175, %158, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %170 = arith.addi %169, %152 : i64
+                  %171 = arith.addi %170, %94 : i64
+                  "instgem.compute_accumulated"(%171, %154, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
           }
-          scf.if %139 {
-            %149 = arith.muli %148, %c4 : index
-            %150 = arith.muli %140, %c4 : index
-            %151 = arith.muli %130, %150 : index
-            %152 = arith.subi %149, %c1 : index
-            %153 = arith.addi %151, %152 : index
-            %154 = arith.divsi %153, %149 : index
-            scf.for %arg10 = %154 to %140 step %c1 {
-              %172 = arith.index_cast %arg10 : index to i64
-              %173 = arith.addi %73, %172 : i64
-              %174 = arith.muli %173, %c16_i64 : i64
-              %175 = arith.maxsi %174, %63 : i64
-              %176 = arith.addi %174, %c16_i64 : i64
-              %177 = arith.minsi %176, %74 : i64
-              %178 = arith.subi %177, %175 : i64
-              %179 = arith.subi %175, %63 : i64
-              %180 = arith.muli %179, %147#0 : i64
-              %181 = arith.addi %147#1, %180 : i64
-              %182 = arith.muli %173, %c32_i64 : i64
-              %183 = arith.addi %182, %147#2 : i64
-              %184 = arith.subi %175, %174 : i64
-              %185 = arith.addi %183, %184 : i64
-              %186 = arith.minsi %147#3, %c64_i64 : i64
-              "instgem.mvin"(%181, %185, %186, %178) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %155 = arith.muli %146, %c4 : index
-            %156 = arith.muli %130, %155 : index
-            %157 = arith.subi %152, %148 : index
-            %158 = arith.addi %156, %157 : index
-            %159 = arith.divsi %158, %149 : index
-            scf.for %arg10 = %159 to %146 step %c1 {
-              %172 = arith.index_cast %arg10 : index to i64
-              %173 = arith.muli %172, %c16_i64 : i64
-              %174 = arith.maxsi %173, %c0_i64 : i64
-              %175 = arith.addi %173, %c16_i64 : i64
-              %176 = arith.minsi %175, %63 : i64
-              %177 = arith.subi %176, %174 : i64
-              %178 = arith.muli %172, %c32_i64 : i64
-              %179 = arith.addi %178, %147#2 : i64
-              %180 = arith.subi %174, %173 : i64
+          scf.if %135 {
+            %145 = arith.muli %144, %c4 : index
+            %146 = arith.muli %136, %c4 : index
+            %147 = arith.muli %126, %146 : index
+            %148 = arith.subi %145, %c1 : index
+            %149 = arith.addi %147, %148 : index
+            %150 = arith.divsi %149, %145 : index
+            scf.for %arg10 = %150 to %136 step %c1 {
+              %168 = arith.index_cast %arg10 : index to i64
+              %169 = arith.addi %69, %168 : i64
+              %170 = arith.muli %169, %c16_i64 : i64
+              %171 = arith.maxsi %170, %59 : i64
+              %172 = arith.addi %170, %c16_i64 : i64
+              %173 = arith.minsi %172, %70 : i64
+              %174 = arith.subi %173, %171 : i64
+              %175 = arith.subi %171, %59 : i64
+              %176 = arith.muli %175, %143#0 : i64
+              %177 = arith.addi %143#1, %176 : i64
+              %178 = arith.muli %169, %c32_i64 : i64
+              %179 = arith.addi %178, %143#2 : i64
+              %180 = arith.subi %171, %170 : i64
               %181 = arith.addi %179, %180 : i64
-              %182 = arith.minsi %147#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64, %181, %182, %177) : (i64, i64, i64, i64) -> ()
+              %182 = arith.minsi %143#3, %c64_i64 : i64
+              "instgem.mvin"(%177, %181, %182, %174) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %160 = arith.muli %147#4, %c4 : index
-            %161 = arith.muli %130, %160 : index
-            %162 = arith.muli %148, %c2 : index
-            %163 = arith.subi %152, %162 : index
-            %164 = arith.addi %161, %163 : index
-            %165 = arith.divsi %164, %149 : index
-            scf.for %arg10 = %165 to %147#4 step %c1 {
-              %172 = arith.index_cast %arg10 : index to i64
-              %173 = arith.addi %147#5, %172 : i64
-              %174 = arith.muli %173, %c16_i64 : i64
-              %175 = arith.maxsi %174, %147#6 : i64
-              %176 = arith.addi %174, %c16_i64 : i64
-              %177 = arith.addi %147#6, %147#7 : i64
-              %178 = arith.minsi %176, %177 : i64
-              %179 = arith.subi %178, %175 : i64
-              %180 = arith.subi %175, %147#6 : i64
-              %181 = arith.muli %180, %147#8 : i64
-              %182 = arith.addi %147#9, %181 : i64
-              %183 = arith.addi %174, %147#10 : i64
-              %184 = arith.subi %175, %174 : i64
-              %185 = arith.addi %183, %184 : i64
-              %186 = arith.minsi %65, %c64_i64 : i64
-              "instgem.mvin2"(%182, %185, %186, %179) : (i64, i64, i64, i64) -> ()
+            %151 = arith.muli %142, %c4 : index
+            %152 = arith.muli %126, %151 : index
+            %153 = arith.subi %148, %144 : index
+            %154 = arith.addi %152, %153 : index
+            %155 = arith.divsi %154, %145 : index
+            scf.for %arg10 = %155 to %142 step %c1 {
+              %168 = arith.index_cast %arg10 : index to i64
+              %169 = arith.muli %168, %c16_i64 : i64
+              %170 = arith.maxsi %169, %c0_i64 : i64
+              %171 = arith.addi %169, %c16_i64 : i64
+              %172 = arith.minsi %171, %59 : i64
+              %173 = arith.subi %172, %170 : i64
+              %174 = arith.muli %168, %c32_i64 : i64
+              %175 = arith.addi %174, %143#2 : i64
+              %176 = arith.subi %170, %169 : i64
+              %177 = arith.addi %175, %176 : i64
+              %178 = arith.minsi %143#3, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64, %177, %178, %173) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %166 = arith.muli %147#11, %c4 : index
-            %167 = arith.muli %130, %166 : index
-            %168 = arith.muli %148, %c3 : index
-            %169 = arith.subi %152, %168 : index
-            %170 = arith.addi %167, %169 : index
-            %171 = arith.divsi %170, %149 : index
-            scf.for %arg10 = %171 to %147#11 step %c1 {
-              %172 = arith.index_cast %arg10 : index to i64
-              %173 = arith.muli %172, %c16_i64 : i64
-              %174 = arith.maxsi %173, %c0_i64 : i64
-              %175 = arith.addi %173, %c16_i64 : i64
-              %176 = arith.minsi %175, %147#6 : i64
-              %177 = arith.subi %176, %174 : i64
-              %178 = arith.addi %173, %147#10 : i64
-              %179 = arith.subi %174, %173 : i64
-              %180 = arith.addi %178, %179 : i64
-              %181 = arith.minsi %65, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64, %180, %181, %177) : (i64, i64, i64, i64) -> ()
+            %156 = arith.muli %143#4, %c4 : index
+            %157 = arith.muli %126, %156 : index
+            %158 = arith.muli %144, %c2 : index
+            %159 = arith.subi %148, %158 : index
+            %160 = arith.addi %157, %159 : index
+            %161 = arith.divsi %160, %145 : index
+            scf.for %arg10 = %161 to %143#4 step %c1 {
+              %168 = arith.index_cast %arg10 : index to i64
+              %169 = arith.addi %143#5, %168 : i64
+              %170 = arith.muli %169, %c16_i64 : i64
+              %171 = arith.maxsi %170, %143#6 : i64
+              %172 = arith.addi %170, %c16_i64 : i64
+              %173 = arith.addi %143#6, %143#7 : i64
+              %174 = arith.minsi %172, %173 : i64
+              %175 = arith.subi %174, %171 : i64
+              %176 = arith.subi %171, %143#6 : i64
+              %177 = arith.muli %176, %143#8 : i64
+              %178 = arith.addi %143#9, %177 : i64
+              %179 = arith.addi %170, %143#10 : i64
+              %180 = arith.subi %171, %170 : i64
+              %181 = arith.addi %179, %180 : i64
+              %182 = arith.minsi %61, %c64_i64 : i64
+              "instgem.mvin2"(%178, %181, %182, %175) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %162 = arith.muli %143#11, %c4 : index
+            %163 = arith.muli %126, %162 : index
+            %164 = arith.muli %144, %c3 : index
+            %165 = arith.subi %148, %164 : index
+            %166 = arith.addi %163, %165 : index
+            %167 = arith.divsi %166, %145 : index
+            scf.for %arg10 = %167 to %143#11 step %c1 {
+              %168 = arith.index_cast %arg10 : index to i64
+              %169 = arith.muli %168, %c16_i64 : i64
+              %170 = arith.maxsi %169, %c0_i64 : i64
+              %171 = arith.addi %169, %c16_i64 : i64
+              %172 = arith.minsi %171, %143#6 : i64
+              %173 = arith.subi %172, %170 : i64
+              %174 = arith.addi %169, %143#10 : i64
+              %175 = arith.subi %170, %169 : i64
+              %176 = arith.addi %174, %175 : i64
+              %177 = arith.minsi %61, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64, %176, %177, %173) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
           }
-          scf.yield %88, %102 : index, index
+          scf.yield %84, %98 : index, index
         }
       }
-      scf.if %62 {
-        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %71, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-        %85 = arith.muli %81, %82 : i64
-        %86 = arith.index_cast %85 : i64 to index
-        scf.for %arg7 = %c0 to %86 step %c1 {
-          %87 = arith.index_cast %arg7 : index to i64
-          %88 = arith.remsi %87, %81 : i64
-          %89 = arith.divsi %87, %81 : i64
-          %90 = arith.addi %73, %88 : i64
-          %91 = arith.muli %90, %c16_i64 : i64
-          %92 = arith.maxsi %91, %63 : i64
-          %93 = arith.addi %91, %c16_i64 : i64
-          %94 = arith.minsi %93, %74 : i64
-          %95 = arith.subi %94, %92 : i64
-          %96 = arith.subi %92, %63 : i64
-          %97 = arith.muli %96, %71 : i64
-          %98 = arith.addi %69, %97 : i64
-          %99 = arith.muli %89, %c64_i64 : i64
-          %100 = arith.addi %98, %99 : i64
-          %101 = arith.muli %89, %c16_i64 : i64
-          %102 = arith.addi %91, %101 : i64
-          %103 = arith.ori %102, %c2684354560_i64 : i64
-          %104 = arith.subi %92, %91 : i64
-          %105 = arith.addi %103, %104 : i64
-          %106 = arith.subi %65, %101 : i64
-          %107 = arith.minsi %106, %c16_i64 : i64
-          "instgem.mvout"(%100, %105, %107, %95) : (i64, i64, i64, i64) -> ()
+      scf.if %58 {
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %67, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %81 = arith.muli %77, %78 : i64
+        %82 = arith.index_cast %81 : i64 to index
+        scf.for %arg7 = %c0 to %82 step %c1 {
+          %83 = arith.index_cast %arg7 : index to i64
+          %84 = arith.remsi %83, %77 : i64
+          %85 = arith.divsi %83, %77 : i64
+          %86 = arith.addi %69, %84 : i64
+          %87 = arith.muli %86, %c16_i64 : i64
+          %88 = arith.maxsi %87, %59 : i64
+          %89 = arith.addi %87, %c16_i64 : i64
+          %90 = arith.minsi %89, %70 : i64
+          %91 = arith.subi %90, %88 : i64
+          %92 = arith.subi %88, %59 : i64
+          %93 = arith.muli %92, %67 : i64
+          %94 = arith.addi %65, %93 : i64
+          %95 = arith.muli %85, %c64_i64 : i64
+          %96 = arith.addi %94, %95 : i64
+          %97 = arith.muli %85, %c16_i64 : i64
+          %98 = arith.addi %87, %97 : i64
+          %99 = arith.ori %98, %c2684354560_i64 : i64
+          %100 = arith.subi %88, %87 : i64
+          %101 = arith.addi %99, %100 : i64
+          %102 = arith.subi %61, %97 : i64
+          %103 = arith.minsi %102, %c16_i64 : i64
+          "instgem.mvout"(%96, %101, %103, %91) : (i64, i64, i64, i64) -> ()
         }
       }
     }

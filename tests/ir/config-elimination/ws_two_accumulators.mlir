@@ -31,6 +31,33 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -117,224 +144,478 @@ module {
     %14 = arith.addi %5, %c16 : index
     %15 = arith.subi %6, %c1 : index
     %16 = arith.muli %15, %c32 : index
-    %17 = arith.addi %16, %c32 : index
-    %18 = arith.cmpi sge, %4, %c0 : index
-    %19 = arith.cmpi sle, %4, %arg5 : index
-    %20 = arith.cmpi sge, %13, %c0 : index
-    %21 = arith.cmpi sle, %13, %arg5 : index
-    %22 = arith.cmpi sge, %9, %c0 : index
-    %23 = arith.cmpi sle, %9, %c32 : index
-    %24 = arith.cmpi sge, %5, %c0 : index
-    %25 = arith.cmpi sle, %5, %arg6 : index
-    %26 = arith.cmpi sge, %14, %c0 : index
-    %27 = arith.cmpi sle, %14, %arg6 : index
-    %28 = arith.cmpi sge, %12, %c0 : index
-    %29 = arith.cmpi sle, %12, %c16 : index
-    %30 = arith.cmpi sle, %16, %arg7 : index
-    %31 = arith.cmpi sle, %17, %arg7 : index
-    %32 = arith.andi %18, %19 : i1
-    %33 = arith.andi %32, %20 : i1
-    %34 = arith.andi %33, %21 : i1
-    %35 = arith.andi %34, %22 : i1
-    %36 = arith.andi %35, %23 : i1
-    %37 = arith.andi %36, %24 : i1
-    %38 = arith.andi %37, %25 : i1
-    %39 = arith.andi %38, %26 : i1
-    %40 = arith.andi %39, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %20 : i1
-    %44 = arith.andi %43, %21 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %30 : i1
-    %48 = arith.andi %47, %31 : i1
-    %49 = arith.andi %48, %26 : i1
-    %50 = arith.andi %49, %27 : i1
-    %51 = arith.andi %50, %30 : i1
-    %52 = arith.andi %51, %31 : i1
-    scf.if %52 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.ori %67, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.addi %67, %c32_i64 : i64
-        %69 = arith.ori %68, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %69, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %66 = arith.addi %arg9, %c32 : index
-        %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_12 = memref.cast %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %67 = arith.index_cast %intptr_17 : index to i64
-        %68 = arith.index_cast %offset_14 : index to i64
-        %69 = arith.addi %67, %68 : i64
-        %70 = arith.index_cast %strides_16#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg12 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.maxsi %82, %c0_i64 : i64
-          %84 = arith.addi %82, %c16_i64 : i64
-          %85 = arith.minsi %84, %c32_i64 : i64
-          %86 = arith.subi %85, %83 : i64
-          %87 = arith.muli %83, %70 : i64
-          %88 = arith.addi %69, %87 : i64
-          %89 = arith.muli %81, %c32_i64 : i64
-          %90 = arith.subi %83, %82 : i64
-          %91 = arith.addi %89, %90 : i64
-          "instgem.mvin"(%88, %91, %c32_i64, %86) : (i64, i64, i64, i64) -> ()
+    %17 = arith.cmpi sge, %4, %c0 : index
+    %18 = arith.cmpi sle, %4, %arg5 : index
+    %19 = arith.cmpi sge, %13, %c0 : index
+    %20 = arith.cmpi sle, %13, %arg5 : index
+    %21 = arith.cmpi sge, %9, %c0 : index
+    %22 = arith.cmpi sle, %9, %c32 : index
+    %23 = arith.cmpi sge, %5, %c0 : index
+    %24 = arith.cmpi sle, %5, %arg6 : index
+    %25 = arith.cmpi sge, %14, %c0 : index
+    %26 = arith.cmpi sle, %14, %arg6 : index
+    %27 = arith.cmpi sge, %12, %c0 : index
+    %28 = arith.cmpi sle, %12, %c16 : index
+    %29 = arith.cmpi sle, %16, %arg7 : index
+    %30 = arith.andi %17, %18 : i1
+    %31 = arith.andi %30, %19 : i1
+    %32 = arith.andi %31, %20 : i1
+    %33 = arith.andi %32, %21 : i1
+    %34 = arith.andi %33, %22 : i1
+    %35 = arith.andi %34, %23 : i1
+    %36 = arith.andi %35, %24 : i1
+    %37 = arith.andi %36, %25 : i1
+    %38 = arith.andi %37, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %19 : i1
+    %42 = arith.andi %41, %20 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %29 : i1
+    %45 = arith.andi %44, %25 : i1
+    %46 = arith.andi %45, %26 : i1
+    %47 = arith.andi %46, %29 : i1
+    scf.if %47 {
+      %48 = arith.addi %16, %c32 : index
+      %49 = arith.cmpi sle, %48, %arg7 : index
+      %50 = arith.andi %49, %49 : i1
+      %51 = arith.andi %50, %49 : i1
+      scf.if %51 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %71 = arith.addi %arg10, %c32 : index
-        %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_19 = memref.cast %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %72 = arith.index_cast %intptr_24 : index to i64
-        %73 = arith.index_cast %offset_21 : index to i64
-        %74 = arith.addi %72, %73 : i64
-        %75 = arith.index_cast %strides_23#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg12 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.maxsi %82, %c0_i64 : i64
-          %84 = arith.addi %82, %c16_i64 : i64
-          %85 = arith.minsi %84, %c32_i64 : i64
-          %86 = arith.subi %85, %83 : i64
-          %87 = arith.muli %83, %75 : i64
-          %88 = arith.addi %74, %87 : i64
-          %89 = arith.addi %82, %c64_i64 : i64
-          %90 = arith.subi %83, %82 : i64
-          %91 = arith.addi %89, %90 : i64
-          "instgem.mvin"(%88, %91, %c16_i64, %86) : (i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %66, %c32_i64 : i64
+          %68 = arith.ori %67, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg12 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.addi %82, %c64_i64 : i64
-          "instgem.preload"(%83, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%82, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %84 = arith.addi %82, %c32_i64 : i64
-          "instgem.compute_accumulated"(%84, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %52:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %65 = arith.addi %arg9, %c32 : index
+          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_12 = memref.cast %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %66 = arith.index_cast %intptr_17 : index to i64
+          %67 = arith.index_cast %offset_14 : index to i64
+          %68 = arith.addi %66, %67 : i64
+          %69 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %69) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg12 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.maxsi %81, %c0_i64 : i64
+            %83 = arith.addi %81, %c16_i64 : i64
+            %84 = arith.minsi %83, %c32_i64 : i64
+            %85 = arith.subi %84, %82 : i64
+            %86 = arith.muli %82, %69 : i64
+            %87 = arith.addi %68, %86 : i64
+            %88 = arith.muli %80, %c32_i64 : i64
+            %89 = arith.subi %82, %81 : i64
+            %90 = arith.addi %88, %89 : i64
+            "instgem.mvin"(%87, %90, %c32_i64, %85) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %70 = arith.addi %arg10, %c32 : index
+          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_19 = memref.cast %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %71 = arith.index_cast %intptr_24 : index to i64
+          %72 = arith.index_cast %offset_21 : index to i64
+          %73 = arith.addi %71, %72 : i64
+          %74 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg12 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.maxsi %81, %c0_i64 : i64
+            %83 = arith.addi %81, %c16_i64 : i64
+            %84 = arith.minsi %83, %c32_i64 : i64
+            %85 = arith.subi %84, %82 : i64
+            %86 = arith.muli %82, %74 : i64
+            %87 = arith.addi %73, %86 : i64
+            %88 = arith.addi %81, %c64_i64 : i64
+            %89 = arith.subi %82, %81 : i64
+            %90 = arith.addi %88, %89 : i64
+            "instgem.mvin"(%87, %90, %c16_i64, %85) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg12 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.addi %81, %c64_i64 : i64
+            "instgem.preload"(%82, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%81, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %83 = arith.addi %81, %c32_i64 : i64
+            "instgem.compute_accumulated"(%83, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %75 = arith.addi %arg11, %c32 : index
+          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_26 = memref.cast %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %76 = arith.index_cast %intptr_31 : index to i64
+          %77 = arith.index_cast %offset_28 : index to i64
+          %78 = arith.addi %76, %77 : i64
+          %79 = arith.index_cast %strides_30#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg12 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.maxsi %81, %c0_i64 : i64
+            %83 = arith.addi %81, %c16_i64 : i64
+            %84 = arith.minsi %83, %c32_i64 : i64
+            %85 = arith.subi %84, %82 : i64
+            %86 = arith.muli %82, %79 : i64
+            %87 = arith.addi %78, %86 : i64
+            %88 = arith.addi %81, %c96_i64 : i64
+            %89 = arith.subi %82, %81 : i64
+            %90 = arith.addi %88, %89 : i64
+            "instgem.mvin"(%87, %90, %c16_i64, %85) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg12 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.addi %81, %c96_i64 : i64
+            "instgem.preload"(%82, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%81, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %83 = arith.addi %81, %c32_i64 : i64
+            "instgem.compute_accumulated"(%83, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %65, %70, %75 : index, index, index
         }
-        %76 = arith.addi %arg11, %c32 : index
-        %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_26 = memref.cast %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %77 = arith.index_cast %intptr_31 : index to i64
-        %78 = arith.index_cast %offset_28 : index to i64
-        %79 = arith.addi %77, %78 : i64
-        %80 = arith.index_cast %strides_30#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg12 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.maxsi %82, %c0_i64 : i64
-          %84 = arith.addi %82, %c16_i64 : i64
-          %85 = arith.minsi %84, %c32_i64 : i64
-          %86 = arith.subi %85, %83 : i64
-          %87 = arith.muli %83, %80 : i64
-          %88 = arith.addi %79, %87 : i64
-          %89 = arith.addi %82, %c96_i64 : i64
-          %90 = arith.subi %83, %82 : i64
-          %91 = arith.addi %89, %90 : i64
-          "instgem.mvin"(%88, %91, %c16_i64, %86) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg12 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.addi %82, %c96_i64 : i64
-          "instgem.preload"(%83, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.compute_preloaded"(%82, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %84 = arith.addi %82, %c32_i64 : i64
-          "instgem.compute_accumulated"(%84, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %53 = arith.index_cast %intptr : index to i64
+        %54 = arith.index_cast %offset : index to i64
+        %55 = arith.muli %54, %c4_i64 : i64
+        %56 = arith.addi %53, %55 : i64
+        %57 = arith.index_cast %strides#0 : index to i64
+        %58 = arith.muli %57, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %58 : i64
+          %74 = arith.addi %56, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.ori %78, %c2684354560_i64 : i64
+          %80 = arith.subi %69, %68 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.subi %c16_i64, %77 : i64
+          %83 = arith.minsi %82, %c16_i64 : i64
+          "instgem.mvout"(%76, %81, %83, %72) : (i64, i64, i64, i64) -> ()
         }
-        scf.yield %66, %71, %76 : index, index, index
-      }
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %54 = arith.index_cast %intptr : index to i64
-      %55 = arith.index_cast %offset : index to i64
-      %56 = arith.muli %55, %c4_i64 : i64
-      %57 = arith.addi %54, %56 : i64
-      %58 = arith.index_cast %strides#0 : index to i64
-      %59 = arith.muli %58, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.remsi %66, %c2_i64 : i64
-        %68 = arith.divsi %66, %c2_i64 : i64
-        %69 = arith.muli %67, %c16_i64 : i64
-        %70 = arith.maxsi %69, %c0_i64 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %c32_i64 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.muli %70, %59 : i64
-        %75 = arith.addi %57, %74 : i64
-        %76 = arith.muli %68, %c64_i64 : i64
-        %77 = arith.addi %75, %76 : i64
-        %78 = arith.muli %68, %c16_i64 : i64
-        %79 = arith.addi %69, %78 : i64
-        %80 = arith.ori %79, %c2684354560_i64 : i64
-        %81 = arith.subi %70, %69 : i64
-        %82 = arith.addi %80, %81 : i64
-        %83 = arith.subi %c16_i64, %78 : i64
-        %84 = arith.minsi %83, %c16_i64 : i64
-        "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
-      }
-      %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %60 = arith.index_cast %intptr_10 : index to i64
-      %61 = arith.index_cast %offset_7 : index to i64
-      %62 = arith.muli %61, %c4_i64 : i64
-      %63 = arith.addi %60, %62 : i64
-      %64 = arith.index_cast %strides_9#0 : index to i64
-      %65 = arith.muli %64, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %65, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.remsi %66, %c2_i64 : i64
-        %68 = arith.divsi %66, %c2_i64 : i64
-        %69 = arith.muli %67, %c16_i64 : i64
-        %70 = arith.maxsi %69, %c0_i64 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %c32_i64 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.muli %70, %65 : i64
-        %75 = arith.addi %63, %74 : i64
-        %76 = arith.muli %68, %c64_i64 : i64
-        %77 = arith.addi %75, %76 : i64
-        %78 = arith.muli %68, %c16_i64 : i64
-        %79 = arith.addi %69, %78 : i64
-        %80 = arith.addi %79, %c32_i64 : i64
-        %81 = arith.ori %80, %c2684354560_i64 : i64
-        %82 = arith.subi %70, %69 : i64
-        %83 = arith.addi %81, %82 : i64
-        %84 = arith.subi %c16_i64, %78 : i64
-        %85 = arith.minsi %84, %c16_i64 : i64
-        "instgem.mvout"(%77, %83, %85, %73) : (i64, i64, i64, i64) -> ()
+        %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr_10 : index to i64
+        %60 = arith.index_cast %offset_7 : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides_9#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %64 : i64
+          %74 = arith.addi %62, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.addi %78, %c32_i64 : i64
+          %80 = arith.ori %79, %c2684354560_i64 : i64
+          %81 = arith.subi %69, %68 : i64
+          %82 = arith.addi %80, %81 : i64
+          %83 = arith.subi %c16_i64, %77 : i64
+          %84 = arith.minsi %83, %c16_i64 : i64
+          "instgem.mvout"(%76, %82, %84, %72) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %66, %c32_i64 : i64
+          %68 = arith.ori %67, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %52:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %65 = arith.addi %arg9, %c32 : index
+          %66 = arith.minsi %65, %arg7 : index
+          %67 = arith.subi %66, %arg9 : index
+          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, %67] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_12 = memref.cast %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %68 = arith.index_cast %67 : index to i64
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %69 = arith.index_cast %intptr_17 : index to i64
+          %70 = arith.index_cast %offset_14 : index to i64
+          %71 = arith.addi %69, %70 : i64
+          %72 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %121 = arith.index_cast %arg12 : index to i64
+            %122 = arith.muli %121, %c16_i64 : i64
+            %123 = arith.maxsi %122, %c0_i64 : i64
+            %124 = arith.addi %122, %c16_i64 : i64
+            %125 = arith.minsi %124, %c32_i64 : i64
+            %126 = arith.subi %125, %123 : i64
+            %127 = arith.muli %123, %72 : i64
+            %128 = arith.addi %71, %127 : i64
+            %129 = arith.muli %121, %c32_i64 : i64
+            %130 = arith.subi %123, %122 : i64
+            %131 = arith.addi %129, %130 : i64
+            %132 = arith.minsi %68, %c64_i64 : i64
+            "instgem.mvin"(%128, %131, %132, %126) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %73 = arith.addi %arg10, %c32 : index
+          %74 = arith.minsi %73, %arg7 : index
+          %75 = arith.subi %74, %arg10 : index
+          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [%75, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_19 = memref.cast %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %76 = arith.index_cast %75 : index to i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %77 = arith.index_cast %intptr_24 : index to i64
+          %78 = arith.index_cast %offset_21 : index to i64
+          %79 = arith.addi %77, %78 : i64
+          %80 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+          %81 = arith.maxsi %76, %c0_i64 : i64
+          %82 = arith.addi %81, %c15_i64 : i64
+          %83 = arith.divui %82, %c16_i64 : i64
+          %84 = arith.cmpi sgt, %76, %c0_i64 : i64
+          %85 = arith.extui %84 : i1 to i64
+          %86 = arith.muli %83, %85 : i64
+          %87 = arith.index_cast %86 : i64 to index
+          scf.for %arg12 = %c0 to %87 step %c1 {
+            %121 = arith.index_cast %arg12 : index to i64
+            %122 = arith.muli %121, %c16_i64 : i64
+            %123 = arith.maxsi %122, %c0_i64 : i64
+            %124 = arith.addi %122, %c16_i64 : i64
+            %125 = arith.minsi %124, %76 : i64
+            %126 = arith.subi %125, %123 : i64
+            %127 = arith.muli %123, %80 : i64
+            %128 = arith.addi %79, %127 : i64
+            %129 = arith.addi %122, %c64_i64 : i64
+            %130 = arith.subi %123, %122 : i64
+            %131 = arith.addi %129, %130 : i64
+            "instgem.mvin"(%128, %131, %c16_i64, %126) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %88 = arith.maxsi %68, %c0_i64 : i64
+          %89 = arith.minsi %88, %c32_i64 : i64
+          %90 = arith.minsi %81, %c32_i64 : i64
+          %91 = arith.minsi %89, %90 : i64
+          %92 = arith.ceildivsi %91, %c16_i64 : i64
+          %93 = arith.divsi %91, %c16_i64 : i64
+          %94 = arith.minsi %92, %93 : i64
+          %95 = arith.maxsi %94, %c0_i64 : i64
+          %96 = arith.index_cast %95 : i64 to index
+          scf.for %arg12 = %c0 to %96 step %c1 {
+            %121 = arith.index_cast %arg12 : index to i64
+            %122 = arith.muli %121, %c16_i64 : i64
+            %123 = arith.addi %122, %c64_i64 : i64
+            "instgem.preload"(%123, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%122, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %124 = arith.addi %122, %c32_i64 : i64
+            "instgem.compute_accumulated"(%124, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %97 = arith.index_cast %92 : i64 to index
+          scf.for %arg12 = %96 to %97 step %c1 {
+            %121 = arith.index_cast %arg12 : index to i64
+            %122 = arith.muli %121, %c16_i64 : i64
+            %123 = arith.subi %89, %122 : i64
+            %124 = arith.minsi %123, %c16_i64 : i64
+            %125 = arith.subi %90, %122 : i64
+            %126 = arith.minsi %125, %c16_i64 : i64
+            %127 = arith.addi %122, %c64_i64 : i64
+            "instgem.preload"(%127, %c16_i64, %126, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%122, %124, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %128 = arith.addi %122, %c32_i64 : i64
+            "instgem.compute_accumulated"(%128, %124, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %98 = arith.addi %arg11, %c32 : index
+          %99 = arith.minsi %98, %arg7 : index
+          %100 = arith.subi %99, %arg11 : index
+          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [%100, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_26 = memref.cast %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %101 = arith.index_cast %100 : index to i64
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %102 = arith.index_cast %intptr_31 : index to i64
+          %103 = arith.index_cast %offset_28 : index to i64
+          %104 = arith.addi %102, %103 : i64
+          %105 = arith.index_cast %strides_30#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %105) : (i64, i64, i64, i64, i64, i64) -> ()
+          %106 = arith.maxsi %101, %c0_i64 : i64
+          %107 = arith.addi %106, %c15_i64 : i64
+          %108 = arith.divui %107, %c16_i64 : i64
+          %109 = arith.cmpi sgt, %101, %c0_i64 : i64
+          %110 = arith.extui %109 : i1 to i64
+          %111 = arith.muli %108, %110 : i64
+          %112 = arith.index_cast %111 : i64 to index
+          scf.for %arg12 = %c0 to %112 step %c1 {
+            %121 = arith.index_cast %arg12 : index to i64
+            %122 = arith.muli %121, %c16_i64 : i64
+            %123 = arith.maxsi %122, %c0_i64 : i64
+            %124 = arith.addi %122, %c16_i64 : i64
+            %125 = arith.minsi %124, %101 : i64
+            %126 = arith.subi %125, %123 : i64
+            %127 = arith.muli %123, %105 : i64
+            %128 = arith.addi %104, %127 : i64
+            %129 = arith.addi %122, %c96_i64 : i64
+            %130 = arith.subi %123, %122 : i64
+            %131 = arith.addi %129, %130 : i64
+            "instgem.mvin"(%128, %131, %c16_i64, %126) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %113 = arith.minsi %106, %c32_i64 : i64
+          %114 = arith.minsi %89, %113 : i64
+          %115 = arith.ceildivsi %114, %c16_i64 : i64
+          %116 = arith.divsi %114, %c16_i64 : i64
+          %117 = arith.minsi %115, %116 : i64
+          %118 = arith.maxsi %117, %c0_i64 : i64
+          %119 = arith.index_cast %118 : i64 to index
+          scf.for %arg12 = %c0 to %119 step %c1 {
+            %121 = arith.index_cast %arg12 : index to i64
+            %122 = arith.muli %121, %c16_i64 : i64
+            %123 = arith.addi %122, %c96_i64 : i64
+            "instgem.preload"(%123, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%122, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %124 = arith.addi %122, %c32_i64 : i64
+            "instgem.compute_accumulated"(%124, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %120 = arith.index_cast %115 : i64 to index
+          scf.for %arg12 = %119 to %120 step %c1 {
+            %121 = arith.index_cast %arg12 : index to i64
+            %122 = arith.muli %121, %c16_i64 : i64
+            %123 = arith.subi %89, %122 : i64
+            %124 = arith.minsi %123, %c16_i64 : i64
+            %125 = arith.subi %113, %122 : i64
+            %126 = arith.minsi %125, %c16_i64 : i64
+            %127 = arith.addi %122, %c96_i64 : i64
+            "instgem.preload"(%127, %c16_i64, %126, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%122, %124, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %128 = arith.addi %122, %c32_i64 : i64
+            "instgem.compute_accumulated"(%128, %124, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %65, %73, %98 : index, index, index
+        }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %53 = arith.index_cast %intptr : index to i64
+        %54 = arith.index_cast %offset : index to i64
+        %55 = arith.muli %54, %c4_i64 : i64
+        %56 = arith.addi %53, %55 : i64
+        %57 = arith.index_cast %strides#0 : index to i64
+        %58 = arith.muli %57, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %58 : i64
+          %74 = arith.addi %56, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.ori %78, %c2684354560_i64 : i64
+          %80 = arith.subi %69, %68 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.subi %c16_i64, %77 : i64
+          %83 = arith.minsi %82, %c16_i64 : i64
+          "instgem.mvout"(%76, %81, %83, %72) : (i64, i64, i64, i64) -> ()
+        }
+        %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr_10 : index to i64
+        %60 = arith.index_cast %offset_7 : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides_9#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %64 : i64
+          %74 = arith.addi %62, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.addi %78, %c32_i64 : i64
+          %80 = arith.ori %79, %c2684354560_i64 : i64
+          %81 = arith.subi %69, %68 : i64
+          %82 = arith.addi %80, %81 : i64
+          %83 = arith.subi %c16_i64, %77 : i64
+          %84 = arith.minsi %83, %c16_i64 : i64
+          "instgem.mvout"(%76, %82, %84, %72) : (i64, i64, i64, i64) -> ()
+        }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
@@ -342,534 +623,534 @@ module {
       %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg8 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.ori %94, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.muli %88, %c16_i64 : i64
+        %90 = arith.ori %89, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %90, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg8 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.addi %94, %c32_i64 : i64
-        %96 = arith.ori %95, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.muli %88, %c16_i64 : i64
+        %90 = arith.addi %89, %c32_i64 : i64
+        %91 = arith.ori %90, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %91, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %93 = arith.maxsi %13, %c0 : index
-        %94 = arith.minsi %93, %arg5 : index
-        %95 = arith.maxsi %9, %c0 : index
-        %96 = arith.minsi %95, %c32 : index
-        %97 = arith.subi %94, %8 : index
-        %98 = arith.maxsi %arg9, %c0 : index
-        %99 = arith.minsi %98, %arg7 : index
-        %100 = arith.addi %arg9, %c32 : index
-        %101 = arith.maxsi %100, %c0 : index
-        %102 = arith.minsi %101, %arg7 : index
-        %103 = arith.subi %99, %arg9 : index
-        %104 = arith.maxsi %103, %c0 : index
-        %105 = arith.minsi %104, %c32 : index
-        %106 = arith.subi %102, %99 : index
-        %107 = arith.cmpi sgt, %105, %c0 : index
-        scf.if %107 {
+      %48:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %88 = arith.maxsi %13, %c0 : index
+        %89 = arith.minsi %88, %arg5 : index
+        %90 = arith.maxsi %9, %c0 : index
+        %91 = arith.minsi %90, %c32 : index
+        %92 = arith.subi %89, %8 : index
+        %93 = arith.maxsi %arg9, %c0 : index
+        %94 = arith.minsi %93, %arg7 : index
+        %95 = arith.addi %arg9, %c32 : index
+        %96 = arith.maxsi %95, %c0 : index
+        %97 = arith.minsi %96, %arg7 : index
+        %98 = arith.subi %94, %arg9 : index
+        %99 = arith.maxsi %98, %c0 : index
+        %100 = arith.minsi %99, %c32 : index
+        %101 = arith.subi %97, %94 : index
+        %102 = arith.cmpi sgt, %100, %c0 : index
+        scf.if %102 {
           func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_10 = memref.subview %reinterpret_cast[%8, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %108 = arith.index_cast %96 : index to i64
-        %109 = arith.index_cast %97 : index to i64
-        %110 = arith.index_cast %106 : index to i64
-        %111 = arith.addi %108, %109 : i64
+        %subview_10 = memref.subview %reinterpret_cast[%8, %94] [%92, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %103 = arith.index_cast %91 : index to i64
+        %104 = arith.index_cast %92 : index to i64
+        %105 = arith.index_cast %101 : index to i64
+        %106 = arith.addi %103, %104 : i64
         %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %112 = arith.index_cast %intptr_15 : index to i64
-        %113 = arith.index_cast %offset_12 : index to i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.index_cast %strides_14#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
-        %116 = arith.maxsi %108, %c0_i64 : i64
-        %117 = arith.divui %116, %c16_i64 : i64
-        %118 = arith.maxsi %111, %c0_i64 : i64
-        %119 = arith.addi %118, %c15_i64 : i64
-        %120 = arith.divui %119, %c16_i64 : i64
-        %121 = arith.subi %120, %117 : i64
-        %122 = arith.cmpi sgt, %109, %c0_i64 : i64
-        %123 = arith.extui %122 : i1 to i64
-        %124 = arith.muli %121, %123 : i64
-        %125 = arith.index_cast %124 : i64 to index
-        scf.for %arg12 = %c0 to %125 step %c1 {
-          %229 = arith.index_cast %arg12 : index to i64
-          %230 = arith.addi %117, %229 : i64
-          %231 = arith.muli %230, %c16_i64 : i64
-          %232 = arith.maxsi %231, %108 : i64
-          %233 = arith.addi %231, %c16_i64 : i64
-          %234 = arith.minsi %233, %111 : i64
-          %235 = arith.subi %234, %232 : i64
-          %236 = arith.subi %232, %108 : i64
-          %237 = arith.muli %236, %115 : i64
-          %238 = arith.addi %114, %237 : i64
-          %239 = arith.muli %230, %c32_i64 : i64
-          %240 = arith.subi %232, %231 : i64
-          %241 = arith.addi %239, %240 : i64
-          %242 = arith.minsi %110, %c64_i64 : i64
-          "instgem.mvin"(%238, %241, %242, %235) : (i64, i64, i64, i64) -> ()
+        %107 = arith.index_cast %intptr_15 : index to i64
+        %108 = arith.index_cast %offset_12 : index to i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.index_cast %strides_14#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %110) : (i64, i64, i64, i64, i64, i64) -> ()
+        %111 = arith.maxsi %103, %c0_i64 : i64
+        %112 = arith.divui %111, %c16_i64 : i64
+        %113 = arith.maxsi %106, %c0_i64 : i64
+        %114 = arith.addi %113, %c15_i64 : i64
+        %115 = arith.divui %114, %c16_i64 : i64
+        %116 = arith.subi %115, %112 : i64
+        %117 = arith.cmpi sgt, %104, %c0_i64 : i64
+        %118 = arith.extui %117 : i1 to i64
+        %119 = arith.muli %116, %118 : i64
+        %120 = arith.index_cast %119 : i64 to index
+        scf.for %arg12 = %c0 to %120 step %c1 {
+          %224 = arith.index_cast %arg12 : index to i64
+          %225 = arith.addi %112, %224 : i64
+          %226 = arith.muli %225, %c16_i64 : i64
+          %227 = arith.maxsi %226, %103 : i64
+          %228 = arith.addi %226, %c16_i64 : i64
+          %229 = arith.minsi %228, %106 : i64
+          %230 = arith.subi %229, %227 : i64
+          %231 = arith.subi %227, %103 : i64
+          %232 = arith.muli %231, %110 : i64
+          %233 = arith.addi %109, %232 : i64
+          %234 = arith.muli %225, %c32_i64 : i64
+          %235 = arith.subi %227, %226 : i64
+          %236 = arith.addi %234, %235 : i64
+          %237 = arith.minsi %105, %c64_i64 : i64
+          "instgem.mvin"(%233, %236, %237, %230) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %126 = arith.addi %116, %c15_i64 : i64
-        %127 = arith.divui %126, %c16_i64 : i64
-        %128 = arith.cmpi sgt, %108, %c0_i64 : i64
-        %129 = arith.extui %128 : i1 to i64
-        %130 = arith.muli %127, %129 : i64
-        %131 = arith.index_cast %130 : i64 to index
-        scf.for %arg12 = %c0 to %131 step %c1 {
-          %229 = arith.index_cast %arg12 : index to i64
-          %230 = arith.muli %229, %c16_i64 : i64
-          %231 = arith.maxsi %230, %c0_i64 : i64
-          %232 = arith.addi %230, %c16_i64 : i64
-          %233 = arith.minsi %232, %108 : i64
-          %234 = arith.subi %233, %231 : i64
-          %235 = arith.muli %229, %c32_i64 : i64
-          %236 = arith.subi %231, %230 : i64
-          %237 = arith.addi %235, %236 : i64
-          %238 = arith.minsi %110, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %237, %238, %234) : (i64, i64, i64, i64) -> ()
+        %121 = arith.addi %111, %c15_i64 : i64
+        %122 = arith.divui %121, %c16_i64 : i64
+        %123 = arith.cmpi sgt, %103, %c0_i64 : i64
+        %124 = arith.extui %123 : i1 to i64
+        %125 = arith.muli %122, %124 : i64
+        %126 = arith.index_cast %125 : i64 to index
+        scf.for %arg12 = %c0 to %126 step %c1 {
+          %224 = arith.index_cast %arg12 : index to i64
+          %225 = arith.muli %224, %c16_i64 : i64
+          %226 = arith.maxsi %225, %c0_i64 : i64
+          %227 = arith.addi %225, %c16_i64 : i64
+          %228 = arith.minsi %227, %103 : i64
+          %229 = arith.subi %228, %226 : i64
+          %230 = arith.muli %224, %c32_i64 : i64
+          %231 = arith.subi %226, %225 : i64
+          %232 = arith.addi %230, %231 : i64
+          %233 = arith.minsi %105, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %232, %233, %229) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %132 = arith.maxsi %arg10, %c0 : index
-        %133 = arith.minsi %132, %arg7 : index
-        %134 = arith.addi %arg10, %c32 : index
-        %135 = arith.maxsi %134, %c0 : index
-        %136 = arith.minsi %135, %arg7 : index
-        %137 = arith.subi %133, %arg10 : index
-        %138 = arith.maxsi %137, %c0 : index
-        %139 = arith.minsi %138, %c32 : index
-        %140 = arith.subi %136, %133 : index
-        %141 = arith.maxsi %14, %c0 : index
-        %142 = arith.minsi %141, %arg6 : index
-        %143 = arith.maxsi %12, %c0 : index
-        %144 = arith.minsi %143, %c16 : index
-        %145 = arith.subi %142, %11 : index
-        %146 = arith.cmpi sgt, %144, %c0 : index
-        scf.if %146 {
+        %127 = arith.maxsi %arg10, %c0 : index
+        %128 = arith.minsi %127, %arg7 : index
+        %129 = arith.addi %arg10, %c32 : index
+        %130 = arith.maxsi %129, %c0 : index
+        %131 = arith.minsi %130, %arg7 : index
+        %132 = arith.subi %128, %arg10 : index
+        %133 = arith.maxsi %132, %c0 : index
+        %134 = arith.minsi %133, %c32 : index
+        %135 = arith.subi %131, %128 : index
+        %136 = arith.maxsi %14, %c0 : index
+        %137 = arith.minsi %136, %arg6 : index
+        %138 = arith.maxsi %12, %c0 : index
+        %139 = arith.minsi %138, %c16 : index
+        %140 = arith.subi %137, %11 : index
+        %141 = arith.cmpi sgt, %139, %c0 : index
+        scf.if %141 {
           func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
         }
-        %subview_16 = memref.subview %reinterpret_cast_0[%133, %11] [%140, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %147 = arith.index_cast %139 : index to i64
-        %148 = arith.index_cast %140 : index to i64
-        %149 = arith.index_cast %145 : index to i64
-        %150 = arith.addi %147, %148 : i64
+        %subview_16 = memref.subview %reinterpret_cast_0[%128, %11] [%135, %140] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %142 = arith.index_cast %134 : index to i64
+        %143 = arith.index_cast %135 : index to i64
+        %144 = arith.index_cast %140 : index to i64
+        %145 = arith.addi %142, %143 : i64
         %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %151 = arith.index_cast %intptr_21 : index to i64
-        %152 = arith.index_cast %offset_18 : index to i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.index_cast %strides_20#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
-        %155 = arith.maxsi %147, %c0_i64 : i64
-        %156 = arith.divui %155, %c16_i64 : i64
-        %157 = arith.maxsi %150, %c0_i64 : i64
-        %158 = arith.addi %157, %c15_i64 : i64
-        %159 = arith.divui %158, %c16_i64 : i64
-        %160 = arith.subi %159, %156 : i64
-        %161 = arith.cmpi sgt, %148, %c0_i64 : i64
-        %162 = arith.extui %161 : i1 to i64
-        %163 = arith.muli %160, %162 : i64
-        %164 = arith.index_cast %163 : i64 to index
-        scf.for %arg12 = %c0 to %164 step %c1 {
-          %229 = arith.index_cast %arg12 : index to i64
-          %230 = arith.addi %156, %229 : i64
-          %231 = arith.muli %230, %c16_i64 : i64
-          %232 = arith.maxsi %231, %147 : i64
-          %233 = arith.addi %231, %c16_i64 : i64
-          %234 = arith.minsi %233, %150 : i64
-          %235 = arith.subi %234, %232 : i64
-          %236 = arith.subi %232, %147 : i64
-          %237 = arith.muli %236, %154 : i64
-          %238 = arith.addi %153, %237 : i64
-          %239 = arith.addi %231, %c64_i64 : i64
-          %240 = arith.subi %232, %231 : i64
-          %241 = arith.addi %239, %240 : i64
-          %242 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%238, %241, %242, %235) : (i64, i64, i64, i64) -> ()
+        %146 = arith.index_cast %intptr_21 : index to i64
+        %147 = arith.index_cast %offset_18 : index to i64
+        %148 = arith.addi %146, %147 : i64
+        %149 = arith.index_cast %strides_20#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %149) : (i64, i64, i64, i64, i64, i64) -> ()
+        %150 = arith.maxsi %142, %c0_i64 : i64
+        %151 = arith.divui %150, %c16_i64 : i64
+        %152 = arith.maxsi %145, %c0_i64 : i64
+        %153 = arith.addi %152, %c15_i64 : i64
+        %154 = arith.divui %153, %c16_i64 : i64
+        %155 = arith.subi %154, %151 : i64
+        %156 = arith.cmpi sgt, %143, %c0_i64 : i64
+        %157 = arith.extui %156 : i1 to i64
+        %158 = arith.muli %155, %157 : i64
+        %159 = arith.index_cast %158 : i64 to index
+        scf.for %arg12 = %c0 to %159 step %c1 {
+          %224 = arith.index_cast %arg12 : index to i64
+          %225 = arith.addi %151, %224 : i64
+          %226 = arith.muli %225, %c16_i64 : i64
+          %227 = arith.maxsi %226, %142 : i64
+          %228 = arith.addi %226, %c16_i64 : i64
+          %229 = arith.minsi %228, %145 : i64
+          %230 = arith.subi %229, %227 : i64
+          %231 = arith.subi %227, %142 : i64
+          %232 = arith.muli %231, %149 : i64
+          %233 = arith.addi %148, %232 : i64
+          %234 = arith.addi %226, %c64_i64 : i64
+          %235 = arith.subi %227, %226 : i64
+          %236 = arith.addi %234, %235 : i64
+          %237 = arith.minsi %144, %c64_i64 : i64
+          "instgem.mvin"(%233, %236, %237, %230) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %165 = arith.addi %155, %c15_i64 : i64
-        %166 = arith.divui %165, %c16_i64 : i64
-        %167 = arith.cmpi sgt, %147, %c0_i64 : i64
-        %168 = arith.extui %167 : i1 to i64
-        %169 = arith.muli %166, %168 : i64
-        %170 = arith.index_cast %169 : i64 to index
-        scf.for %arg12 = %c0 to %170 step %c1 {
-          %229 = arith.index_cast %arg12 : index to i64
-          %230 = arith.muli %229, %c16_i64 : i64
-          %231 = arith.maxsi %230, %c0_i64 : i64
-          %232 = arith.addi %230, %c16_i64 : i64
-          %233 = arith.minsi %232, %147 : i64
-          %234 = arith.subi %233, %231 : i64
-          %235 = arith.addi %230, %c64_i64 : i64
-          %236 = arith.subi %231, %230 : i64
-          %237 = arith.addi %235, %236 : i64
-          %238 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %237, %238, %234) : (i64, i64, i64, i64) -> ()
+        %160 = arith.addi %150, %c15_i64 : i64
+        %161 = arith.divui %160, %c16_i64 : i64
+        %162 = arith.cmpi sgt, %142, %c0_i64 : i64
+        %163 = arith.extui %162 : i1 to i64
+        %164 = arith.muli %161, %163 : i64
+        %165 = arith.index_cast %164 : i64 to index
+        scf.for %arg12 = %c0 to %165 step %c1 {
+          %224 = arith.index_cast %arg12 : index to i64
+          %225 = arith.muli %224, %c16_i64 : i64
+          %226 = arith.maxsi %225, %c0_i64 : i64
+          %227 = arith.addi %225, %c16_i64 : i64
+          %228 = arith.minsi %227, %142 : i64
+          %229 = arith.subi %228, %226 : i64
+          %230 = arith.addi %225, %c64_i64 : i64
+          %231 = arith.subi %226, %225 : i64
+          %232 = arith.addi %230, %231 : i64
+          %233 = arith.minsi %144, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %232, %233, %229) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %171 = arith.minsi %118, %c32_i64 : i64
-        %172 = arith.maxsi %110, %c0_i64 : i64
-        %173 = arith.minsi %172, %c32_i64 : i64
-        %174 = arith.minsi %157, %c32_i64 : i64
-        %175 = arith.maxsi %149, %c0_i64 : i64
-        %176 = arith.minsi %175, %c16_i64 : i64
-        %177 = arith.ceildivsi %171, %c16_i64 : i64
-        %178 = arith.ceildivsi %176, %c16_i64 : i64
-        %179 = arith.minsi %173, %174 : i64
-        %180 = arith.ceildivsi %179, %c16_i64 : i64
-        %181 = arith.cmpi sgt, %177, %c0_i64 : i64
-        %182 = arith.select %181, %178, %c0_i64 : i64
-        %183 = arith.index_cast %182 : i64 to index
-        %184 = arith.divsi %179, %c16_i64 : i64
-        %185 = arith.minsi %180, %184 : i64
-        %186 = arith.maxsi %185, %c0_i64 : i64
-        %187 = arith.divsi %171, %c16_i64 : i64
-        %188 = arith.minsi %177, %187 : i64
-        %189 = arith.maxsi %188, %c1_i64 : i64
-        %190 = arith.minsi %171, %c16_i64 : i64
-        scf.for %arg12 = %c0 to %183 step %c1 {
-          %229 = arith.index_cast %arg12 : index to i64
-          %230 = arith.muli %229, %c16_i64 : i64
-          %231 = arith.subi %176, %230 : i64
-          %232 = arith.minsi %231, %c16_i64 : i64
-          %233 = arith.index_cast %186 : i64 to index
-          scf.for %arg13 = %c0 to %233 step %c1 {
-            %235 = arith.index_cast %arg13 : index to i64
-            %236 = arith.ori %230, %c3221225472_i64 : i64
-            %237 = arith.muli %235, %c16_i64 : i64
-            %238 = arith.addi %237, %230 : i64
-            %239 = arith.addi %238, %c64_i64 : i64
-            "instgem.preload"(%239, %232, %c16_i64, %236, %232, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%237, %c16_i64, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %240 = arith.index_cast %189 : i64 to index
+        %166 = arith.minsi %113, %c32_i64 : i64
+        %167 = arith.maxsi %105, %c0_i64 : i64
+        %168 = arith.minsi %167, %c32_i64 : i64
+        %169 = arith.minsi %152, %c32_i64 : i64
+        %170 = arith.maxsi %144, %c0_i64 : i64
+        %171 = arith.minsi %170, %c16_i64 : i64
+        %172 = arith.ceildivsi %166, %c16_i64 : i64
+        %173 = arith.ceildivsi %171, %c16_i64 : i64
+        %174 = arith.minsi %168, %169 : i64
+        %175 = arith.ceildivsi %174, %c16_i64 : i64
+        %176 = arith.cmpi sgt, %172, %c0_i64 : i64
+        %177 = arith.select %176, %173, %c0_i64 : i64
+        %178 = arith.index_cast %177 : i64 to index
+        %179 = arith.divsi %174, %c16_i64 : i64
+        %180 = arith.minsi %175, %179 : i64
+        %181 = arith.maxsi %180, %c0_i64 : i64
+        %182 = arith.divsi %166, %c16_i64 : i64
+        %183 = arith.minsi %172, %182 : i64
+        %184 = arith.maxsi %183, %c1_i64 : i64
+        %185 = arith.minsi %166, %c16_i64 : i64
+        scf.for %arg12 = %c0 to %178 step %c1 {
+          %224 = arith.index_cast %arg12 : index to i64
+          %225 = arith.muli %224, %c16_i64 : i64
+          %226 = arith.subi %171, %225 : i64
+          %227 = arith.minsi %226, %c16_i64 : i64
+          %228 = arith.index_cast %181 : i64 to index
+          scf.for %arg13 = %c0 to %228 step %c1 {
+            %230 = arith.index_cast %arg13 : index to i64
+            %231 = arith.ori %225, %c3221225472_i64 : i64
+            %232 = arith.muli %230, %c16_i64 : i64
+            %233 = arith.addi %232, %225 : i64
+            %234 = arith.addi %233, %c64_i64 : i64
+            "instgem.preload"(%234, %227, %c16_i64, %231, %227, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%232, %c16_i64, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %235 = arith.index_cast %184 : i64 to index
+            scf.for %arg14 = %c1 to %235 step %c1 {
+              %237 = arith.index_cast %arg14 : index to i64
+              %238 = arith.muli %237, %c16_i64 : i64
+              %239 = arith.addi %238, %225 : i64
+              %240 = arith.ori %239, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %240, %227, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %241 = arith.muli %237, %c32_i64 : i64
+              %242 = arith.addi %241, %232 : i64
+              "instgem.compute_accumulated"(%242, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %236 = arith.index_cast %172 : i64 to index
+            scf.for %arg14 = %235 to %236 step %c1 {
+              %237 = arith.index_cast %arg14 : index to i64
+              %238 = arith.muli %237, %c16_i64 : i64
+              %239 = arith.subi %166, %238 : i64
+              %240 = arith.minsi %239, %c16_i64 : i64
+              %241 = arith.addi %238, %225 : i64
+              %242 = arith.ori %241, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %227, %240) : (i64, i64, i64, i64, i64, i64) -> ()
+              %243 = arith.muli %237, %c32_i64 : i64
+              %244 = arith.addi %243, %232 : i64
+              "instgem.compute_accumulated"(%244, %c16_i64, %240, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %229 = arith.index_cast %175 : i64 to index
+          scf.for %arg13 = %228 to %229 step %c1 {
+            %230 = arith.index_cast %arg13 : index to i64
+            %231 = arith.muli %230, %c16_i64 : i64
+            %232 = arith.subi %168, %231 : i64
+            %233 = arith.minsi %232, %c16_i64 : i64
+            %234 = arith.subi %169, %231 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            %236 = arith.ori %225, %c3221225472_i64 : i64
+            %237 = arith.addi %231, %225 : i64
+            %238 = arith.addi %237, %c64_i64 : i64
+            "instgem.preload"(%238, %227, %235, %236, %227, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%231, %233, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %239 = arith.index_cast %184 : i64 to index
+            scf.for %arg14 = %c1 to %239 step %c1 {
+              %241 = arith.index_cast %arg14 : index to i64
+              %242 = arith.muli %241, %c16_i64 : i64
+              %243 = arith.addi %242, %225 : i64
+              %244 = arith.ori %243, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %227, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %245 = arith.muli %241, %c32_i64 : i64
+              %246 = arith.addi %245, %231 : i64
+              "instgem.compute_accumulated"(%246, %233, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %240 = arith.index_cast %172 : i64 to index
+            scf.for %arg14 = %239 to %240 step %c1 {
+              %241 = arith.index_cast %arg14 : index to i64
+              %242 = arith.muli %241, %c16_i64 : i64
+              %243 = arith.subi %166, %242 : i64
+              %244 = arith.minsi %243, %c16_i64 : i64
+              %245 = arith.addi %242, %225 : i64
+              %246 = arith.ori %245, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %227, %244) : (i64, i64, i64, i64, i64, i64) -> ()
+              %247 = arith.muli %241, %c32_i64 : i64
+              %248 = arith.addi %247, %231 : i64
+              "instgem.compute_accumulated"(%248, %233, %244, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %186 = arith.maxsi %arg11, %c0 : index
+        %187 = arith.minsi %186, %arg7 : index
+        %188 = arith.addi %arg11, %c32 : index
+        %189 = arith.maxsi %188, %c0 : index
+        %190 = arith.minsi %189, %arg7 : index
+        %191 = arith.subi %187, %arg11 : index
+        %192 = arith.maxsi %191, %c0 : index
+        %193 = arith.minsi %192, %c32 : index
+        %194 = arith.subi %190, %187 : index
+        scf.if %141 {
+          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+        }
+        %subview_22 = memref.subview %reinterpret_cast_1[%187, %11] [%194, %140] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %195 = arith.index_cast %193 : index to i64
+        %196 = arith.index_cast %194 : index to i64
+        %197 = arith.addi %195, %196 : i64
+        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %198 = arith.index_cast %intptr_27 : index to i64
+        %199 = arith.index_cast %offset_24 : index to i64
+        %200 = arith.addi %198, %199 : i64
+        %201 = arith.index_cast %strides_26#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %201) : (i64, i64, i64, i64, i64, i64) -> ()
+        %202 = arith.maxsi %195, %c0_i64 : i64
+        %203 = arith.divui %202, %c16_i64 : i64
+        %204 = arith.maxsi %197, %c0_i64 : i64
+        %205 = arith.addi %204, %c15_i64 : i64
+        %206 = arith.divui %205, %c16_i64 : i64
+        %207 = arith.subi %206, %203 : i64
+        %208 = arith.cmpi sgt, %196, %c0_i64 : i64
+        %209 = arith.extui %208 : i1 to i64
+        %210 = arith.muli %207, %209 : i64
+        %211 = arith.index_cast %210 : i64 to index
+        scf.for %arg12 = %c0 to %211 step %c1 {
+          %224 = arith.index_cast %arg12 : index to i64
+          %225 = arith.addi %203, %224 : i64
+          %226 = arith.muli %225, %c16_i64 : i64
+          %227 = arith.maxsi %226, %195 : i64
+          %228 = arith.addi %226, %c16_i64 : i64
+          %229 = arith.minsi %228, %197 : i64
+          %230 = arith.subi %229, %227 : i64
+          %231 = arith.subi %227, %195 : i64
+          %232 = arith.muli %231, %201 : i64
+          %233 = arith.addi %200, %232 : i64
+          %234 = arith.addi %226, %c96_i64 : i64
+          %235 = arith.subi %227, %226 : i64
+          %236 = arith.addi %234, %235 : i64
+          %237 = arith.minsi %144, %c64_i64 : i64
+          "instgem.mvin"(%233, %236, %237, %230) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %212 = arith.addi %202, %c15_i64 : i64
+        %213 = arith.divui %212, %c16_i64 : i64
+        %214 = arith.cmpi sgt, %195, %c0_i64 : i64
+        %215 = arith.extui %214 : i1 to i64
+        %216 = arith.muli %213, %215 : i64
+        %217 = arith.index_cast %216 : i64 to index
+        scf.for %arg12 = %c0 to %217 step %c1 {
+          %224 = arith.index_cast %arg12 : index to i64
+          %225 = arith.muli %224, %c16_i64 : i64
+          %226 = arith.maxsi %225, %c0_i64 : i64
+          %227 = arith.addi %225, %c16_i64 : i64
+          %228 = arith.minsi %227, %195 : i64
+          %229 = arith.subi %228, %226 : i64
+          %230 = arith.addi %225, %c96_i64 : i64
+          %231 = arith.subi %226, %225 : i64
+          %232 = arith.addi %230, %231 : i64
+          %233 = arith.minsi %144, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %232, %233, %229) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %218 = arith.minsi %204, %c32_i64 : i64
+        %219 = arith.minsi %168, %218 : i64
+        %220 = arith.ceildivsi %219, %c16_i64 : i64
+        %221 = arith.divsi %219, %c16_i64 : i64
+        %222 = arith.minsi %220, %221 : i64
+        %223 = arith.maxsi %222, %c0_i64 : i64
+        scf.for %arg12 = %c0 to %178 step %c1 {
+          %224 = arith.index_cast %arg12 : index to i64
+          %225 = arith.muli %224, %c16_i64 : i64
+          %226 = arith.subi %171, %225 : i64
+          %227 = arith.minsi %226, %c16_i64 : i64
+          %228 = arith.index_cast %223 : i64 to index
+          scf.for %arg13 = %c0 to %228 step %c1 {
+            %230 = arith.index_cast %arg13 : index to i64
+            %231 = arith.addi %225, %c32_i64 : i64
+            %232 = arith.ori %231, %c3221225472_i64 : i64
+            %233 = arith.muli %230, %c16_i64 : i64
+            %234 = arith.addi %233, %225 : i64
+            %235 = arith.addi %234, %c96_i64 : i64
+            "instgem.preload"(%235, %227, %c16_i64, %232, %227, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%233, %c16_i64, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %236 = arith.index_cast %184 : i64 to index
+            scf.for %arg14 = %c1 to %236 step %c1 {
+              %238 = arith.index_cast %arg14 : index to i64
+              %239 = arith.muli %238, %c16_i64 : i64
+              %240 = arith.addi %239, %225 : i64
+              %241 = arith.addi %240, %c32_i64 : i64
+              %242 = arith.ori %241, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %227, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %243 = arith.muli %238, %c32_i64 : i64
+              %244 = arith.addi %243, %233 : i64
+              "instgem.compute_accumulated"(%244, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %237 = arith.index_cast %172 : i64 to index
+            scf.for %arg14 = %236 to %237 step %c1 {
+              %238 = arith.index_cast %arg14 : index to i64
+              %239 = arith.muli %238, %c16_i64 : i64
+              %240 = arith.subi %166, %239 : i64
+              %241 = arith.minsi %240, %c16_i64 : i64
+              %242 = arith.addi %239, %225 : i64
+              %243 = arith.addi %242, %c32_i64 : i64
+              %244 = arith.ori %243, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %227, %241) : (i64, i64, i64, i64, i64, i64) -> ()
+              %245 = arith.muli %238, %c32_i64 : i64
+              %246 = arith.addi %245, %233 : i64
+              "instgem.compute_accumulated"(%246, %c16_i64, %241, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %229 = arith.index_cast %220 : i64 to index
+          scf.for %arg13 = %228 to %229 step %c1 {
+            %230 = arith.index_cast %arg13 : index to i64
+            %231 = arith.muli %230, %c16_i64 : i64
+            %232 = arith.subi %168, %231 : i64
+            %233 = arith.minsi %232, %c16_i64 : i64
+            %234 = arith.subi %218, %231 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            %236 = arith.addi %225, %c32_i64 : i64
+            %237 = arith.ori %236, %c3221225472_i64 : i64
+            %238 = arith.addi %231, %225 : i64
+            %239 = arith.addi %238, %c96_i64 : i64
+            "instgem.preload"(%239, %227, %235, %237, %227, %185) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%231, %233, %185, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %240 = arith.index_cast %184 : i64 to index
             scf.for %arg14 = %c1 to %240 step %c1 {
               %242 = arith.index_cast %arg14 : index to i64
               %243 = arith.muli %242, %c16_i64 : i64
-              %244 = arith.addi %243, %230 : i64
-              %245 = arith.ori %244, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %246 = arith.muli %242, %c32_i64 : i64
-              %247 = arith.addi %246, %237 : i64
-              "instgem.compute_accumulated"(%247, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %244 = arith.addi %243, %225 : i64
+              %245 = arith.addi %244, %c32_i64 : i64
+              %246 = arith.ori %245, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %227, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %247 = arith.muli %242, %c32_i64 : i64
+              %248 = arith.addi %247, %231 : i64
+              "instgem.compute_accumulated"(%248, %233, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %241 = arith.index_cast %177 : i64 to index
+            %241 = arith.index_cast %172 : i64 to index
             scf.for %arg14 = %240 to %241 step %c1 {
               %242 = arith.index_cast %arg14 : index to i64
               %243 = arith.muli %242, %c16_i64 : i64
-              %244 = arith.subi %171, %243 : i64
+              %244 = arith.subi %166, %243 : i64
               %245 = arith.minsi %244, %c16_i64 : i64
-              %246 = arith.addi %243, %230 : i64
-              %247 = arith.ori %246, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %232, %245) : (i64, i64, i64, i64, i64, i64) -> ()
-              %248 = arith.muli %242, %c32_i64 : i64
-              %249 = arith.addi %248, %237 : i64
-              "instgem.compute_accumulated"(%249, %c16_i64, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %234 = arith.index_cast %180 : i64 to index
-          scf.for %arg13 = %233 to %234 step %c1 {
-            %235 = arith.index_cast %arg13 : index to i64
-            %236 = arith.muli %235, %c16_i64 : i64
-            %237 = arith.subi %173, %236 : i64
-            %238 = arith.minsi %237, %c16_i64 : i64
-            %239 = arith.subi %174, %236 : i64
-            %240 = arith.minsi %239, %c16_i64 : i64
-            %241 = arith.ori %230, %c3221225472_i64 : i64
-            %242 = arith.addi %236, %230 : i64
-            %243 = arith.addi %242, %c64_i64 : i64
-            "instgem.preload"(%243, %232, %240, %241, %232, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%236, %238, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %244 = arith.index_cast %189 : i64 to index
-            scf.for %arg14 = %c1 to %244 step %c1 {
-              %246 = arith.index_cast %arg14 : index to i64
-              %247 = arith.muli %246, %c16_i64 : i64
-              %248 = arith.addi %247, %230 : i64
-              %249 = arith.ori %248, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %250 = arith.muli %246, %c32_i64 : i64
-              %251 = arith.addi %250, %236 : i64
-              "instgem.compute_accumulated"(%251, %238, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %245 = arith.index_cast %177 : i64 to index
-            scf.for %arg14 = %244 to %245 step %c1 {
-              %246 = arith.index_cast %arg14 : index to i64
-              %247 = arith.muli %246, %c16_i64 : i64
-              %248 = arith.subi %171, %247 : i64
-              %249 = arith.minsi %248, %c16_i64 : i64
-              %250 = arith.addi %247, %230 : i64
-              %251 = arith.ori %250, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %232, %249) : (i64, i64, i64, i64, i64, i64) -> ()
-              %252 = arith.muli %246, %c32_i64 : i64
-              %253 = arith.addi %252, %236 : i64
-              "instgem.compute_accumulated"(%253, %238, %249, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %246 = arith.addi %243, %225 : i64
+              %247 = arith.addi %246, %c32_i64 : i64
+              %248 = arith.ori %247, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %227, %245) : (i64, i64, i64, i64, i64, i64) -> ()
+              %249 = arith.muli %242, %c32_i64 : i64
+              %250 = arith.addi %249, %231 : i64
+              "instgem.compute_accumulated"(%250, %233, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %191 = arith.maxsi %arg11, %c0 : index
-        %192 = arith.minsi %191, %arg7 : index
-        %193 = arith.addi %arg11, %c32 : index
-        %194 = arith.maxsi %193, %c0 : index
-        %195 = arith.minsi %194, %arg7 : index
-        %196 = arith.subi %192, %arg11 : index
-        %197 = arith.maxsi %196, %c0 : index
-        %198 = arith.minsi %197, %c32 : index
-        %199 = arith.subi %195, %192 : index
-        scf.if %146 {
-          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
-        }
-        %subview_22 = memref.subview %reinterpret_cast_1[%192, %11] [%199, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %200 = arith.index_cast %198 : index to i64
-        %201 = arith.index_cast %199 : index to i64
-        %202 = arith.addi %200, %201 : i64
-        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %203 = arith.index_cast %intptr_27 : index to i64
-        %204 = arith.index_cast %offset_24 : index to i64
-        %205 = arith.addi %203, %204 : i64
-        %206 = arith.index_cast %strides_26#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %206) : (i64, i64, i64, i64, i64, i64) -> ()
-        %207 = arith.maxsi %200, %c0_i64 : i64
-        %208 = arith.divui %207, %c16_i64 : i64
-        %209 = arith.maxsi %202, %c0_i64 : i64
-        %210 = arith.addi %209, %c15_i64 : i64
-        %211 = arith.divui %210, %c16_i64 : i64
-        %212 = arith.subi %211, %208 : i64
-        %213 = arith.cmpi sgt, %201, %c0_i64 : i64
-        %214 = arith.extui %213 : i1 to i64
-        %215 = arith.muli %212, %214 : i64
-        %216 = arith.index_cast %215 : i64 to index
-        scf.for %arg12 = %c0 to %216 step %c1 {
-          %229 = arith.index_cast %arg12 : index to i64
-          %230 = arith.addi %208, %229 : i64
-          %231 = arith.muli %230, %c16_i64 : i64
-          %232 = arith.maxsi %231, %200 : i64
-          %233 = arith.addi %231, %c16_i64 : i64
-          %234 = arith.minsi %233, %202 : i64
-          %235 = arith.subi %234, %232 : i64
-          %236 = arith.subi %232, %200 : i64
-          %237 = arith.muli %236, %206 : i64
-          %238 = arith.addi %205, %237 : i64
-          %239 = arith.addi %231, %c96_i64 : i64
-          %240 = arith.subi %232, %231 : i64
-          %241 = arith.addi %239, %240 : i64
-          %242 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%238, %241, %242, %235) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %217 = arith.addi %207, %c15_i64 : i64
-        %218 = arith.divui %217, %c16_i64 : i64
-        %219 = arith.cmpi sgt, %200, %c0_i64 : i64
-        %220 = arith.extui %219 : i1 to i64
-        %221 = arith.muli %218, %220 : i64
-        %222 = arith.index_cast %221 : i64 to index
-        scf.for %arg12 = %c0 to %222 step %c1 {
-          %229 = arith.index_cast %arg12 : index to i64
-          %230 = arith.muli %229, %c16_i64 : i64
-          %231 = arith.maxsi %230, %c0_i64 : i64
-          %232 = arith.addi %230, %c16_i64 : i64
-          %233 = arith.minsi %232, %200 : i64
-          %234 = arith.subi %233, %231 : i64
-          %235 = arith.addi %230, %c96_i64 : i64
-          %236 = arith.subi %231, %230 : i64
-          %237 = arith.addi %235, %236 : i64
-          %238 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %237, %238, %234) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %223 = arith.minsi %209, %c32_i64 : i64
-        %224 = arith.minsi %173, %223 : i64
-        %225 = arith.ceildivsi %224, %c16_i64 : i64
-        %226 = arith.divsi %224, %c16_i64 : i64
-        %227 = arith.minsi %225, %226 : i64
-        %228 = arith.maxsi %227, %c0_i64 : i64
-        scf.for %arg12 = %c0 to %183 step %c1 {
-          %229 = arith.index_cast %arg12 : index to i64
-          %230 = arith.muli %229, %c16_i64 : i64
-          %231 = arith.subi %176, %230 : i64
-          %232 = arith.minsi %231, %c16_i64 : i64
-          %233 = arith.index_cast %228 : i64 to index
-          scf.for %arg13 = %c0 to %233 step %c1 {
-            %235 = arith.index_cast %arg13 : index to i64
-            %236 = arith.addi %230, %c32_i64 : i64
-            %237 = arith.ori %236, %c3221225472_i64 : i64
-            %238 = arith.muli %235, %c16_i64 : i64
-            %239 = arith.addi %238, %230 : i64
-            %240 = arith.addi %239, %c96_i64 : i64
-            "instgem.preload"(%240, %232, %c16_i64, %237, %232, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%238, %c16_i64, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %241 = arith.index_cast %189 : i64 to index
-            scf.for %arg14 = %c1 to %241 step %c1 {
-              %243 = arith.index_cast %arg14 : index to i64
-              %244 = arith.muli %243, %c16_i64 : i64
-              %245 = arith.addi %244, %230 : i64
-              %246 = arith.addi %245, %c32_i64 : i64
-              %247 = arith.ori %246, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %248 = arith.muli %243, %c32_i64 : i64
-              %249 = arith.addi %248, %238 : i64
-              "instgem.compute_accumulated"(%249, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %242 = arith.index_cast %177 : i64 to index
-            scf.for %arg14 = %241 to %242 step %c1 {
-              %243 = arith.index_cast %arg14 : index to i64
-              %244 = arith.muli %243, %c16_i64 : i64
-              %245 = arith.subi %171, %244 : i64
-              %246 = arith.minsi %245, %c16_i64 : i64
-              %247 = arith.addi %244, %230 : i64
-              %248 = arith.addi %247, %c32_i64 : i64
-              %249 = arith.ori %248, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %232, %246) : (i64, i64, i64, i64, i64, i64) -> ()
-              %250 = arith.muli %243, %c32_i64 : i64
-              %251 = arith.addi %250, %238 : i64
-              "instgem.compute_accumulated"(%251, %c16_i64, %246, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %234 = arith.index_cast %225 : i64 to index
-          scf.for %arg13 = %233 to %234 step %c1 {
-            %235 = arith.index_cast %arg13 : index to i64
-            %236 = arith.muli %235, %c16_i64 : i64
-            %237 = arith.subi %173, %236 : i64
-            %238 = arith.minsi %237, %c16_i64 : i64
-            %239 = arith.subi %223, %236 : i64
-            %240 = arith.minsi %239, %c16_i64 : i64
-            %241 = arith.addi %230, %c32_i64 : i64
-            %242 = arith.ori %241, %c3221225472_i64 : i64
-            %243 = arith.addi %236, %230 : i64
-            %244 = arith.addi %243, %c96_i64 : i64
-            "instgem.preload"(%244, %232, %240, %242, %232, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%236, %238, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %245 = arith.index_cast %189 : i64 to index
-            scf.for %arg14 = %c1 to %245 step %c1 {
-              %247 = arith.index_cast %arg14 : index to i64
-              %248 = arith.muli %247, %c16_i64 : i64
-              %249 = arith.addi %248, %230 : i64
-              %250 = arith.addi %249, %c32_i64 : i64
-              %251 = arith.ori %250, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %232, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %252 = arith.muli %247, %c32_i64 : i64
-              %253 = arith.addi %252, %236 : i64
-              "instgem.compute_accumulated"(%253, %238, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %246 = arith.index_cast %177 : i64 to index
-            scf.for %arg14 = %245 to %246 step %c1 {
-              %247 = arith.index_cast %arg14 : index to i64
-              %248 = arith.muli %247, %c16_i64 : i64
-              %249 = arith.subi %171, %248 : i64
-              %250 = arith.minsi %249, %c16_i64 : i64
-              %251 = arith.addi %248, %230 : i64
-              %252 = arith.addi %251, %c32_i64 : i64
-              %253 = arith.ori %252, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %232, %250) : (i64, i64, i64, i64, i64, i64) -> ()
-              %254 = arith.muli %247, %c32_i64 : i64
-              %255 = arith.addi %254, %236 : i64
-              "instgem.compute_accumulated"(%255, %238, %250, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-        scf.yield %100, %134, %193 : index, index, index
+        scf.yield %95, %129, %188 : index, index, index
       }
       %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
       %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %54 = arith.maxsi %13, %c0 : index
-      %55 = arith.minsi %54, %arg5 : index
-      %56 = arith.maxsi %9, %c0 : index
-      %57 = arith.minsi %56, %c32 : index
-      %58 = arith.subi %55, %8 : index
-      %59 = arith.maxsi %14, %c0 : index
-      %60 = arith.minsi %59, %arg6 : index
-      %61 = arith.maxsi %12, %c0 : index
-      %62 = arith.minsi %61, %c16 : index
-      %63 = arith.subi %60, %11 : index
-      %64 = arith.cmpi sgt, %62, %c0 : index
-      scf.if %64 {
+      %49 = arith.maxsi %13, %c0 : index
+      %50 = arith.minsi %49, %arg5 : index
+      %51 = arith.maxsi %9, %c0 : index
+      %52 = arith.minsi %51, %c32 : index
+      %53 = arith.subi %50, %8 : index
+      %54 = arith.maxsi %14, %c0 : index
+      %55 = arith.minsi %54, %arg6 : index
+      %56 = arith.maxsi %12, %c0 : index
+      %57 = arith.minsi %56, %c16 : index
+      %58 = arith.subi %55, %11 : index
+      %59 = arith.cmpi sgt, %57, %c0 : index
+      scf.if %59 {
         func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %65 = arith.index_cast %57 : index to i64
-      %66 = arith.index_cast %58 : index to i64
-      %67 = arith.index_cast %63 : index to i64
+      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%53, %58] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %60 = arith.index_cast %52 : index to i64
+      %61 = arith.index_cast %53 : index to i64
+      %62 = arith.index_cast %58 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %68 = arith.index_cast %intptr : index to i64
-      %69 = arith.index_cast %offset : index to i64
-      %70 = arith.muli %69, %c4_i64 : i64
-      %71 = arith.addi %68, %70 : i64
-      %72 = arith.index_cast %strides#0 : index to i64
-      %73 = arith.muli %72, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %73, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %74 = arith.maxsi %65, %c0_i64 : i64
-      %75 = arith.divui %74, %c16_i64 : i64
-      %76 = arith.addi %65, %66 : i64
-      %77 = arith.maxsi %76, %c0_i64 : i64
-      %78 = arith.addi %77, %c15_i64 : i64
-      %79 = arith.divui %78, %c16_i64 : i64
-      %80 = arith.subi %79, %75 : i64
-      %81 = arith.cmpi sgt, %66, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.ceildivsi %67, %c16_i64 : i64
-      %85 = arith.muli %83, %84 : i64
-      %86 = arith.index_cast %85 : i64 to index
-      scf.for %arg8 = %c0 to %86 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.remsi %93, %83 : i64
-        %95 = arith.divsi %93, %83 : i64
-        %96 = arith.addi %75, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %65 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %76 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %65 : i64
-        %103 = arith.muli %102, %73 : i64
-        %104 = arith.addi %71, %103 : i64
-        %105 = arith.muli %95, %c64_i64 : i64
+      %63 = arith.index_cast %intptr : index to i64
+      %64 = arith.index_cast %offset : index to i64
+      %65 = arith.muli %64, %c4_i64 : i64
+      %66 = arith.addi %63, %65 : i64
+      %67 = arith.index_cast %strides#0 : index to i64
+      %68 = arith.muli %67, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %68, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %69 = arith.maxsi %60, %c0_i64 : i64
+      %70 = arith.divui %69, %c16_i64 : i64
+      %71 = arith.addi %60, %61 : i64
+      %72 = arith.maxsi %71, %c0_i64 : i64
+      %73 = arith.addi %72, %c15_i64 : i64
+      %74 = arith.divui %73, %c16_i64 : i64
+      %75 = arith.subi %74, %70 : i64
+      %76 = arith.cmpi sgt, %61, %c0_i64 : i64
+      %77 = arith.extui %76 : i1 to i64
+      %78 = arith.muli %75, %77 : i64
+      %79 = arith.ceildivsi %62, %c16_i64 : i64
+      %80 = arith.muli %78, %79 : i64
+      %81 = arith.index_cast %80 : i64 to index
+      scf.for %arg8 = %c0 to %81 step %c1 {
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.remsi %88, %78 : i64
+        %90 = arith.divsi %88, %78 : i64
+        %91 = arith.addi %70, %89 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %60 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %71 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.subi %93, %60 : i64
+        %98 = arith.muli %97, %68 : i64
+        %99 = arith.addi %66, %98 : i64
+        %100 = arith.muli %90, %c64_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.muli %90, %c16_i64 : i64
+        %103 = arith.addi %92, %102 : i64
+        %104 = arith.ori %103, %c2684354560_i64 : i64
+        %105 = arith.subi %93, %92 : i64
         %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c16_i64 : i64
-        %108 = arith.addi %97, %107 : i64
-        %109 = arith.ori %108, %c2684354560_i64 : i64
-        %110 = arith.subi %98, %97 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %67, %107 : i64
-        %113 = arith.minsi %112, %c16_i64 : i64
-        "instgem.mvout"(%106, %111, %113, %101) : (i64, i64, i64, i64) -> ()
+        %107 = arith.subi %62, %102 : i64
+        %108 = arith.minsi %107, %c16_i64 : i64
+        "instgem.mvout"(%101, %106, %108, %96) : (i64, i64, i64, i64) -> ()
       }
-      scf.if %64 {
+      scf.if %59 {
         func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%53, %58] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
       %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %87 = arith.index_cast %intptr_9 : index to i64
-      %88 = arith.index_cast %offset_6 : index to i64
-      %89 = arith.muli %88, %c4_i64 : i64
-      %90 = arith.addi %87, %89 : i64
-      %91 = arith.index_cast %strides_8#0 : index to i64
-      %92 = arith.muli %91, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %86 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.remsi %93, %83 : i64
-        %95 = arith.divsi %93, %83 : i64
-        %96 = arith.addi %75, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %65 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %76 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %65 : i64
-        %103 = arith.muli %102, %92 : i64
-        %104 = arith.addi %90, %103 : i64
-        %105 = arith.muli %95, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c16_i64 : i64
-        %108 = arith.addi %97, %107 : i64
-        %109 = arith.addi %108, %c32_i64 : i64
-        %110 = arith.ori %109, %c2684354560_i64 : i64
-        %111 = arith.subi %98, %97 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.subi %67, %107 : i64
-        %114 = arith.minsi %113, %c16_i64 : i64
-        "instgem.mvout"(%106, %112, %114, %101) : (i64, i64, i64, i64) -> ()
+      %82 = arith.index_cast %intptr_9 : index to i64
+      %83 = arith.index_cast %offset_6 : index to i64
+      %84 = arith.muli %83, %c4_i64 : i64
+      %85 = arith.addi %82, %84 : i64
+      %86 = arith.index_cast %strides_8#0 : index to i64
+      %87 = arith.muli %86, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %87, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %81 step %c1 {
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.remsi %88, %78 : i64
+        %90 = arith.divsi %88, %78 : i64
+        %91 = arith.addi %70, %89 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %60 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %71 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.subi %93, %60 : i64
+        %98 = arith.muli %97, %87 : i64
+        %99 = arith.addi %85, %98 : i64
+        %100 = arith.muli %90, %c64_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.muli %90, %c16_i64 : i64
+        %103 = arith.addi %92, %102 : i64
+        %104 = arith.addi %103, %c32_i64 : i64
+        %105 = arith.ori %104, %c2684354560_i64 : i64
+        %106 = arith.subi %93, %92 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.subi %62, %102 : i64
+        %109 = arith.minsi %108, %c16_i64 : i64
+        "instgem.mvout"(%101, %107, %109, %96) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -31,6 +31,33 @@
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_preloaded"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.preload"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.compute_accumulated"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
+// CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -118,235 +145,504 @@ module {
     %14 = arith.addi %5, %c16 : index
     %15 = arith.subi %6, %c1 : index
     %16 = arith.muli %15, %c32 : index
-    %17 = arith.addi %16, %c32 : index
-    %18 = arith.cmpi sge, %4, %c0 : index
-    %19 = arith.cmpi sle, %4, %arg5 : index
-    %20 = arith.cmpi sge, %13, %c0 : index
-    %21 = arith.cmpi sle, %13, %arg5 : index
-    %22 = arith.cmpi sge, %9, %c0 : index
-    %23 = arith.cmpi sle, %9, %c32 : index
-    %24 = arith.cmpi sge, %5, %c0 : index
-    %25 = arith.cmpi sle, %5, %arg6 : index
-    %26 = arith.cmpi sge, %14, %c0 : index
-    %27 = arith.cmpi sle, %14, %arg6 : index
-    %28 = arith.cmpi sge, %12, %c0 : index
-    %29 = arith.cmpi sle, %12, %c16 : index
-    %30 = arith.cmpi sle, %16, %arg7 : index
-    %31 = arith.cmpi sle, %17, %arg7 : index
-    %32 = arith.andi %18, %19 : i1
-    %33 = arith.andi %32, %20 : i1
-    %34 = arith.andi %33, %21 : i1
-    %35 = arith.andi %34, %22 : i1
-    %36 = arith.andi %35, %23 : i1
-    %37 = arith.andi %36, %24 : i1
-    %38 = arith.andi %37, %25 : i1
-    %39 = arith.andi %38, %26 : i1
-    %40 = arith.andi %39, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %20 : i1
-    %44 = arith.andi %43, %21 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %30 : i1
-    %48 = arith.andi %47, %31 : i1
-    %49 = arith.andi %48, %26 : i1
-    %50 = arith.andi %49, %27 : i1
-    %51 = arith.andi %50, %30 : i1
-    %52 = arith.andi %51, %31 : i1
-    scf.if %52 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.ori %67, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.addi %67, %c32_i64 : i64
-        %69 = arith.ori %68, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %69, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %66 = arith.addi %arg9, %c32 : index
-        %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_12 = memref.cast %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %67 = arith.index_cast %arg8 : index to i64
-        %68 = arith.remsi %67, %c2_i64 : i64
-        %69 = arith.muli %68, %c64_i64 : i64
-        %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %70 = arith.index_cast %intptr_17 : index to i64
-        %71 = arith.index_cast %offset_14 : index to i64
-        %72 = arith.addi %70, %71 : i64
-        %73 = arith.index_cast %strides_16#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %87 = arith.index_cast %arg12 : index to i64
-          %88 = arith.muli %87, %c16_i64 : i64
-          %89 = arith.maxsi %88, %c0_i64 : i64
-          %90 = arith.addi %88, %c16_i64 : i64
-          %91 = arith.minsi %90, %c32_i64 : i64
-          %92 = arith.subi %91, %89 : i64
-          %93 = arith.muli %89, %73 : i64
-          %94 = arith.addi %72, %93 : i64
-          %95 = arith.muli %87, %c32_i64 : i64
-          %96 = arith.addi %95, %69 : i64
-          %97 = arith.subi %89, %88 : i64
-          %98 = arith.addi %96, %97 : i64
-          "instgem.mvin"(%94, %98, %c32_i64, %92) : (i64, i64, i64, i64) -> ()
+    %17 = arith.cmpi sge, %4, %c0 : index
+    %18 = arith.cmpi sle, %4, %arg5 : index
+    %19 = arith.cmpi sge, %13, %c0 : index
+    %20 = arith.cmpi sle, %13, %arg5 : index
+    %21 = arith.cmpi sge, %9, %c0 : index
+    %22 = arith.cmpi sle, %9, %c32 : index
+    %23 = arith.cmpi sge, %5, %c0 : index
+    %24 = arith.cmpi sle, %5, %arg6 : index
+    %25 = arith.cmpi sge, %14, %c0 : index
+    %26 = arith.cmpi sle, %14, %arg6 : index
+    %27 = arith.cmpi sge, %12, %c0 : index
+    %28 = arith.cmpi sle, %12, %c16 : index
+    %29 = arith.cmpi sle, %16, %arg7 : index
+    %30 = arith.andi %17, %18 : i1
+    %31 = arith.andi %30, %19 : i1
+    %32 = arith.andi %31, %20 : i1
+    %33 = arith.andi %32, %21 : i1
+    %34 = arith.andi %33, %22 : i1
+    %35 = arith.andi %34, %23 : i1
+    %36 = arith.andi %35, %24 : i1
+    %37 = arith.andi %36, %25 : i1
+    %38 = arith.andi %37, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %19 : i1
+    %42 = arith.andi %41, %20 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %29 : i1
+    %45 = arith.andi %44, %25 : i1
+    %46 = arith.andi %45, %26 : i1
+    %47 = arith.andi %46, %29 : i1
+    scf.if %47 {
+      %48 = arith.addi %16, %c32 : index
+      %49 = arith.cmpi sle, %48, %arg7 : index
+      %50 = arith.andi %49, %49 : i1
+      %51 = arith.andi %50, %49 : i1
+      scf.if %51 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %74 = arith.addi %arg10, %c32 : index
-        %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_19 = memref.cast %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %75 = arith.muli %68, %c32_i64 : i64
-        %76 = arith.addi %75, %c128_i64 : i64
-        %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %77 = arith.index_cast %intptr_24 : index to i64
-        %78 = arith.index_cast %offset_21 : index to i64
-        %79 = arith.addi %77, %78 : i64
-        %80 = arith.index_cast %strides_23#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %87 = arith.index_cast %arg12 : index to i64
-          %88 = arith.muli %87, %c16_i64 : i64
-          %89 = arith.maxsi %88, %c0_i64 : i64
-          %90 = arith.addi %88, %c16_i64 : i64
-          %91 = arith.minsi %90, %c32_i64 : i64
-          %92 = arith.subi %91, %89 : i64
-          %93 = arith.muli %89, %80 : i64
-          %94 = arith.addi %79, %93 : i64
-          %95 = arith.addi %88, %76 : i64
-          %96 = arith.subi %89, %88 : i64
-          %97 = arith.addi %95, %96 : i64
-          "instgem.mvin"(%94, %97, %c16_i64, %92) : (i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %66, %c32_i64 : i64
+          %68 = arith.ori %67, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %87 = arith.index_cast %arg12 : index to i64
-          %88 = arith.muli %87, %c16_i64 : i64
-          %89 = arith.addi %88, %76 : i64
-          "instgem.preload"(%89, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %90 = arith.addi %88, %69 : i64
-          "instgem.compute_preloaded"(%90, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %91 = arith.addi %88, %c32_i64 : i64
-          %92 = arith.addi %91, %69 : i64
-          "instgem.compute_accumulated"(%92, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %52:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %65 = arith.addi %arg9, %c32 : index
+          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_12 = memref.cast %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %66 = arith.index_cast %arg8 : index to i64
+          %67 = arith.remsi %66, %c2_i64 : i64
+          %68 = arith.muli %67, %c64_i64 : i64
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %69 = arith.index_cast %intptr_17 : index to i64
+          %70 = arith.index_cast %offset_14 : index to i64
+          %71 = arith.addi %69, %70 : i64
+          %72 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %86 = arith.index_cast %arg12 : index to i64
+            %87 = arith.muli %86, %c16_i64 : i64
+            %88 = arith.maxsi %87, %c0_i64 : i64
+            %89 = arith.addi %87, %c16_i64 : i64
+            %90 = arith.minsi %89, %c32_i64 : i64
+            %91 = arith.subi %90, %88 : i64
+            %92 = arith.muli %88, %72 : i64
+            %93 = arith.addi %71, %92 : i64
+            %94 = arith.muli %86, %c32_i64 : i64
+            %95 = arith.addi %94, %68 : i64
+            %96 = arith.subi %88, %87 : i64
+            %97 = arith.addi %95, %96 : i64
+            "instgem.mvin"(%93, %97, %c32_i64, %91) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %73 = arith.addi %arg10, %c32 : index
+          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_19 = memref.cast %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %74 = arith.muli %67, %c32_i64 : i64
+          %75 = arith.addi %74, %c128_i64 : i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %76 = arith.index_cast %intptr_24 : index to i64
+          %77 = arith.index_cast %offset_21 : index to i64
+          %78 = arith.addi %76, %77 : i64
+          %79 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %86 = arith.index_cast %arg12 : index to i64
+            %87 = arith.muli %86, %c16_i64 : i64
+            %88 = arith.maxsi %87, %c0_i64 : i64
+            %89 = arith.addi %87, %c16_i64 : i64
+            %90 = arith.minsi %89, %c32_i64 : i64
+            %91 = arith.subi %90, %88 : i64
+            %92 = arith.muli %88, %79 : i64
+            %93 = arith.addi %78, %92 : i64
+            %94 = arith.addi %87, %75 : i64
+            %95 = arith.subi %88, %87 : i64
+            %96 = arith.addi %94, %95 : i64
+            "instgem.mvin"(%93, %96, %c16_i64, %91) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %86 = arith.index_cast %arg12 : index to i64
+            %87 = arith.muli %86, %c16_i64 : i64
+            %88 = arith.addi %87, %75 : i64
+            "instgem.preload"(%88, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %89 = arith.addi %87, %68 : i64
+            "instgem.compute_preloaded"(%89, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %90 = arith.addi %87, %c32_i64 : i64
+            %91 = arith.addi %90, %68 : i64
+            "instgem.compute_accumulated"(%91, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %80 = arith.addi %arg11, %c32 : index
+          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_26 = memref.cast %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %81 = arith.addi %74, %c192_i64 : i64
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %82 = arith.index_cast %intptr_31 : index to i64
+          %83 = arith.index_cast %offset_28 : index to i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.index_cast %strides_30#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %86 = arith.index_cast %arg12 : index to i64
+            %87 = arith.muli %86, %c16_i64 : i64
+            %88 = arith.maxsi %87, %c0_i64 : i64
+            %89 = arith.addi %87, %c16_i64 : i64
+            %90 = arith.minsi %89, %c32_i64 : i64
+            %91 = arith.subi %90, %88 : i64
+            %92 = arith.muli %88, %85 : i64
+            %93 = arith.addi %84, %92 : i64
+            %94 = arith.addi %87, %81 : i64
+            %95 = arith.subi %88, %87 : i64
+            %96 = arith.addi %94, %95 : i64
+            "instgem.mvin"(%93, %96, %c16_i64, %91) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %86 = arith.index_cast %arg12 : index to i64
+            %87 = arith.muli %86, %c16_i64 : i64
+            %88 = arith.addi %87, %81 : i64
+            "instgem.preload"(%88, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %89 = arith.addi %87, %68 : i64
+            "instgem.compute_preloaded"(%89, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %90 = arith.addi %87, %c32_i64 : i64
+            %91 = arith.addi %90, %68 : i64
+            "instgem.compute_accumulated"(%91, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %65, %73, %80 : index, index, index
         }
-        %81 = arith.addi %arg11, %c32 : index
-        %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_26 = memref.cast %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %82 = arith.addi %75, %c192_i64 : i64
-        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %83 = arith.index_cast %intptr_31 : index to i64
-        %84 = arith.index_cast %offset_28 : index to i64
-        %85 = arith.addi %83, %84 : i64
-        %86 = arith.index_cast %strides_30#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %87 = arith.index_cast %arg12 : index to i64
-          %88 = arith.muli %87, %c16_i64 : i64
-          %89 = arith.maxsi %88, %c0_i64 : i64
-          %90 = arith.addi %88, %c16_i64 : i64
-          %91 = arith.minsi %90, %c32_i64 : i64
-          %92 = arith.subi %91, %89 : i64
-          %93 = arith.muli %89, %86 : i64
-          %94 = arith.addi %85, %93 : i64
-          %95 = arith.addi %88, %82 : i64
-          %96 = arith.subi %89, %88 : i64
-          %97 = arith.addi %95, %96 : i64
-          "instgem.mvin"(%94, %97, %c16_i64, %92) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %87 = arith.index_cast %arg12 : index to i64
-          %88 = arith.muli %87, %c16_i64 : i64
-          %89 = arith.addi %88, %82 : i64
-          "instgem.preload"(%89, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %90 = arith.addi %88, %69 : i64
-          "instgem.compute_preloaded"(%90, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %91 = arith.addi %88, %c32_i64 : i64
-          %92 = arith.addi %91, %69 : i64
-          "instgem.compute_accumulated"(%92, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %53 = arith.index_cast %intptr : index to i64
+        %54 = arith.index_cast %offset : index to i64
+        %55 = arith.muli %54, %c4_i64 : i64
+        %56 = arith.addi %53, %55 : i64
+        %57 = arith.index_cast %strides#0 : index to i64
+        %58 = arith.muli %57, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %58 : i64
+          %74 = arith.addi %56, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.ori %78, %c2684354560_i64 : i64
+          %80 = arith.subi %69, %68 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.subi %c16_i64, %77 : i64
+          %83 = arith.minsi %82, %c16_i64 : i64
+          "instgem.mvout"(%76, %81, %83, %72) : (i64, i64, i64, i64) -> ()
         }
-        scf.yield %66, %74, %81 : index, index, index
-      }
-      %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %54 = arith.index_cast %intptr : index to i64
-      %55 = arith.index_cast %offset : index to i64
-      %56 = arith.muli %55, %c4_i64 : i64
-      %57 = arith.addi %54, %56 : i64
-      %58 = arith.index_cast %strides#0 : index to i64
-      %59 = arith.muli %58, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %59, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.remsi %66, %c2_i64 : i64
-        %68 = arith.divsi %66, %c2_i64 : i64
-        %69 = arith.muli %67, %c16_i64 : i64
-        %70 = arith.maxsi %69, %c0_i64 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %c32_i64 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.muli %70, %59 : i64
-        %75 = arith.addi %57, %74 : i64
-        %76 = arith.muli %68, %c64_i64 : i64
-        %77 = arith.addi %75, %76 : i64
-        %78 = arith.muli %68, %c16_i64 : i64
-        %79 = arith.addi %69, %78 : i64
-        %80 = arith.ori %79, %c2684354560_i64 : i64
-        %81 = arith.subi %70, %69 : i64
-        %82 = arith.addi %80, %81 : i64
-        %83 = arith.subi %c16_i64, %78 : i64
-        %84 = arith.minsi %83, %c16_i64 : i64
-        "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
-      }
-      %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %60 = arith.index_cast %intptr_10 : index to i64
-      %61 = arith.index_cast %offset_7 : index to i64
-      %62 = arith.muli %61, %c4_i64 : i64
-      %63 = arith.addi %60, %62 : i64
-      %64 = arith.index_cast %strides_9#0 : index to i64
-      %65 = arith.muli %64, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %65, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg8 : index to i64
-        %67 = arith.remsi %66, %c2_i64 : i64
-        %68 = arith.divsi %66, %c2_i64 : i64
-        %69 = arith.muli %67, %c16_i64 : i64
-        %70 = arith.maxsi %69, %c0_i64 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %c32_i64 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.muli %70, %65 : i64
-        %75 = arith.addi %63, %74 : i64
-        %76 = arith.muli %68, %c64_i64 : i64
-        %77 = arith.addi %75, %76 : i64
-        %78 = arith.muli %68, %c16_i64 : i64
-        %79 = arith.addi %69, %78 : i64
-        %80 = arith.addi %79, %c32_i64 : i64
-        %81 = arith.ori %80, %c2684354560_i64 : i64
-        %82 = arith.subi %70, %69 : i64
-        %83 = arith.addi %81, %82 : i64
-        %84 = arith.subi %c16_i64, %78 : i64
-        %85 = arith.minsi %84, %c16_i64 : i64
-        "instgem.mvout"(%77, %83, %85, %73) : (i64, i64, i64, i64) -> ()
+        %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr_10 : index to i64
+        %60 = arith.index_cast %offset_7 : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides_9#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %64 : i64
+          %74 = arith.addi %62, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.addi %78, %c32_i64 : i64
+          %80 = arith.ori %79, %c2684354560_i64 : i64
+          %81 = arith.subi %69, %68 : i64
+          %82 = arith.addi %80, %81 : i64
+          %83 = arith.subi %c16_i64, %77 : i64
+          %84 = arith.minsi %83, %c16_i64 : i64
+          "instgem.mvout"(%76, %82, %84, %72) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %67, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %66, %c32_i64 : i64
+          %68 = arith.ori %67, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %52:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %65 = arith.addi %arg9, %c32 : index
+          %66 = arith.minsi %65, %arg7 : index
+          %67 = arith.subi %66, %arg9 : index
+          %subview_11 = memref.subview %reinterpret_cast[%4, %arg9] [32, %67] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_12 = memref.cast %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %68 = arith.index_cast %arg8 : index to i64
+          %69 = arith.remsi %68, %c2_i64 : i64
+          %70 = arith.muli %69, %c64_i64 : i64
+          %71 = arith.index_cast %67 : index to i64
+          %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_11 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_17 = memref.extract_aligned_pointer_as_index %cast_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %72 = arith.index_cast %intptr_17 : index to i64
+          %73 = arith.index_cast %offset_14 : index to i64
+          %74 = arith.addi %72, %73 : i64
+          %75 = arith.index_cast %strides_16#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.maxsi %128, %c0_i64 : i64
+            %130 = arith.addi %128, %c16_i64 : i64
+            %131 = arith.minsi %130, %c32_i64 : i64
+            %132 = arith.subi %131, %129 : i64
+            %133 = arith.muli %129, %75 : i64
+            %134 = arith.addi %74, %133 : i64
+            %135 = arith.muli %127, %c32_i64 : i64
+            %136 = arith.addi %135, %70 : i64
+            %137 = arith.subi %129, %128 : i64
+            %138 = arith.addi %136, %137 : i64
+            %139 = arith.minsi %71, %c64_i64 : i64
+            "instgem.mvin"(%134, %138, %139, %132) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %76 = arith.addi %arg10, %c32 : index
+          %77 = arith.minsi %76, %arg7 : index
+          %78 = arith.subi %77, %arg10 : index
+          %subview_18 = memref.subview %reinterpret_cast_0[%arg10, %5] [%78, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_19 = memref.cast %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %79 = arith.muli %69, %c32_i64 : i64
+          %80 = arith.addi %79, %c128_i64 : i64
+          %81 = arith.index_cast %78 : index to i64
+          %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_18 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_24 = memref.extract_aligned_pointer_as_index %cast_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %82 = arith.index_cast %intptr_24 : index to i64
+          %83 = arith.index_cast %offset_21 : index to i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.index_cast %strides_23#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %85) : (i64, i64, i64, i64, i64, i64) -> ()
+          %86 = arith.maxsi %81, %c0_i64 : i64
+          %87 = arith.addi %86, %c15_i64 : i64
+          %88 = arith.divui %87, %c16_i64 : i64
+          %89 = arith.cmpi sgt, %81, %c0_i64 : i64
+          %90 = arith.extui %89 : i1 to i64
+          %91 = arith.muli %88, %90 : i64
+          %92 = arith.index_cast %91 : i64 to index
+          scf.for %arg12 = %c0 to %92 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.maxsi %128, %c0_i64 : i64
+            %130 = arith.addi %128, %c16_i64 : i64
+            %131 = arith.minsi %130, %81 : i64
+            %132 = arith.subi %131, %129 : i64
+            %133 = arith.muli %129, %85 : i64
+            %134 = arith.addi %84, %133 : i64
+            %135 = arith.addi %128, %80 : i64
+            %136 = arith.subi %129, %128 : i64
+            %137 = arith.addi %135, %136 : i64
+            "instgem.mvin"(%134, %137, %c16_i64, %132) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %93 = arith.maxsi %71, %c0_i64 : i64
+          %94 = arith.minsi %93, %c32_i64 : i64
+          %95 = arith.minsi %86, %c32_i64 : i64
+          %96 = arith.minsi %94, %95 : i64
+          %97 = arith.ceildivsi %96, %c16_i64 : i64
+          %98 = arith.divsi %96, %c16_i64 : i64
+          %99 = arith.minsi %97, %98 : i64
+          %100 = arith.maxsi %99, %c0_i64 : i64
+          %101 = arith.index_cast %100 : i64 to index
+          scf.for %arg12 = %c0 to %101 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.addi %128, %80 : i64
+            "instgem.preload"(%129, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %130 = arith.addi %128, %70 : i64
+            "instgem.compute_preloaded"(%130, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %131 = arith.addi %128, %c32_i64 : i64
+            %132 = arith.addi %131, %70 : i64
+            "instgem.compute_accumulated"(%132, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %102 = arith.index_cast %97 : i64 to index
+          scf.for %arg12 = %101 to %102 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.subi %94, %128 : i64
+            %130 = arith.minsi %129, %c16_i64 : i64
+            %131 = arith.subi %95, %128 : i64
+            %132 = arith.minsi %131, %c16_i64 : i64
+            %133 = arith.addi %128, %80 : i64
+            "instgem.preload"(%133, %c16_i64, %132, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %134 = arith.addi %128, %70 : i64
+            "instgem.compute_preloaded"(%134, %130, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %135 = arith.addi %128, %c32_i64 : i64
+            %136 = arith.addi %135, %70 : i64
+            "instgem.compute_accumulated"(%136, %130, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %103 = arith.addi %arg11, %c32 : index
+          %104 = arith.minsi %103, %arg7 : index
+          %105 = arith.subi %104, %arg11 : index
+          %subview_25 = memref.subview %reinterpret_cast_1[%arg11, %5] [%105, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_26 = memref.cast %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %106 = arith.addi %79, %c192_i64 : i64
+          %107 = arith.index_cast %105 : index to i64
+          %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_25 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_31 = memref.extract_aligned_pointer_as_index %cast_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %108 = arith.index_cast %intptr_31 : index to i64
+          %109 = arith.index_cast %offset_28 : index to i64
+          %110 = arith.addi %108, %109 : i64
+          %111 = arith.index_cast %strides_30#0 : index to i64
+          "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %111) : (i64, i64, i64, i64, i64, i64) -> ()
+          %112 = arith.maxsi %107, %c0_i64 : i64
+          %113 = arith.addi %112, %c15_i64 : i64
+          %114 = arith.divui %113, %c16_i64 : i64
+          %115 = arith.cmpi sgt, %107, %c0_i64 : i64
+          %116 = arith.extui %115 : i1 to i64
+          %117 = arith.muli %114, %116 : i64
+          %118 = arith.index_cast %117 : i64 to index
+          scf.for %arg12 = %c0 to %118 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.maxsi %128, %c0_i64 : i64
+            %130 = arith.addi %128, %c16_i64 : i64
+            %131 = arith.minsi %130, %107 : i64
+            %132 = arith.subi %131, %129 : i64
+            %133 = arith.muli %129, %111 : i64
+            %134 = arith.addi %110, %133 : i64
+            %135 = arith.addi %128, %106 : i64
+            %136 = arith.subi %129, %128 : i64
+            %137 = arith.addi %135, %136 : i64
+            "instgem.mvin"(%134, %137, %c16_i64, %132) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %119 = arith.minsi %112, %c32_i64 : i64
+          %120 = arith.minsi %94, %119 : i64
+          %121 = arith.ceildivsi %120, %c16_i64 : i64
+          %122 = arith.divsi %120, %c16_i64 : i64
+          %123 = arith.minsi %121, %122 : i64
+          %124 = arith.maxsi %123, %c0_i64 : i64
+          %125 = arith.index_cast %124 : i64 to index
+          scf.for %arg12 = %c0 to %125 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.addi %128, %106 : i64
+            "instgem.preload"(%129, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %130 = arith.addi %128, %70 : i64
+            "instgem.compute_preloaded"(%130, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %131 = arith.addi %128, %c32_i64 : i64
+            %132 = arith.addi %131, %70 : i64
+            "instgem.compute_accumulated"(%132, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %126 = arith.index_cast %121 : i64 to index
+          scf.for %arg12 = %125 to %126 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.subi %94, %128 : i64
+            %130 = arith.minsi %129, %c16_i64 : i64
+            %131 = arith.subi %119, %128 : i64
+            %132 = arith.minsi %131, %c16_i64 : i64
+            %133 = arith.addi %128, %106 : i64
+            "instgem.preload"(%133, %c16_i64, %132, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %134 = arith.addi %128, %70 : i64
+            "instgem.compute_preloaded"(%134, %130, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %135 = arith.addi %128, %c32_i64 : i64
+            %136 = arith.addi %135, %70 : i64
+            "instgem.compute_accumulated"(%136, %130, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %65, %76, %103 : index, index, index
+        }
+        %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_2[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %53 = arith.index_cast %intptr : index to i64
+        %54 = arith.index_cast %offset : index to i64
+        %55 = arith.muli %54, %c4_i64 : i64
+        %56 = arith.addi %53, %55 : i64
+        %57 = arith.index_cast %strides#0 : index to i64
+        %58 = arith.muli %57, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %58, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %58 : i64
+          %74 = arith.addi %56, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.ori %78, %c2684354560_i64 : i64
+          %80 = arith.subi %69, %68 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.subi %c16_i64, %77 : i64
+          %83 = arith.minsi %82, %c16_i64 : i64
+          "instgem.mvout"(%76, %81, %83, %72) : (i64, i64, i64, i64) -> ()
+        }
+        %subview_4 = memref.subview %reinterpret_cast_3[%4, %5] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_5 = memref.cast %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_4 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_10 = memref.extract_aligned_pointer_as_index %cast_5 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr_10 : index to i64
+        %60 = arith.index_cast %offset_7 : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides_9#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg8 : index to i64
+          %66 = arith.remsi %65, %c2_i64 : i64
+          %67 = arith.divsi %65, %c2_i64 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %64 : i64
+          %74 = arith.addi %62, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.addi %78, %c32_i64 : i64
+          %80 = arith.ori %79, %c2684354560_i64 : i64
+          %81 = arith.subi %69, %68 : i64
+          %82 = arith.addi %80, %81 : i64
+          %83 = arith.subi %c16_i64, %77 : i64
+          %84 = arith.minsi %83, %c16_i64 : i64
+          "instgem.mvout"(%76, %82, %84, %72) : (i64, i64, i64, i64) -> ()
+        }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
@@ -354,554 +650,554 @@ module {
       %reinterpret_cast_1 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg8 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.ori %94, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.muli %88, %c16_i64 : i64
+        %90 = arith.ori %89, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %90, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg8 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.addi %94, %c32_i64 : i64
-        %96 = arith.ori %95, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.muli %88, %c16_i64 : i64
+        %90 = arith.addi %89, %c32_i64 : i64
+        %91 = arith.ori %90, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64, %91, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %53:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %93 = arith.maxsi %13, %c0 : index
-        %94 = arith.minsi %93, %arg5 : index
-        %95 = arith.maxsi %9, %c0 : index
-        %96 = arith.minsi %95, %c32 : index
-        %97 = arith.subi %94, %8 : index
-        %98 = arith.maxsi %arg9, %c0 : index
-        %99 = arith.minsi %98, %arg7 : index
-        %100 = arith.addi %arg9, %c32 : index
-        %101 = arith.maxsi %100, %c0 : index
-        %102 = arith.minsi %101, %arg7 : index
-        %103 = arith.subi %99, %arg9 : index
-        %104 = arith.maxsi %103, %c0 : index
-        %105 = arith.minsi %104, %c32 : index
-        %106 = arith.subi %102, %99 : index
-        %107 = arith.cmpi sgt, %105, %c0 : index
-        scf.if %107 {
+      %48:3 = scf.for %arg8 = %c0 to %6 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %88 = arith.maxsi %13, %c0 : index
+        %89 = arith.minsi %88, %arg5 : index
+        %90 = arith.maxsi %9, %c0 : index
+        %91 = arith.minsi %90, %c32 : index
+        %92 = arith.subi %89, %8 : index
+        %93 = arith.maxsi %arg9, %c0 : index
+        %94 = arith.minsi %93, %arg7 : index
+        %95 = arith.addi %arg9, %c32 : index
+        %96 = arith.maxsi %95, %c0 : index
+        %97 = arith.minsi %96, %arg7 : index
+        %98 = arith.subi %94, %arg9 : index
+        %99 = arith.maxsi %98, %c0 : index
+        %100 = arith.minsi %99, %c32 : index
+        %101 = arith.subi %97, %94 : index
+        %102 = arith.cmpi sgt, %100, %c0 : index
+        scf.if %102 {
           func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_10 = memref.subview %reinterpret_cast[%8, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %108 = arith.index_cast %arg8 : index to i64
-        %109 = arith.remsi %108, %c2_i64 : i64
-        %110 = arith.muli %109, %c64_i64 : i64
-        %111 = arith.index_cast %96 : index to i64
-        %112 = arith.index_cast %97 : index to i64
-        %113 = arith.index_cast %106 : index to i64
-        %114 = arith.addi %111, %112 : i64
+        %subview_10 = memref.subview %reinterpret_cast[%8, %94] [%92, %101] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %103 = arith.index_cast %arg8 : index to i64
+        %104 = arith.remsi %103, %c2_i64 : i64
+        %105 = arith.muli %104, %c64_i64 : i64
+        %106 = arith.index_cast %91 : index to i64
+        %107 = arith.index_cast %92 : index to i64
+        %108 = arith.index_cast %101 : index to i64
+        %109 = arith.addi %106, %107 : i64
         %base_buffer_11, %offset_12, %sizes_13:2, %strides_14:2 = memref.extract_strided_metadata %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_15 = memref.extract_aligned_pointer_as_index %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %115 = arith.index_cast %intptr_15 : index to i64
-        %116 = arith.index_cast %offset_12 : index to i64
-        %117 = arith.addi %115, %116 : i64
-        %118 = arith.index_cast %strides_14#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
-        %119 = arith.maxsi %111, %c0_i64 : i64
-        %120 = arith.divui %119, %c16_i64 : i64
-        %121 = arith.maxsi %114, %c0_i64 : i64
-        %122 = arith.addi %121, %c15_i64 : i64
-        %123 = arith.divui %122, %c16_i64 : i64
-        %124 = arith.subi %123, %120 : i64
-        %125 = arith.cmpi sgt, %112, %c0_i64 : i64
-        %126 = arith.extui %125 : i1 to i64
-        %127 = arith.muli %124, %126 : i64
-        %128 = arith.index_cast %127 : i64 to index
-        scf.for %arg12 = %c0 to %128 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.addi %120, %235 : i64
-          %237 = arith.muli %236, %c16_i64 : i64
-          %238 = arith.maxsi %237, %111 : i64
-          %239 = arith.addi %237, %c16_i64 : i64
-          %240 = arith.minsi %239, %114 : i64
-          %241 = arith.subi %240, %238 : i64
-          %242 = arith.subi %238, %111 : i64
-          %243 = arith.muli %242, %118 : i64
-          %244 = arith.addi %117, %243 : i64
-          %245 = arith.muli %236, %c32_i64 : i64
-          %246 = arith.addi %245, %110 : i64
-          %247 = arith.subi %238, %237 : i64
-          %248 = arith.addi %246, %247 : i64
-          %249 = arith.minsi %113, %c64_i64 : i64
-          "instgem.mvin"(%244, %248, %249, %241) : (i64, i64, i64, i64) -> ()
+        %110 = arith.index_cast %intptr_15 : index to i64
+        %111 = arith.index_cast %offset_12 : index to i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.index_cast %strides_14#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+        %114 = arith.maxsi %106, %c0_i64 : i64
+        %115 = arith.divui %114, %c16_i64 : i64
+        %116 = arith.maxsi %109, %c0_i64 : i64
+        %117 = arith.addi %116, %c15_i64 : i64
+        %118 = arith.divui %117, %c16_i64 : i64
+        %119 = arith.subi %118, %115 : i64
+        %120 = arith.cmpi sgt, %107, %c0_i64 : i64
+        %121 = arith.extui %120 : i1 to i64
+        %122 = arith.muli %119, %121 : i64
+        %123 = arith.index_cast %122 : i64 to index
+        scf.for %arg12 = %c0 to %123 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.addi %115, %230 : i64
+          %232 = arith.muli %231, %c16_i64 : i64
+          %233 = arith.maxsi %232, %106 : i64
+          %234 = arith.addi %232, %c16_i64 : i64
+          %235 = arith.minsi %234, %109 : i64
+          %236 = arith.subi %235, %233 : i64
+          %237 = arith.subi %233, %106 : i64
+          %238 = arith.muli %237, %113 : i64
+          %239 = arith.addi %112, %238 : i64
+          %240 = arith.muli %231, %c32_i64 : i64
+          %241 = arith.addi %240, %105 : i64
+          %242 = arith.subi %233, %232 : i64
+          %243 = arith.addi %241, %242 : i64
+          %244 = arith.minsi %108, %c64_i64 : i64
+          "instgem.mvin"(%239, %243, %244, %236) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %129 = arith.addi %119, %c15_i64 : i64
-        %130 = arith.divui %129, %c16_i64 : i64
-        %131 = arith.cmpi sgt, %111, %c0_i64 : i64
-        %132 = arith.extui %131 : i1 to i64
-        %133 = arith.muli %130, %132 : i64
-        %134 = arith.index_cast %133 : i64 to index
-        scf.for %arg12 = %c0 to %134 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.maxsi %236, %c0_i64 : i64
-          %238 = arith.addi %236, %c16_i64 : i64
-          %239 = arith.minsi %238, %111 : i64
-          %240 = arith.subi %239, %237 : i64
-          %241 = arith.muli %235, %c32_i64 : i64
-          %242 = arith.addi %241, %110 : i64
-          %243 = arith.subi %237, %236 : i64
-          %244 = arith.addi %242, %243 : i64
-          %245 = arith.minsi %113, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %244, %245, %240) : (i64, i64, i64, i64) -> ()
+        %124 = arith.addi %114, %c15_i64 : i64
+        %125 = arith.divui %124, %c16_i64 : i64
+        %126 = arith.cmpi sgt, %106, %c0_i64 : i64
+        %127 = arith.extui %126 : i1 to i64
+        %128 = arith.muli %125, %127 : i64
+        %129 = arith.index_cast %128 : i64 to index
+        scf.for %arg12 = %c0 to %129 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %c0_i64 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %106 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.muli %230, %c32_i64 : i64
+          %237 = arith.addi %236, %105 : i64
+          %238 = arith.subi %232, %231 : i64
+          %239 = arith.addi %237, %238 : i64
+          %240 = arith.minsi %108, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %239, %240, %235) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %135 = arith.maxsi %arg10, %c0 : index
-        %136 = arith.minsi %135, %arg7 : index
-        %137 = arith.addi %arg10, %c32 : index
-        %138 = arith.maxsi %137, %c0 : index
-        %139 = arith.minsi %138, %arg7 : index
-        %140 = arith.subi %136, %arg10 : index
-        %141 = arith.maxsi %140, %c0 : index
-        %142 = arith.minsi %141, %c32 : index
-        %143 = arith.subi %139, %136 : index
-        %144 = arith.maxsi %14, %c0 : index
-        %145 = arith.minsi %144, %arg6 : index
-        %146 = arith.maxsi %12, %c0 : index
-        %147 = arith.minsi %146, %c16 : index
-        %148 = arith.subi %145, %11 : index
-        %149 = arith.cmpi sgt, %147, %c0 : index
-        scf.if %149 {
+        %130 = arith.maxsi %arg10, %c0 : index
+        %131 = arith.minsi %130, %arg7 : index
+        %132 = arith.addi %arg10, %c32 : index
+        %133 = arith.maxsi %132, %c0 : index
+        %134 = arith.minsi %133, %arg7 : index
+        %135 = arith.subi %131, %arg10 : index
+        %136 = arith.maxsi %135, %c0 : index
+        %137 = arith.minsi %136, %c32 : index
+        %138 = arith.subi %134, %131 : index
+        %139 = arith.maxsi %14, %c0 : index
+        %140 = arith.minsi %139, %arg6 : index
+        %141 = arith.maxsi %12, %c0 : index
+        %142 = arith.minsi %141, %c16 : index
+        %143 = arith.subi %140, %11 : index
+        %144 = arith.cmpi sgt, %142, %c0 : index
+        scf.if %144 {
           func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
         }
-        %subview_16 = memref.subview %reinterpret_cast_0[%136, %11] [%143, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %150 = arith.muli %109, %c32_i64 : i64
-        %151 = arith.addi %150, %c128_i64 : i64
-        %152 = arith.index_cast %142 : index to i64
-        %153 = arith.index_cast %143 : index to i64
-        %154 = arith.index_cast %148 : index to i64
-        %155 = arith.addi %152, %153 : i64
+        %subview_16 = memref.subview %reinterpret_cast_0[%131, %11] [%138, %143] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %145 = arith.muli %104, %c32_i64 : i64
+        %146 = arith.addi %145, %c128_i64 : i64
+        %147 = arith.index_cast %137 : index to i64
+        %148 = arith.index_cast %138 : index to i64
+        %149 = arith.index_cast %143 : index to i64
+        %150 = arith.addi %147, %148 : i64
         %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_21 = memref.extract_aligned_pointer_as_index %subview_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %156 = arith.index_cast %intptr_21 : index to i64
-        %157 = arith.index_cast %offset_18 : index to i64
-        %158 = arith.addi %156, %157 : i64
-        %159 = arith.index_cast %strides_20#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %159) : (i64, i64, i64, i64, i64, i64) -> ()
-        %160 = arith.maxsi %152, %c0_i64 : i64
-        %161 = arith.divui %160, %c16_i64 : i64
-        %162 = arith.maxsi %155, %c0_i64 : i64
-        %163 = arith.addi %162, %c15_i64 : i64
-        %164 = arith.divui %163, %c16_i64 : i64
-        %165 = arith.subi %164, %161 : i64
-        %166 = arith.cmpi sgt, %153, %c0_i64 : i64
-        %167 = arith.extui %166 : i1 to i64
-        %168 = arith.muli %165, %167 : i64
-        %169 = arith.index_cast %168 : i64 to index
-        scf.for %arg12 = %c0 to %169 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.addi %161, %235 : i64
-          %237 = arith.muli %236, %c16_i64 : i64
-          %238 = arith.maxsi %237, %152 : i64
-          %239 = arith.addi %237, %c16_i64 : i64
-          %240 = arith.minsi %239, %155 : i64
-          %241 = arith.subi %240, %238 : i64
-          %242 = arith.subi %238, %152 : i64
-          %243 = arith.muli %242, %159 : i64
-          %244 = arith.addi %158, %243 : i64
-          %245 = arith.addi %237, %151 : i64
-          %246 = arith.subi %238, %237 : i64
-          %247 = arith.addi %245, %246 : i64
-          %248 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%244, %247, %248, %241) : (i64, i64, i64, i64) -> ()
+        %151 = arith.index_cast %intptr_21 : index to i64
+        %152 = arith.index_cast %offset_18 : index to i64
+        %153 = arith.addi %151, %152 : i64
+        %154 = arith.index_cast %strides_20#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
+        %155 = arith.maxsi %147, %c0_i64 : i64
+        %156 = arith.divui %155, %c16_i64 : i64
+        %157 = arith.maxsi %150, %c0_i64 : i64
+        %158 = arith.addi %157, %c15_i64 : i64
+        %159 = arith.divui %158, %c16_i64 : i64
+        %160 = arith.subi %159, %156 : i64
+        %161 = arith.cmpi sgt, %148, %c0_i64 : i64
+        %162 = arith.extui %161 : i1 to i64
+        %163 = arith.muli %160, %162 : i64
+        %164 = arith.index_cast %163 : i64 to index
+        scf.for %arg12 = %c0 to %164 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.addi %156, %230 : i64
+          %232 = arith.muli %231, %c16_i64 : i64
+          %233 = arith.maxsi %232, %147 : i64
+          %234 = arith.addi %232, %c16_i64 : i64
+          %235 = arith.minsi %234, %150 : i64
+          %236 = arith.subi %235, %233 : i64
+          %237 = arith.subi %233, %147 : i64
+          %238 = arith.muli %237, %154 : i64
+          %239 = arith.addi %153, %238 : i64
+          %240 = arith.addi %232, %146 : i64
+          %241 = arith.subi %233, %232 : i64
+          %242 = arith.addi %240, %241 : i64
+          %243 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%239, %242, %243, %236) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %170 = arith.addi %160, %c15_i64 : i64
-        %171 = arith.divui %170, %c16_i64 : i64
-        %172 = arith.cmpi sgt, %152, %c0_i64 : i64
-        %173 = arith.extui %172 : i1 to i64
-        %174 = arith.muli %171, %173 : i64
-        %175 = arith.index_cast %174 : i64 to index
-        scf.for %arg12 = %c0 to %175 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.maxsi %236, %c0_i64 : i64
-          %238 = arith.addi %236, %c16_i64 : i64
-          %239 = arith.minsi %238, %152 : i64
-          %240 = arith.subi %239, %237 : i64
-          %241 = arith.addi %236, %151 : i64
-          %242 = arith.subi %237, %236 : i64
-          %243 = arith.addi %241, %242 : i64
-          %244 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %243, %244, %240) : (i64, i64, i64, i64) -> ()
+        %165 = arith.addi %155, %c15_i64 : i64
+        %166 = arith.divui %165, %c16_i64 : i64
+        %167 = arith.cmpi sgt, %147, %c0_i64 : i64
+        %168 = arith.extui %167 : i1 to i64
+        %169 = arith.muli %166, %168 : i64
+        %170 = arith.index_cast %169 : i64 to index
+        scf.for %arg12 = %c0 to %170 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %c0_i64 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %147 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.addi %231, %146 : i64
+          %237 = arith.subi %232, %231 : i64
+          %238 = arith.addi %236, %237 : i64
+          %239 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %238, %239, %235) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %176 = arith.minsi %121, %c32_i64 : i64
-        %177 = arith.maxsi %113, %c0_i64 : i64
-        %178 = arith.minsi %177, %c32_i64 : i64
-        %179 = arith.minsi %162, %c32_i64 : i64
-        %180 = arith.maxsi %154, %c0_i64 : i64
-        %181 = arith.minsi %180, %c16_i64 : i64
-        %182 = arith.ceildivsi %176, %c16_i64 : i64
-        %183 = arith.ceildivsi %181, %c16_i64 : i64
-        %184 = arith.minsi %178, %179 : i64
-        %185 = arith.ceildivsi %184, %c16_i64 : i64
-        %186 = arith.cmpi sgt, %182, %c0_i64 : i64
-        %187 = arith.select %186, %183, %c0_i64 : i64
-        %188 = arith.index_cast %187 : i64 to index
-        %189 = arith.divsi %184, %c16_i64 : i64
-        %190 = arith.minsi %185, %189 : i64
-        %191 = arith.maxsi %190, %c0_i64 : i64
-        %192 = arith.divsi %176, %c16_i64 : i64
-        %193 = arith.minsi %182, %192 : i64
-        %194 = arith.maxsi %193, %c1_i64 : i64
-        %195 = arith.minsi %176, %c16_i64 : i64
-        scf.for %arg12 = %c0 to %188 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.subi %181, %236 : i64
-          %238 = arith.minsi %237, %c16_i64 : i64
-          %239 = arith.index_cast %191 : i64 to index
-          scf.for %arg13 = %c0 to %239 step %c1 {
-            %241 = arith.index_cast %arg13 : index to i64
-            %242 = arith.ori %236, %c3221225472_i64 : i64
-            %243 = arith.muli %241, %c16_i64 : i64
-            %244 = arith.addi %243, %236 : i64
-            %245 = arith.addi %244, %151 : i64
-            "instgem.preload"(%245, %238, %c16_i64, %242, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %246 = arith.addi %243, %110 : i64
-            "instgem.compute_preloaded"(%246, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %247 = arith.index_cast %194 : i64 to index
+        %171 = arith.minsi %116, %c32_i64 : i64
+        %172 = arith.maxsi %108, %c0_i64 : i64
+        %173 = arith.minsi %172, %c32_i64 : i64
+        %174 = arith.minsi %157, %c32_i64 : i64
+        %175 = arith.maxsi %149, %c0_i64 : i64
+        %176 = arith.minsi %175, %c16_i64 : i64
+        %177 = arith.ceildivsi %171, %c16_i64 : i64
+        %178 = arith.ceildivsi %176, %c16_i64 : i64
+        %179 = arith.minsi %173, %174 : i64
+        %180 = arith.ceildivsi %179, %c16_i64 : i64
+        %181 = arith.cmpi sgt, %177, %c0_i64 : i64
+        %182 = arith.select %181, %178, %c0_i64 : i64
+        %183 = arith.index_cast %182 : i64 to index
+        %184 = arith.divsi %179, %c16_i64 : i64
+        %185 = arith.minsi %180, %184 : i64
+        %186 = arith.maxsi %185, %c0_i64 : i64
+        %187 = arith.divsi %171, %c16_i64 : i64
+        %188 = arith.minsi %177, %187 : i64
+        %189 = arith.maxsi %188, %c1_i64 : i64
+        %190 = arith.minsi %171, %c16_i64 : i64
+        scf.for %arg12 = %c0 to %183 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.subi %176, %231 : i64
+          %233 = arith.minsi %232, %c16_i64 : i64
+          %234 = arith.index_cast %186 : i64 to index
+          scf.for %arg13 = %c0 to %234 step %c1 {
+            %236 = arith.index_cast %arg13 : index to i64
+            %237 = arith.ori %231, %c3221225472_i64 : i64
+            %238 = arith.muli %236, %c16_i64 : i64
+            %239 = arith.addi %238, %231 : i64
+            %240 = arith.addi %239, %146 : i64
+            "instgem.preload"(%240, %233, %c16_i64, %237, %233, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            %241 = arith.addi %238, %105 : i64
+            "instgem.compute_preloaded"(%241, %c16_i64, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %242 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %242 step %c1 {
+              %244 = arith.index_cast %arg14 : index to i64
+              %245 = arith.muli %244, %c16_i64 : i64
+              %246 = arith.addi %245, %231 : i64
+              %247 = arith.ori %246, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %248 = arith.muli %244, %c32_i64 : i64
+              %249 = arith.addi %248, %238 : i64
+              %250 = arith.addi %249, %105 : i64
+              "instgem.compute_accumulated"(%250, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %243 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %242 to %243 step %c1 {
+              %244 = arith.index_cast %arg14 : index to i64
+              %245 = arith.muli %244, %c16_i64 : i64
+              %246 = arith.subi %171, %245 : i64
+              %247 = arith.minsi %246, %c16_i64 : i64
+              %248 = arith.addi %245, %231 : i64
+              %249 = arith.ori %248, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %233, %247) : (i64, i64, i64, i64, i64, i64) -> ()
+              %250 = arith.muli %244, %c32_i64 : i64
+              %251 = arith.addi %250, %238 : i64
+              %252 = arith.addi %251, %105 : i64
+              "instgem.compute_accumulated"(%252, %c16_i64, %247, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %235 = arith.index_cast %180 : i64 to index
+          scf.for %arg13 = %234 to %235 step %c1 {
+            %236 = arith.index_cast %arg13 : index to i64
+            %237 = arith.muli %236, %c16_i64 : i64
+            %238 = arith.subi %173, %237 : i64
+            %239 = arith.minsi %238, %c16_i64 : i64
+            %240 = arith.subi %174, %237 : i64
+            %241 = arith.minsi %240, %c16_i64 : i64
+            %242 = arith.ori %231, %c3221225472_i64 : i64
+            %243 = arith.addi %237, %231 : i64
+            %244 = arith.addi %243, %146 : i64
+            "instgem.preload"(%244, %233, %241, %242, %233, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            %245 = arith.addi %237, %105 : i64
+            "instgem.compute_preloaded"(%245, %239, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %246 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %246 step %c1 {
+              %248 = arith.index_cast %arg14 : index to i64
+              %249 = arith.muli %248, %c16_i64 : i64
+              %250 = arith.addi %249, %231 : i64
+              %251 = arith.ori %250, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %252 = arith.muli %248, %c32_i64 : i64
+              %253 = arith.addi %252, %237 : i64
+              %254 = arith.addi %253, %105 : i64
+              "instgem.compute_accumulated"(%254, %239, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %247 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %246 to %247 step %c1 {
+              %248 = arith.index_cast %arg14 : index to i64
+              %249 = arith.muli %248, %c16_i64 : i64
+              %250 = arith.subi %171, %249 : i64
+              %251 = arith.minsi %250, %c16_i64 : i64
+              %252 = arith.addi %249, %231 : i64
+              %253 = arith.ori %252, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %233, %251) : (i64, i64, i64, i64, i64, i64) -> ()
+              %254 = arith.muli %248, %c32_i64 : i64
+              %255 = arith.addi %254, %237 : i64
+              %256 = arith.addi %255, %105 : i64
+              "instgem.compute_accumulated"(%256, %239, %251, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %191 = arith.maxsi %arg11, %c0 : index
+        %192 = arith.minsi %191, %arg7 : index
+        %193 = arith.addi %arg11, %c32 : index
+        %194 = arith.maxsi %193, %c0 : index
+        %195 = arith.minsi %194, %arg7 : index
+        %196 = arith.subi %192, %arg11 : index
+        %197 = arith.maxsi %196, %c0 : index
+        %198 = arith.minsi %197, %c32 : index
+        %199 = arith.subi %195, %192 : index
+        scf.if %144 {
+          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+        }
+        %subview_22 = memref.subview %reinterpret_cast_1[%192, %11] [%199, %143] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %200 = arith.addi %145, %c192_i64 : i64
+        %201 = arith.index_cast %198 : index to i64
+        %202 = arith.index_cast %199 : index to i64
+        %203 = arith.addi %201, %202 : i64
+        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %204 = arith.index_cast %intptr_27 : index to i64
+        %205 = arith.index_cast %offset_24 : index to i64
+        %206 = arith.addi %204, %205 : i64
+        %207 = arith.index_cast %strides_26#0 : index to i64
+        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %207) : (i64, i64, i64, i64, i64, i64) -> ()
+        %208 = arith.maxsi %201, %c0_i64 : i64
+        %209 = arith.divui %208, %c16_i64 : i64
+        %210 = arith.maxsi %203, %c0_i64 : i64
+        %211 = arith.addi %210, %c15_i64 : i64
+        %212 = arith.divui %211, %c16_i64 : i64
+        %213 = arith.subi %212, %209 : i64
+        %214 = arith.cmpi sgt, %202, %c0_i64 : i64
+        %215 = arith.extui %214 : i1 to i64
+        %216 = arith.muli %213, %215 : i64
+        %217 = arith.index_cast %216 : i64 to index
+        scf.for %arg12 = %c0 to %217 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.addi %209, %230 : i64
+          %232 = arith.muli %231, %c16_i64 : i64
+          %233 = arith.maxsi %232, %201 : i64
+          %234 = arith.addi %232, %c16_i64 : i64
+          %235 = arith.minsi %234, %203 : i64
+          %236 = arith.subi %235, %233 : i64
+          %237 = arith.subi %233, %201 : i64
+          %238 = arith.muli %237, %207 : i64
+          %239 = arith.addi %206, %238 : i64
+          %240 = arith.addi %232, %200 : i64
+          %241 = arith.subi %233, %232 : i64
+          %242 = arith.addi %240, %241 : i64
+          %243 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%239, %242, %243, %236) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %218 = arith.addi %208, %c15_i64 : i64
+        %219 = arith.divui %218, %c16_i64 : i64
+        %220 = arith.cmpi sgt, %201, %c0_i64 : i64
+        %221 = arith.extui %220 : i1 to i64
+        %222 = arith.muli %219, %221 : i64
+        %223 = arith.index_cast %222 : i64 to index
+        scf.for %arg12 = %c0 to %223 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %c0_i64 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %201 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.addi %231, %200 : i64
+          %237 = arith.subi %232, %231 : i64
+          %238 = arith.addi %236, %237 : i64
+          %239 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64, %238, %239, %235) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %224 = arith.minsi %210, %c32_i64 : i64
+        %225 = arith.minsi %173, %224 : i64
+        %226 = arith.ceildivsi %225, %c16_i64 : i64
+        %227 = arith.divsi %225, %c16_i64 : i64
+        %228 = arith.minsi %226, %227 : i64
+        %229 = arith.maxsi %228, %c0_i64 : i64
+        scf.for %arg12 = %c0 to %183 step %c1 {
+          %230 = arith.index_cast %arg12 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.subi %176, %231 : i64
+          %233 = arith.minsi %232, %c16_i64 : i64
+          %234 = arith.index_cast %229 : i64 to index
+          scf.for %arg13 = %c0 to %234 step %c1 {
+            %236 = arith.index_cast %arg13 : index to i64
+            %237 = arith.addi %231, %c32_i64 : i64
+            %238 = arith.ori %237, %c3221225472_i64 : i64
+            %239 = arith.muli %236, %c16_i64 : i64
+            %240 = arith.addi %239, %231 : i64
+            %241 = arith.addi %240, %200 : i64
+            "instgem.preload"(%241, %233, %c16_i64, %238, %233, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            %242 = arith.addi %239, %105 : i64
+            "instgem.compute_preloaded"(%242, %c16_i64, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %243 = arith.index_cast %189 : i64 to index
+            scf.for %arg14 = %c1 to %243 step %c1 {
+              %245 = arith.index_cast %arg14 : index to i64
+              %246 = arith.muli %245, %c16_i64 : i64
+              %247 = arith.addi %246, %231 : i64
+              %248 = arith.addi %247, %c32_i64 : i64
+              %249 = arith.ori %248, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %250 = arith.muli %245, %c32_i64 : i64
+              %251 = arith.addi %250, %239 : i64
+              %252 = arith.addi %251, %105 : i64
+              "instgem.compute_accumulated"(%252, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %244 = arith.index_cast %177 : i64 to index
+            scf.for %arg14 = %243 to %244 step %c1 {
+              %245 = arith.index_cast %arg14 : index to i64
+              %246 = arith.muli %245, %c16_i64 : i64
+              %247 = arith.subi %171, %246 : i64
+              %248 = arith.minsi %247, %c16_i64 : i64
+              %249 = arith.addi %246, %231 : i64
+              %250 = arith.addi %249, %c32_i64 : i64
+              %251 = arith.ori %250, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %233, %248) : (i64, i64, i64, i64, i64, i64) -> ()
+              %252 = arith.muli %245, %c32_i64 : i64
+              %253 = arith.addi %252, %239 : i64
+              %254 = arith.addi %253, %105 : i64
+              "instgem.compute_accumulated"(%254, %c16_i64, %248, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %235 = arith.index_cast %226 : i64 to index
+          scf.for %arg13 = %234 to %235 step %c1 {
+            %236 = arith.index_cast %arg13 : index to i64
+            %237 = arith.muli %236, %c16_i64 : i64
+            %238 = arith.subi %173, %237 : i64
+            %239 = arith.minsi %238, %c16_i64 : i64
+            %240 = arith.subi %224, %237 : i64
+            %241 = arith.minsi %240, %c16_i64 : i64
+            %242 = arith.addi %231, %c32_i64 : i64
+            %243 = arith.ori %242, %c3221225472_i64 : i64
+            %244 = arith.addi %237, %231 : i64
+            %245 = arith.addi %244, %200 : i64
+            "instgem.preload"(%245, %233, %241, %243, %233, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+            %246 = arith.addi %237, %105 : i64
+            "instgem.compute_preloaded"(%246, %239, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %247 = arith.index_cast %189 : i64 to index
             scf.for %arg14 = %c1 to %247 step %c1 {
               %249 = arith.index_cast %arg14 : index to i64
               %250 = arith.muli %249, %c16_i64 : i64
-              %251 = arith.addi %250, %236 : i64
-              %252 = arith.ori %251, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %253 = arith.muli %249, %c32_i64 : i64
-              %254 = arith.addi %253, %243 : i64
-              %255 = arith.addi %254, %110 : i64
-              "instgem.compute_accumulated"(%255, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %251 = arith.addi %250, %231 : i64
+              %252 = arith.addi %251, %c32_i64 : i64
+              %253 = arith.ori %252, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %254 = arith.muli %249, %c32_i64 : i64
+              %255 = arith.addi %254, %237 : i64
+              %256 = arith.addi %255, %105 : i64
+              "instgem.compute_accumulated"(%256, %239, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %248 = arith.index_cast %182 : i64 to index
+            %248 = arith.index_cast %177 : i64 to index
             scf.for %arg14 = %247 to %248 step %c1 {
               %249 = arith.index_cast %arg14 : index to i64
               %250 = arith.muli %249, %c16_i64 : i64
-              %251 = arith.subi %176, %250 : i64
+              %251 = arith.subi %171, %250 : i64
               %252 = arith.minsi %251, %c16_i64 : i64
-              %253 = arith.addi %250, %236 : i64
-              %254 = arith.ori %253, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %238, %252) : (i64, i64, i64, i64, i64, i64) -> ()
-              %255 = arith.muli %249, %c32_i64 : i64
-              %256 = arith.addi %255, %243 : i64
-              %257 = arith.addi %256, %110 : i64
-              "instgem.compute_accumulated"(%257, %c16_i64, %252, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %240 = arith.index_cast %185 : i64 to index
-          scf.for %arg13 = %239 to %240 step %c1 {
-            %241 = arith.index_cast %arg13 : index to i64
-            %242 = arith.muli %241, %c16_i64 : i64
-            %243 = arith.subi %178, %242 : i64
-            %244 = arith.minsi %243, %c16_i64 : i64
-            %245 = arith.subi %179, %242 : i64
-            %246 = arith.minsi %245, %c16_i64 : i64
-            %247 = arith.ori %236, %c3221225472_i64 : i64
-            %248 = arith.addi %242, %236 : i64
-            %249 = arith.addi %248, %151 : i64
-            "instgem.preload"(%249, %238, %246, %247, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %250 = arith.addi %242, %110 : i64
-            "instgem.compute_preloaded"(%250, %244, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %251 = arith.index_cast %194 : i64 to index
-            scf.for %arg14 = %c1 to %251 step %c1 {
-              %253 = arith.index_cast %arg14 : index to i64
-              %254 = arith.muli %253, %c16_i64 : i64
-              %255 = arith.addi %254, %236 : i64
-              %256 = arith.ori %255, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %257 = arith.muli %253, %c32_i64 : i64
-              %258 = arith.addi %257, %242 : i64
-              %259 = arith.addi %258, %110 : i64
-              "instgem.compute_accumulated"(%259, %244, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %252 = arith.index_cast %182 : i64 to index
-            scf.for %arg14 = %251 to %252 step %c1 {
-              %253 = arith.index_cast %arg14 : index to i64
-              %254 = arith.muli %253, %c16_i64 : i64
-              %255 = arith.subi %176, %254 : i64
-              %256 = arith.minsi %255, %c16_i64 : i64
-              %257 = arith.addi %254, %236 : i64
-              %258 = arith.ori %257, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %238, %256) : (i64, i64, i64, i64, i64, i64) -> ()
-              %259 = arith.muli %253, %c32_i64 : i64
-              %260 = arith.addi %259, %242 : i64
-              %261 = arith.addi %260, %110 : i64
-              "instgem.compute_accumulated"(%261, %244, %256, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %253 = arith.addi %250, %231 : i64
+              %254 = arith.addi %253, %c32_i64 : i64
+              %255 = arith.ori %254, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %233, %252) : (i64, i64, i64, i64, i64, i64) -> ()
+              %256 = arith.muli %249, %c32_i64 : i64
+              %257 = arith.addi %256, %237 : i64
+              %258 = arith.addi %257, %105 : i64
+              "instgem.compute_accumulated"(%258, %239, %252, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %196 = arith.maxsi %arg11, %c0 : index
-        %197 = arith.minsi %196, %arg7 : index
-        %198 = arith.addi %arg11, %c32 : index
-        %199 = arith.maxsi %198, %c0 : index
-        %200 = arith.minsi %199, %arg7 : index
-        %201 = arith.subi %197, %arg11 : index
-        %202 = arith.maxsi %201, %c0 : index
-        %203 = arith.minsi %202, %c32 : index
-        %204 = arith.subi %200, %197 : index
-        scf.if %149 {
-          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
-        }
-        %subview_22 = memref.subview %reinterpret_cast_1[%197, %11] [%204, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %205 = arith.addi %150, %c192_i64 : i64
-        %206 = arith.index_cast %203 : index to i64
-        %207 = arith.index_cast %204 : index to i64
-        %208 = arith.addi %206, %207 : i64
-        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_27 = memref.extract_aligned_pointer_as_index %subview_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %209 = arith.index_cast %intptr_27 : index to i64
-        %210 = arith.index_cast %offset_24 : index to i64
-        %211 = arith.addi %209, %210 : i64
-        %212 = arith.index_cast %strides_26#0 : index to i64
-        "instgem.config_ld"(%c0_i64, %c0_i64, %c1_i64, %c16_i64, %c1065353216_i64, %212) : (i64, i64, i64, i64, i64, i64) -> ()
-        %213 = arith.maxsi %206, %c0_i64 : i64
-        %214 = arith.divui %213, %c16_i64 : i64
-        %215 = arith.maxsi %208, %c0_i64 : i64
-        %216 = arith.addi %215, %c15_i64 : i64
-        %217 = arith.divui %216, %c16_i64 : i64
-        %218 = arith.subi %217, %214 : i64
-        %219 = arith.cmpi sgt, %207, %c0_i64 : i64
-        %220 = arith.extui %219 : i1 to i64
-        %221 = arith.muli %218, %220 : i64
-        %222 = arith.index_cast %221 : i64 to index
-        scf.for %arg12 = %c0 to %222 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.addi %214, %235 : i64
-          %237 = arith.muli %236, %c16_i64 : i64
-          %238 = arith.maxsi %237, %206 : i64
-          %239 = arith.addi %237, %c16_i64 : i64
-          %240 = arith.minsi %239, %208 : i64
-          %241 = arith.subi %240, %238 : i64
-          %242 = arith.subi %238, %206 : i64
-          %243 = arith.muli %242, %212 : i64
-          %244 = arith.addi %211, %243 : i64
-          %245 = arith.addi %237, %205 : i64
-          %246 = arith.subi %238, %237 : i64
-          %247 = arith.addi %245, %246 : i64
-          %248 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%244, %247, %248, %241) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %223 = arith.addi %213, %c15_i64 : i64
-        %224 = arith.divui %223, %c16_i64 : i64
-        %225 = arith.cmpi sgt, %206, %c0_i64 : i64
-        %226 = arith.extui %225 : i1 to i64
-        %227 = arith.muli %224, %226 : i64
-        %228 = arith.index_cast %227 : i64 to index
-        scf.for %arg12 = %c0 to %228 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.maxsi %236, %c0_i64 : i64
-          %238 = arith.addi %236, %c16_i64 : i64
-          %239 = arith.minsi %238, %206 : i64
-          %240 = arith.subi %239, %237 : i64
-          %241 = arith.addi %236, %205 : i64
-          %242 = arith.subi %237, %236 : i64
-          %243 = arith.addi %241, %242 : i64
-          %244 = arith.minsi %154, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64, %243, %244, %240) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %229 = arith.minsi %215, %c32_i64 : i64
-        %230 = arith.minsi %178, %229 : i64
-        %231 = arith.ceildivsi %230, %c16_i64 : i64
-        %232 = arith.divsi %230, %c16_i64 : i64
-        %233 = arith.minsi %231, %232 : i64
-        %234 = arith.maxsi %233, %c0_i64 : i64
-        scf.for %arg12 = %c0 to %188 step %c1 {
-          %235 = arith.index_cast %arg12 : index to i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.subi %181, %236 : i64
-          %238 = arith.minsi %237, %c16_i64 : i64
-          %239 = arith.index_cast %234 : i64 to index
-          scf.for %arg13 = %c0 to %239 step %c1 {
-            %241 = arith.index_cast %arg13 : index to i64
-            %242 = arith.addi %236, %c32_i64 : i64
-            %243 = arith.ori %242, %c3221225472_i64 : i64
-            %244 = arith.muli %241, %c16_i64 : i64
-            %245 = arith.addi %244, %236 : i64
-            %246 = arith.addi %245, %205 : i64
-            "instgem.preload"(%246, %238, %c16_i64, %243, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %247 = arith.addi %244, %110 : i64
-            "instgem.compute_preloaded"(%247, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %248 = arith.index_cast %194 : i64 to index
-            scf.for %arg14 = %c1 to %248 step %c1 {
-              %250 = arith.index_cast %arg14 : index to i64
-              %251 = arith.muli %250, %c16_i64 : i64
-              %252 = arith.addi %251, %236 : i64
-              %253 = arith.addi %252, %c32_i64 : i64
-              %254 = arith.ori %253, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %255 = arith.muli %250, %c32_i64 : i64
-              %256 = arith.addi %255, %244 : i64
-              %257 = arith.addi %256, %110 : i64
-              "instgem.compute_accumulated"(%257, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %249 = arith.index_cast %182 : i64 to index
-            scf.for %arg14 = %248 to %249 step %c1 {
-              %250 = arith.index_cast %arg14 : index to i64
-              %251 = arith.muli %250, %c16_i64 : i64
-              %252 = arith.subi %176, %251 : i64
-              %253 = arith.minsi %252, %c16_i64 : i64
-              %254 = arith.addi %251, %236 : i64
-              %255 = arith.addi %254, %c32_i64 : i64
-              %256 = arith.ori %255, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %238, %253) : (i64, i64, i64, i64, i64, i64) -> ()
-              %257 = arith.muli %250, %c32_i64 : i64
-              %258 = arith.addi %257, %244 : i64
-              %259 = arith.addi %258, %110 : i64
-              "instgem.compute_accumulated"(%259, %c16_i64, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %240 = arith.index_cast %231 : i64 to index
-          scf.for %arg13 = %239 to %240 step %c1 {
-            %241 = arith.index_cast %arg13 : index to i64
-            %242 = arith.muli %241, %c16_i64 : i64
-            %243 = arith.subi %178, %242 : i64
-            %244 = arith.minsi %243, %c16_i64 : i64
-            %245 = arith.subi %229, %242 : i64
-            %246 = arith.minsi %245, %c16_i64 : i64
-            %247 = arith.addi %236, %c32_i64 : i64
-            %248 = arith.ori %247, %c3221225472_i64 : i64
-            %249 = arith.addi %242, %236 : i64
-            %250 = arith.addi %249, %205 : i64
-            "instgem.preload"(%250, %238, %246, %248, %238, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-            %251 = arith.addi %242, %110 : i64
-            "instgem.compute_preloaded"(%251, %244, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %252 = arith.index_cast %194 : i64 to index
-            scf.for %arg14 = %c1 to %252 step %c1 {
-              %254 = arith.index_cast %arg14 : index to i64
-              %255 = arith.muli %254, %c16_i64 : i64
-              %256 = arith.addi %255, %236 : i64
-              %257 = arith.addi %256, %c32_i64 : i64
-              %258 = arith.ori %257, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %259 = arith.muli %254, %c32_i64 : i64
-              %260 = arith.addi %259, %242 : i64
-              %261 = arith.addi %260, %110 : i64
-              "instgem.compute_accumulated"(%261, %244, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %253 = arith.index_cast %182 : i64 to index
-            scf.for %arg14 = %252 to %253 step %c1 {
-              %254 = arith.index_cast %arg14 : index to i64
-              %255 = arith.muli %254, %c16_i64 : i64
-              %256 = arith.subi %176, %255 : i64
-              %257 = arith.minsi %256, %c16_i64 : i64
-              %258 = arith.addi %255, %236 : i64
-              %259 = arith.addi %258, %c32_i64 : i64
-              %260 = arith.ori %259, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %238, %257) : (i64, i64, i64, i64, i64, i64) -> ()
-              %261 = arith.muli %254, %c32_i64 : i64
-              %262 = arith.addi %261, %242 : i64
-              %263 = arith.addi %262, %110 : i64
-              "instgem.compute_accumulated"(%263, %244, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-        scf.yield %100, %137, %198 : index, index, index
+        scf.yield %95, %132, %193 : index, index, index
       }
       %reinterpret_cast_2 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
       %reinterpret_cast_3 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %54 = arith.maxsi %13, %c0 : index
-      %55 = arith.minsi %54, %arg5 : index
-      %56 = arith.maxsi %9, %c0 : index
-      %57 = arith.minsi %56, %c32 : index
-      %58 = arith.subi %55, %8 : index
-      %59 = arith.maxsi %14, %c0 : index
-      %60 = arith.minsi %59, %arg6 : index
-      %61 = arith.maxsi %12, %c0 : index
-      %62 = arith.minsi %61, %c16 : index
-      %63 = arith.subi %60, %11 : index
-      %64 = arith.cmpi sgt, %62, %c0 : index
-      scf.if %64 {
+      %49 = arith.maxsi %13, %c0 : index
+      %50 = arith.minsi %49, %arg5 : index
+      %51 = arith.maxsi %9, %c0 : index
+      %52 = arith.minsi %51, %c32 : index
+      %53 = arith.subi %50, %8 : index
+      %54 = arith.maxsi %14, %c0 : index
+      %55 = arith.minsi %54, %arg6 : index
+      %56 = arith.maxsi %12, %c0 : index
+      %57 = arith.minsi %56, %c16 : index
+      %58 = arith.subi %55, %11 : index
+      %59 = arith.cmpi sgt, %57, %c0 : index
+      scf.if %59 {
         func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %65 = arith.index_cast %57 : index to i64
-      %66 = arith.index_cast %58 : index to i64
-      %67 = arith.index_cast %63 : index to i64
+      %subview = memref.subview %reinterpret_cast_2[%8, %11] [%53, %58] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %60 = arith.index_cast %52 : index to i64
+      %61 = arith.index_cast %53 : index to i64
+      %62 = arith.index_cast %58 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %68 = arith.index_cast %intptr : index to i64
-      %69 = arith.index_cast %offset : index to i64
-      %70 = arith.muli %69, %c4_i64 : i64
-      %71 = arith.addi %68, %70 : i64
-      %72 = arith.index_cast %strides#0 : index to i64
-      %73 = arith.muli %72, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %73, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %74 = arith.maxsi %65, %c0_i64 : i64
-      %75 = arith.divui %74, %c16_i64 : i64
-      %76 = arith.addi %65, %66 : i64
-      %77 = arith.maxsi %76, %c0_i64 : i64
-      %78 = arith.addi %77, %c15_i64 : i64
-      %79 = arith.divui %78, %c16_i64 : i64
-      %80 = arith.subi %79, %75 : i64
-      %81 = arith.cmpi sgt, %66, %c0_i64 : i64
-      %82 = arith.extui %81 : i1 to i64
-      %83 = arith.muli %80, %82 : i64
-      %84 = arith.ceildivsi %67, %c16_i64 : i64
-      %85 = arith.muli %83, %84 : i64
-      %86 = arith.index_cast %85 : i64 to index
-      scf.for %arg8 = %c0 to %86 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.remsi %93, %83 : i64
-        %95 = arith.divsi %93, %83 : i64
-        %96 = arith.addi %75, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %65 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %76 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %65 : i64
-        %103 = arith.muli %102, %73 : i64
-        %104 = arith.addi %71, %103 : i64
-        %105 = arith.muli %95, %c64_i64 : i64
+      %63 = arith.index_cast %intptr : index to i64
+      %64 = arith.index_cast %offset : index to i64
+      %65 = arith.muli %64, %c4_i64 : i64
+      %66 = arith.addi %63, %65 : i64
+      %67 = arith.index_cast %strides#0 : index to i64
+      %68 = arith.muli %67, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %68, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %69 = arith.maxsi %60, %c0_i64 : i64
+      %70 = arith.divui %69, %c16_i64 : i64
+      %71 = arith.addi %60, %61 : i64
+      %72 = arith.maxsi %71, %c0_i64 : i64
+      %73 = arith.addi %72, %c15_i64 : i64
+      %74 = arith.divui %73, %c16_i64 : i64
+      %75 = arith.subi %74, %70 : i64
+      %76 = arith.cmpi sgt, %61, %c0_i64 : i64
+      %77 = arith.extui %76 : i1 to i64
+      %78 = arith.muli %75, %77 : i64
+      %79 = arith.ceildivsi %62, %c16_i64 : i64
+      %80 = arith.muli %78, %79 : i64
+      %81 = arith.index_cast %80 : i64 to index
+      scf.for %arg8 = %c0 to %81 step %c1 {
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.remsi %88, %78 : i64
+        %90 = arith.divsi %88, %78 : i64
+        %91 = arith.addi %70, %89 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %60 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %71 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.subi %93, %60 : i64
+        %98 = arith.muli %97, %68 : i64
+        %99 = arith.addi %66, %98 : i64
+        %100 = arith.muli %90, %c64_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.muli %90, %c16_i64 : i64
+        %103 = arith.addi %92, %102 : i64
+        %104 = arith.ori %103, %c2684354560_i64 : i64
+        %105 = arith.subi %93, %92 : i64
         %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c16_i64 : i64
-        %108 = arith.addi %97, %107 : i64
-        %109 = arith.ori %108, %c2684354560_i64 : i64
-        %110 = arith.subi %98, %97 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %67, %107 : i64
-        %113 = arith.minsi %112, %c16_i64 : i64
-        "instgem.mvout"(%106, %111, %113, %101) : (i64, i64, i64, i64) -> ()
+        %107 = arith.subi %62, %102 : i64
+        %108 = arith.minsi %107, %c16_i64 : i64
+        "instgem.mvout"(%101, %106, %108, %96) : (i64, i64, i64, i64) -> ()
       }
-      scf.if %64 {
+      scf.if %59 {
         func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%58, %63] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %subview_4 = memref.subview %reinterpret_cast_3[%8, %11] [%53, %58] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
       %base_buffer_5, %offset_6, %sizes_7:2, %strides_8:2 = memref.extract_strided_metadata %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr_9 = memref.extract_aligned_pointer_as_index %subview_4 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %87 = arith.index_cast %intptr_9 : index to i64
-      %88 = arith.index_cast %offset_6 : index to i64
-      %89 = arith.muli %88, %c4_i64 : i64
-      %90 = arith.addi %87, %89 : i64
-      %91 = arith.index_cast %strides_8#0 : index to i64
-      %92 = arith.muli %91, %c4_i64 : i64
-      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %92, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %86 step %c1 {
-        %93 = arith.index_cast %arg8 : index to i64
-        %94 = arith.remsi %93, %83 : i64
-        %95 = arith.divsi %93, %83 : i64
-        %96 = arith.addi %75, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %65 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %76 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %65 : i64
-        %103 = arith.muli %102, %92 : i64
-        %104 = arith.addi %90, %103 : i64
-        %105 = arith.muli %95, %c64_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %95, %c16_i64 : i64
-        %108 = arith.addi %97, %107 : i64
-        %109 = arith.addi %108, %c32_i64 : i64
-        %110 = arith.ori %109, %c2684354560_i64 : i64
-        %111 = arith.subi %98, %97 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.subi %67, %107 : i64
-        %114 = arith.minsi %113, %c16_i64 : i64
-        "instgem.mvout"(%106, %112, %114, %101) : (i64, i64, i64, i64) -> ()
+      %82 = arith.index_cast %intptr_9 : index to i64
+      %83 = arith.index_cast %offset_6 : index to i64
+      %84 = arith.muli %83, %c4_i64 : i64
+      %85 = arith.addi %82, %84 : i64
+      %86 = arith.index_cast %strides_8#0 : index to i64
+      %87 = arith.muli %86, %c4_i64 : i64
+      "instgem.config_st"(%c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %87, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      scf.for %arg8 = %c0 to %81 step %c1 {
+        %88 = arith.index_cast %arg8 : index to i64
+        %89 = arith.remsi %88, %78 : i64
+        %90 = arith.divsi %88, %78 : i64
+        %91 = arith.addi %70, %89 : i64
+        %92 = arith.muli %91, %c16_i64 : i64
+        %93 = arith.maxsi %92, %60 : i64
+        %94 = arith.addi %92, %c16_i64 : i64
+        %95 = arith.minsi %94, %71 : i64
+        %96 = arith.subi %95, %93 : i64
+        %97 = arith.subi %93, %60 : i64
+        %98 = arith.muli %97, %87 : i64
+        %99 = arith.addi %85, %98 : i64
+        %100 = arith.muli %90, %c64_i64 : i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.muli %90, %c16_i64 : i64
+        %103 = arith.addi %92, %102 : i64
+        %104 = arith.addi %103, %c32_i64 : i64
+        %105 = arith.ori %104, %c2684354560_i64 : i64
+        %106 = arith.subi %93, %92 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.subi %62, %102 : i64
+        %109 = arith.minsi %108, %c16_i64 : i64
+        "instgem.mvout"(%101, %107, %109, %96) : (i64, i64, i64, i64) -> ()
       }
     }
     return

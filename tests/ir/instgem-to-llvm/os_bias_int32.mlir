@@ -29,6 +29,18 @@
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -112,465 +124,630 @@ module {
     %22 = arith.addi %13, %c16 : index
     %23 = arith.subi %20, %c1 : index
     %24 = arith.muli %23, %c32 : index
-    %25 = arith.addi %24, %c32 : index
-    %26 = arith.cmpi sge, %12, %c0 : index
-    %27 = arith.cmpi sle, %12, %arg3 : index
-    %28 = arith.cmpi sge, %21, %c0 : index
-    %29 = arith.cmpi sle, %21, %arg3 : index
-    %30 = arith.cmpi sge, %16, %c0 : index
-    %31 = arith.cmpi sle, %16, %c32 : index
-    %32 = arith.cmpi sge, %13, %c0 : index
-    %33 = arith.cmpi sle, %13, %arg4 : index
-    %34 = arith.cmpi sge, %22, %c0 : index
-    %35 = arith.cmpi sle, %22, %arg4 : index
-    %36 = arith.cmpi sge, %19, %c0 : index
-    %37 = arith.cmpi sle, %19, %c16 : index
-    %38 = arith.cmpi sle, %24, %arg5 : index
-    %39 = arith.cmpi sle, %25, %arg5 : index
-    %40 = arith.andi %26, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %32 : i1
-    %46 = arith.andi %45, %33 : i1
-    %47 = arith.andi %46, %34 : i1
-    %48 = arith.andi %47, %35 : i1
-    %49 = arith.andi %48, %36 : i1
+    %25 = arith.cmpi sge, %12, %c0 : index
+    %26 = arith.cmpi sle, %12, %arg3 : index
+    %27 = arith.cmpi sge, %21, %c0 : index
+    %28 = arith.cmpi sle, %21, %arg3 : index
+    %29 = arith.cmpi sge, %16, %c0 : index
+    %30 = arith.cmpi sle, %16, %c32 : index
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %arg4 : index
+    %33 = arith.cmpi sge, %22, %c0 : index
+    %34 = arith.cmpi sle, %22, %arg4 : index
+    %35 = arith.cmpi sge, %19, %c0 : index
+    %36 = arith.cmpi sle, %19, %c16 : index
+    %37 = arith.cmpi sle, %24, %arg5 : index
+    %38 = arith.andi %25, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
+    %42 = arith.andi %41, %30 : i1
+    %43 = arith.andi %42, %31 : i1
+    %44 = arith.andi %43, %32 : i1
+    %45 = arith.andi %44, %33 : i1
+    %46 = arith.andi %45, %34 : i1
+    %47 = arith.andi %46, %35 : i1
+    %48 = arith.andi %47, %36 : i1
+    %49 = arith.andi %48, %37 : i1
     %50 = arith.andi %49, %37 : i1
-    %51 = arith.andi %50, %38 : i1
-    %52 = arith.andi %51, %39 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    scf.if %54 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %55 = arith.index_cast %intptr : index to i64
-      %56 = arith.index_cast %offset : index to i64
-      %57 = arith.muli %56, %c4_i64 : i64
-      %58 = arith.addi %55, %57 : i64
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg14 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg14 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.maxsi %67, %c0_i64_2 : i64
-        %69 = arith.addi %67, %c16_i64 : i64
-        %70 = arith.minsi %69, %c32_i64 : i64
-        %71 = arith.subi %70, %68 : i64
-        %72 = arith.ori %67, %c2147483648_i64 : i64
-        %73 = arith.subi %68, %67 : i64
-        %74 = arith.addi %72, %73 : i64
-        "instgem.mvin"(%58, %74, %c16_i64, %71) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %59:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %66 = arith.addi %arg15, %c32 : index
-        %subview_14 = memref.subview %reinterpret_cast[%12, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %67 = arith.index_cast %intptr_20 : index to i64
-        %68 = arith.index_cast %offset_17 : index to i64
-        %69 = arith.addi %67, %68 : i64
-        %70 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %76 = arith.index_cast %arg17 : index to i64
-          %77 = arith.muli %76, %c16_i64 : i64
-          %78 = arith.maxsi %77, %c0_i64_2 : i64
-          %79 = arith.addi %77, %c16_i64 : i64
-          %80 = arith.minsi %79, %c32_i64 : i64
-          %81 = arith.subi %80, %78 : i64
-          %82 = arith.muli %78, %70 : i64
-          %83 = arith.addi %69, %82 : i64
-          %84 = arith.muli %76, %c32_i64 : i64
-          %85 = arith.subi %78, %77 : i64
-          %86 = arith.addi %84, %85 : i64
-          "instgem.mvin"(%83, %86, %c32_i64, %81) : (i64, i64, i64, i64) -> ()
+    scf.if %50 {
+      %51 = arith.addi %24, %c32 : index
+      %52 = arith.cmpi sle, %51, %arg5 : index
+      %53 = arith.andi %52, %52 : i1
+      scf.if %53 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %54 = arith.index_cast %intptr : index to i64
+        %55 = arith.index_cast %offset : index to i64
+        %56 = arith.muli %55, %c4_i64 : i64
+        %57 = arith.addi %54, %56 : i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg14 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.maxsi %66, %c0_i64_2 : i64
+          %68 = arith.addi %66, %c16_i64 : i64
+          %69 = arith.minsi %68, %c32_i64 : i64
+          %70 = arith.subi %69, %67 : i64
+          %71 = arith.ori %66, %c2147483648_i64 : i64
+          %72 = arith.subi %67, %66 : i64
+          %73 = arith.addi %71, %72 : i64
+          "instgem.mvin"(%57, %73, %c16_i64, %70) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %71 = arith.addi %arg16, %c32 : index
-        %subview_21 = memref.subview %reinterpret_cast_4[%arg16, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_22 = memref.cast %subview_21 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %72 = arith.index_cast %intptr_27 : index to i64
-        %73 = arith.index_cast %offset_24 : index to i64
-        %74 = arith.addi %72, %73 : i64
-        %75 = arith.index_cast %strides_26#0 : index to i64
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %76 = arith.index_cast %arg17 : index to i64
-          %77 = arith.muli %76, %c16_i64 : i64
-          %78 = arith.maxsi %77, %c0_i64_2 : i64
-          %79 = arith.addi %77, %c16_i64 : i64
-          %80 = arith.minsi %79, %c32_i64 : i64
-          %81 = arith.subi %80, %78 : i64
-          %82 = arith.muli %78, %75 : i64
-          %83 = arith.addi %74, %82 : i64
-          %84 = arith.addi %77, %c64_i64 : i64
-          %85 = arith.subi %78, %77 : i64
-          %86 = arith.addi %84, %85 : i64
-          "instgem.mvin"(%83, %86, %c16_i64, %81) : (i64, i64, i64, i64) -> ()
+        %58:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %65 = arith.addi %arg15, %c32 : index
+          %subview_14 = memref.subview %reinterpret_cast[%12, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %66 = arith.index_cast %intptr_20 : index to i64
+          %67 = arith.index_cast %offset_17 : index to i64
+          %68 = arith.addi %66, %67 : i64
+          %69 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %69) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %75 = arith.index_cast %arg17 : index to i64
+            %76 = arith.muli %75, %c16_i64 : i64
+            %77 = arith.maxsi %76, %c0_i64_2 : i64
+            %78 = arith.addi %76, %c16_i64 : i64
+            %79 = arith.minsi %78, %c32_i64 : i64
+            %80 = arith.subi %79, %77 : i64
+            %81 = arith.muli %77, %69 : i64
+            %82 = arith.addi %68, %81 : i64
+            %83 = arith.muli %75, %c32_i64 : i64
+            %84 = arith.subi %77, %76 : i64
+            %85 = arith.addi %83, %84 : i64
+            "instgem.mvin"(%82, %85, %c32_i64, %80) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %70 = arith.addi %arg16, %c32 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[%arg16, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %71 = arith.index_cast %intptr_27 : index to i64
+          %72 = arith.index_cast %offset_24 : index to i64
+          %73 = arith.addi %71, %72 : i64
+          %74 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %75 = arith.index_cast %arg17 : index to i64
+            %76 = arith.muli %75, %c16_i64 : i64
+            %77 = arith.maxsi %76, %c0_i64_2 : i64
+            %78 = arith.addi %76, %c16_i64 : i64
+            %79 = arith.minsi %78, %c32_i64 : i64
+            %80 = arith.subi %79, %77 : i64
+            %81 = arith.muli %77, %74 : i64
+            %82 = arith.addi %73, %81 : i64
+            %83 = arith.addi %76, %c64_i64 : i64
+            %84 = arith.subi %77, %76 : i64
+            %85 = arith.addi %83, %84 : i64
+            "instgem.mvin"(%82, %85, %c16_i64, %80) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %75 = arith.index_cast %arg17 : index to i64
+            %76 = arith.muli %75, %c16_i64 : i64
+            %77 = arith.subi %c32_i64, %76 : i64
+            %78 = arith.minsi %77, %c16_i64 : i64
+            %79 = arith.ori %76, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %78, %c4294967295_i64, %c16_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
+            %80 = arith.muli %75, %c32_i64 : i64
+            "instgem.compute_preloaded"(%80, %c16_i64, %78, %c64_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %78, %79, %c16_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
+            %81 = arith.addi %80, %c16_i64 : i64
+            "instgem.compute_accumulated"(%81, %c16_i64, %78, %c80_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          scf.yield %65, %70 : index, index
+        }
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr_13 : index to i64
+        %60 = arith.index_cast %offset_10 : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides_12#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg14 : index to i64
+          %66 = arith.remsi %65, %c2_i64_1 : i64
+          %67 = arith.divsi %65, %c2_i64_1 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64_2 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %64 : i64
+          %74 = arith.addi %62, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.ori %78, %c2684354560_i64 : i64
+          %80 = arith.subi %69, %68 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.subi %c16_i64, %77 : i64
+          %83 = arith.minsi %82, %c16_i64 : i64
+          "instgem.mvout"(%76, %81, %83, %72) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %54 = arith.index_cast %intptr : index to i64
+        %55 = arith.index_cast %offset : index to i64
+        %56 = arith.muli %55, %c4_i64 : i64
+        %57 = arith.addi %54, %56 : i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg14 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.maxsi %66, %c0_i64_2 : i64
+          %68 = arith.addi %66, %c16_i64 : i64
+          %69 = arith.minsi %68, %c32_i64 : i64
+          %70 = arith.subi %69, %67 : i64
+          %71 = arith.ori %66, %c2147483648_i64 : i64
+          %72 = arith.subi %67, %66 : i64
+          %73 = arith.addi %71, %72 : i64
+          "instgem.mvin"(%57, %73, %c16_i64, %70) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %76 = arith.index_cast %arg17 : index to i64
-          %77 = arith.muli %76, %c16_i64 : i64
-          %78 = arith.subi %c32_i64, %77 : i64
-          %79 = arith.minsi %78, %c16_i64 : i64
-          %80 = arith.ori %77, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %79, %c4294967295_i64, %c16_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
-          %81 = arith.muli %76, %c32_i64 : i64
-          "instgem.compute_preloaded"(%81, %c16_i64, %79, %c64_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %79, %80, %c16_i64, %79) : (i64, i64, i64, i64, i64, i64) -> ()
-          %82 = arith.addi %81, %c16_i64 : i64
-          "instgem.compute_accumulated"(%82, %c16_i64, %79, %c80_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        } {gemmini.compute_nest}
-        scf.yield %66, %71 : index, index
-      }
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview_7 = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast_8 = memref.cast %subview_7 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %60 = arith.index_cast %intptr_13 : index to i64
-      %61 = arith.index_cast %offset_10 : index to i64
-      %62 = arith.muli %61, %c4_i64 : i64
-      %63 = arith.addi %60, %62 : i64
-      %64 = arith.index_cast %strides_12#0 : index to i64
-      %65 = arith.muli %64, %c4_i64 : i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %65, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      scf.for %arg14 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg14 : index to i64
-        %67 = arith.remsi %66, %c2_i64_1 : i64
-        %68 = arith.divsi %66, %c2_i64_1 : i64
-        %69 = arith.muli %67, %c16_i64 : i64
-        %70 = arith.maxsi %69, %c0_i64_2 : i64
-        %71 = arith.addi %69, %c16_i64 : i64
-        %72 = arith.minsi %71, %c32_i64 : i64
-        %73 = arith.subi %72, %70 : i64
-        %74 = arith.muli %70, %65 : i64
-        %75 = arith.addi %63, %74 : i64
-        %76 = arith.muli %68, %c64_i64 : i64
-        %77 = arith.addi %75, %76 : i64
-        %78 = arith.muli %68, %c16_i64 : i64
-        %79 = arith.addi %69, %78 : i64
-        %80 = arith.ori %79, %c2684354560_i64 : i64
-        %81 = arith.subi %70, %69 : i64
-        %82 = arith.addi %80, %81 : i64
-        %83 = arith.subi %c16_i64, %78 : i64
-        %84 = arith.minsi %83, %c16_i64 : i64
-        "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
+        %58:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %65 = arith.addi %arg15, %c32 : index
+          %66 = arith.minsi %65, %arg5 : index
+          %67 = arith.subi %66, %arg15 : index
+          %subview_14 = memref.subview %reinterpret_cast[%12, %arg15] [32, %67] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %68 = arith.index_cast %67 : index to i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %69 = arith.index_cast %intptr_20 : index to i64
+          %70 = arith.index_cast %offset_17 : index to i64
+          %71 = arith.addi %69, %70 : i64
+          %72 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %97 = arith.index_cast %arg17 : index to i64
+            %98 = arith.muli %97, %c16_i64 : i64
+            %99 = arith.maxsi %98, %c0_i64_2 : i64
+            %100 = arith.addi %98, %c16_i64 : i64
+            %101 = arith.minsi %100, %c32_i64 : i64
+            %102 = arith.subi %101, %99 : i64
+            %103 = arith.muli %99, %72 : i64
+            %104 = arith.addi %71, %103 : i64
+            %105 = arith.muli %97, %c32_i64 : i64
+            %106 = arith.subi %99, %98 : i64
+            %107 = arith.addi %105, %106 : i64
+            %108 = arith.minsi %68, %c64_i64 : i64
+            "instgem.mvin"(%104, %107, %108, %102) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %73 = arith.addi %arg16, %c32 : index
+          %74 = arith.minsi %73, %arg5 : index
+          %75 = arith.subi %74, %arg16 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[%arg16, %13] [%75, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %76 = arith.index_cast %75 : index to i64
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %77 = arith.index_cast %intptr_27 : index to i64
+          %78 = arith.index_cast %offset_24 : index to i64
+          %79 = arith.addi %77, %78 : i64
+          %80 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+          %81 = arith.maxsi %76, %c0_i64_2 : i64
+          %82 = arith.addi %81, %c15_i64 : i64
+          %83 = arith.divui %82, %c16_i64 : i64
+          %84 = arith.cmpi sgt, %76, %c0_i64_2 : i64
+          %85 = arith.extui %84 : i1 to i64
+          %86 = arith.muli %83, %85 : i64
+          %87 = arith.index_cast %86 : i64 to index
+          scf.for %arg17 = %c0 to %87 step %c1 {
+            %97 = arith.index_cast %arg17 : index to i64
+            %98 = arith.muli %97, %c16_i64 : i64
+            %99 = arith.maxsi %98, %c0_i64_2 : i64
+            %100 = arith.addi %98, %c16_i64 : i64
+            %101 = arith.minsi %100, %76 : i64
+            %102 = arith.subi %101, %99 : i64
+            %103 = arith.muli %99, %80 : i64
+            %104 = arith.addi %79, %103 : i64
+            %105 = arith.addi %98, %c64_i64 : i64
+            %106 = arith.subi %99, %98 : i64
+            %107 = arith.addi %105, %106 : i64
+            "instgem.mvin"(%104, %107, %c16_i64, %102) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %88 = arith.maxsi %68, %c0_i64_2 : i64
+          %89 = arith.minsi %88, %c32_i64 : i64
+          %90 = arith.minsi %81, %c32_i64 : i64
+          %91 = arith.minsi %89, %90 : i64
+          %92 = arith.ceildivsi %91, %c16_i64 : i64
+          %93 = arith.subi %92, %c1_i64_3 : i64
+          %94 = arith.cmpi sgt, %92, %c0_i64_2 : i64
+          %95 = arith.select %94, %c2_i64_1, %c0_i64_2 : i64
+          %96 = arith.index_cast %95 : i64 to index
+          scf.for %arg17 = %c0 to %96 step %c1 {
+            %97 = arith.index_cast %arg17 : index to i64
+            %98 = arith.muli %97, %c16_i64 : i64
+            %99 = arith.subi %c32_i64, %98 : i64
+            %100 = arith.minsi %99, %c16_i64 : i64
+            %101 = arith.ori %98, %c3221225472_i64 : i64
+            %102 = arith.cmpi eq, %93, %c0_i64_2 : i64
+            %103 = arith.select %102, %101, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %100, %103, %c16_i64, %100) : (i64, i64, i64, i64, i64, i64) -> ()
+            %104 = arith.muli %97, %c32_i64 : i64
+            %105 = arith.minsi %89, %c16_i64 : i64
+            %106 = arith.minsi %90, %c16_i64 : i64
+            "instgem.compute_preloaded"(%104, %105, %100, %c64_i64, %c16_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+            %107 = arith.index_cast %92 : i64 to index
+            scf.for %arg18 = %c1 to %107 step %c1 {
+              %108 = arith.index_cast %arg18 : index to i64
+              %109 = arith.cmpi eq, %108, %93 : i64
+              %110 = arith.select %109, %101, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %100, %110, %c16_i64, %100) : (i64, i64, i64, i64, i64, i64) -> ()
+              %111 = arith.muli %108, %c16_i64 : i64
+              %112 = arith.addi %104, %111 : i64
+              %113 = arith.subi %89, %111 : i64
+              %114 = arith.minsi %113, %c16_i64 : i64
+              %115 = arith.addi %111, %c64_i64 : i64
+              %116 = arith.subi %90, %111 : i64
+              %117 = arith.minsi %116, %c16_i64 : i64
+              "instgem.compute_accumulated"(%112, %114, %100, %115, %c16_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+          scf.yield %65, %73 : index, index
+        }
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr_13 : index to i64
+        %60 = arith.index_cast %offset_10 : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides_12#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg14 : index to i64
+          %66 = arith.remsi %65, %c2_i64_1 : i64
+          %67 = arith.divsi %65, %c2_i64_1 : i64
+          %68 = arith.muli %66, %c16_i64 : i64
+          %69 = arith.maxsi %68, %c0_i64_2 : i64
+          %70 = arith.addi %68, %c16_i64 : i64
+          %71 = arith.minsi %70, %c32_i64 : i64
+          %72 = arith.subi %71, %69 : i64
+          %73 = arith.muli %69, %64 : i64
+          %74 = arith.addi %62, %73 : i64
+          %75 = arith.muli %67, %c64_i64 : i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.muli %67, %c16_i64 : i64
+          %78 = arith.addi %68, %77 : i64
+          %79 = arith.ori %78, %c2684354560_i64 : i64
+          %80 = arith.subi %69, %68 : i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.subi %c16_i64, %77 : i64
+          %83 = arith.minsi %82, %c16_i64 : i64
+          "instgem.mvout"(%76, %81, %83, %72) : (i64, i64, i64, i64) -> ()
+        }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %55 = arith.maxsi %21, %c0 : index
-      %56 = arith.minsi %55, %arg3 : index
-      %57 = arith.maxsi %16, %c0 : index
-      %58 = arith.minsi %57, %c32 : index
-      %59 = arith.subi %56, %15 : index
-      %60 = arith.maxsi %22, %c0 : index
-      %61 = arith.minsi %60, %arg4 : index
-      %62 = arith.maxsi %19, %c0 : index
-      %63 = arith.minsi %62, %c16 : index
-      %64 = arith.subi %61, %18 : index
-      %65 = arith.cmpi sgt, %63, %c0 : index
-      scf.if %65 {
+      %51 = arith.maxsi %21, %c0 : index
+      %52 = arith.minsi %51, %arg3 : index
+      %53 = arith.maxsi %16, %c0 : index
+      %54 = arith.minsi %53, %c32 : index
+      %55 = arith.subi %52, %15 : index
+      %56 = arith.maxsi %22, %c0 : index
+      %57 = arith.minsi %56, %arg4 : index
+      %58 = arith.maxsi %19, %c0 : index
+      %59 = arith.minsi %58, %c16 : index
+      %60 = arith.subi %57, %18 : index
+      %61 = arith.cmpi sgt, %59, %c0 : index
+      scf.if %61 {
         func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_5[%15, %18] [%59, %64] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %66 = arith.index_cast %58 : index to i64
-      %67 = arith.index_cast %59 : index to i64
-      %68 = arith.index_cast %64 : index to i64
+      %subview = memref.subview %reinterpret_cast_5[%15, %18] [%55, %60] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %62 = arith.index_cast %54 : index to i64
+      %63 = arith.index_cast %55 : index to i64
+      %64 = arith.index_cast %60 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %69 = arith.index_cast %intptr : index to i64
-      %70 = arith.index_cast %offset : index to i64
-      %71 = arith.muli %70, %c4_i64 : i64
-      %72 = arith.addi %69, %71 : i64
-      %73 = arith.addi %66, %67 : i64
-      %74 = arith.cmpi slt, %73, %c32_i64 : i64
-      %75 = arith.cmpi slt, %68, %c16_i64 : i64
-      %76 = arith.ori %74, %75 : i1
-      scf.if %76 {
+      %65 = arith.index_cast %intptr : index to i64
+      %66 = arith.index_cast %offset : index to i64
+      %67 = arith.muli %66, %c4_i64 : i64
+      %68 = arith.addi %65, %67 : i64
+      %69 = arith.addi %62, %63 : i64
+      %70 = arith.cmpi slt, %69, %c32_i64 : i64
+      %71 = arith.cmpi slt, %64, %c16_i64 : i64
+      %72 = arith.ori %70, %71 : i1
+      scf.if %72 {
         "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg14 = %c0 to %c2 step %c1 {
-          %103 = arith.index_cast %arg14 : index to i64
-          %104 = arith.muli %103, %c16_i64 : i64
-          %105 = arith.ori %104, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_2, %105, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %99 = arith.index_cast %arg14 : index to i64
+          %100 = arith.muli %99, %c16_i64 : i64
+          %101 = arith.ori %100, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %101, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
       "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c0_i64_2) : (i64, i64, i64, i64, i64, i64) -> ()
-      %77 = arith.maxsi %66, %c0_i64_2 : i64
-      %78 = arith.divui %77, %c16_i64 : i64
-      %79 = arith.maxsi %73, %c0_i64_2 : i64
-      %80 = arith.addi %79, %c15_i64 : i64
-      %81 = arith.divui %80, %c16_i64 : i64
-      %82 = arith.subi %81, %78 : i64
-      %83 = arith.cmpi sgt, %67, %c0_i64_2 : i64
-      %84 = arith.extui %83 : i1 to i64
-      %85 = arith.muli %82, %84 : i64
-      %86 = arith.index_cast %85 : i64 to index
-      scf.for %arg14 = %c0 to %86 step %c1 {
-        %103 = arith.index_cast %arg14 : index to i64
-        %104 = arith.addi %78, %103 : i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %66 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %73 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.ori %105, %c2147483648_i64 : i64
-        %111 = arith.subi %106, %105 : i64
-        %112 = arith.addi %110, %111 : i64
-        %113 = arith.minsi %68, %c16_i64 : i64
-        "instgem.mvin"(%72, %112, %113, %109) : (i64, i64, i64, i64) -> ()
+      %73 = arith.maxsi %62, %c0_i64_2 : i64
+      %74 = arith.divui %73, %c16_i64 : i64
+      %75 = arith.maxsi %69, %c0_i64_2 : i64
+      %76 = arith.addi %75, %c15_i64 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.subi %77, %74 : i64
+      %79 = arith.cmpi sgt, %63, %c0_i64_2 : i64
+      %80 = arith.extui %79 : i1 to i64
+      %81 = arith.muli %78, %80 : i64
+      %82 = arith.index_cast %81 : i64 to index
+      scf.for %arg14 = %c0 to %82 step %c1 {
+        %99 = arith.index_cast %arg14 : index to i64
+        %100 = arith.addi %74, %99 : i64
+        %101 = arith.muli %100, %c16_i64 : i64
+        %102 = arith.maxsi %101, %62 : i64
+        %103 = arith.addi %101, %c16_i64 : i64
+        %104 = arith.minsi %103, %69 : i64
+        %105 = arith.subi %104, %102 : i64
+        %106 = arith.ori %101, %c2147483648_i64 : i64
+        %107 = arith.subi %102, %101 : i64
+        %108 = arith.addi %106, %107 : i64
+        %109 = arith.minsi %64, %c16_i64 : i64
+        "instgem.mvin"(%68, %108, %109, %105) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %87 = arith.addi %77, %c15_i64 : i64
-      %88 = arith.divui %87, %c16_i64 : i64
-      %89 = arith.cmpi sgt, %66, %c0_i64_2 : i64
-      %90 = arith.extui %89 : i1 to i64
-      %91 = arith.muli %88, %90 : i64
-      %92 = arith.index_cast %91 : i64 to index
-      scf.for %arg14 = %c0 to %92 step %c1 {
-        %103 = arith.index_cast %arg14 : index to i64
-        %104 = arith.muli %103, %c16_i64 : i64
-        %105 = arith.maxsi %104, %c0_i64_2 : i64
-        %106 = arith.addi %104, %c16_i64 : i64
-        %107 = arith.minsi %106, %66 : i64
-        %108 = arith.subi %107, %105 : i64
-        %109 = arith.ori %104, %c2147483648_i64 : i64
-        %110 = arith.subi %105, %104 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.minsi %68, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %111, %112, %108) : (i64, i64, i64, i64) -> ()
+      %83 = arith.addi %73, %c15_i64 : i64
+      %84 = arith.divui %83, %c16_i64 : i64
+      %85 = arith.cmpi sgt, %62, %c0_i64_2 : i64
+      %86 = arith.extui %85 : i1 to i64
+      %87 = arith.muli %84, %86 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.for %arg14 = %c0 to %88 step %c1 {
+        %99 = arith.index_cast %arg14 : index to i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %c0_i64_2 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %62 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.ori %100, %c2147483648_i64 : i64
+        %106 = arith.subi %101, %100 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.minsi %64, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %107, %108, %104) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %93:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %103 = arith.maxsi %arg15, %c0 : index
-        %104 = arith.minsi %103, %arg5 : index
-        %105 = arith.addi %arg15, %c32 : index
-        %106 = arith.maxsi %105, %c0 : index
-        %107 = arith.minsi %106, %arg5 : index
-        %108 = arith.subi %104, %arg15 : index
-        %109 = arith.maxsi %108, %c0 : index
-        %110 = arith.minsi %109, %c32 : index
-        %111 = arith.subi %107, %104 : index
-        %112 = arith.cmpi sgt, %110, %c0 : index
-        scf.if %112 {
+      %89:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+        %99 = arith.maxsi %arg15, %c0 : index
+        %100 = arith.minsi %99, %arg5 : index
+        %101 = arith.addi %arg15, %c32 : index
+        %102 = arith.maxsi %101, %c0 : index
+        %103 = arith.minsi %102, %arg5 : index
+        %104 = arith.subi %100, %arg15 : index
+        %105 = arith.maxsi %104, %c0 : index
+        %106 = arith.minsi %105, %c32 : index
+        %107 = arith.subi %103, %100 : index
+        %108 = arith.cmpi sgt, %106, %c0 : index
+        scf.if %108 {
           func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_13 = memref.subview %reinterpret_cast[%15, %104] [%59, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %113 = arith.index_cast %111 : index to i64
+        %subview_13 = memref.subview %reinterpret_cast[%15, %100] [%55, %107] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %109 = arith.index_cast %107 : index to i64
         %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %114 = arith.index_cast %intptr_18 : index to i64
-        %115 = arith.index_cast %offset_15 : index to i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.index_cast %strides_17#0 : index to i64
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %86 step %c1 {
-          %164 = arith.index_cast %arg17 : index to i64
-          %165 = arith.addi %78, %164 : i64
-          %166 = arith.muli %165, %c16_i64 : i64
-          %167 = arith.maxsi %166, %66 : i64
-          %168 = arith.addi %166, %c16_i64 : i64
-          %169 = arith.minsi %168, %73 : i64
-          %170 = arith.subi %169, %167 : i64
-          %171 = arith.subi %167, %66 : i64
-          %172 = arith.muli %171, %117 : i64
-          %173 = arith.addi %116, %172 : i64
-          %174 = arith.muli %165, %c32_i64 : i64
-          %175 = arith.subi %167, %166 : i64
-          %176 = arith.addi %174, %175 : i64
-          %177 = arith.minsi %113, %c64_i64 : i64
-          "instgem.mvin"(%173, %176, %177, %170) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg17 = %c0 to %92 step %c1 {
-          %164 = arith.index_cast %arg17 : index to i64
-          %165 = arith.muli %164, %c16_i64 : i64
-          %166 = arith.maxsi %165, %c0_i64_2 : i64
-          %167 = arith.addi %165, %c16_i64 : i64
-          %168 = arith.minsi %167, %66 : i64
-          %169 = arith.subi %168, %166 : i64
-          %170 = arith.muli %164, %c32_i64 : i64
-          %171 = arith.subi %166, %165 : i64
+        %110 = arith.index_cast %intptr_18 : index to i64
+        %111 = arith.index_cast %offset_15 : index to i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.index_cast %strides_17#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %82 step %c1 {
+          %160 = arith.index_cast %arg17 : index to i64
+          %161 = arith.addi %74, %160 : i64
+          %162 = arith.muli %161, %c16_i64 : i64
+          %163 = arith.maxsi %162, %62 : i64
+          %164 = arith.addi %162, %c16_i64 : i64
+          %165 = arith.minsi %164, %69 : i64
+          %166 = arith.subi %165, %163 : i64
+          %167 = arith.subi %163, %62 : i64
+          %168 = arith.muli %167, %113 : i64
+          %169 = arith.addi %112, %168 : i64
+          %170 = arith.muli %161, %c32_i64 : i64
+          %171 = arith.subi %163, %162 : i64
           %172 = arith.addi %170, %171 : i64
-          %173 = arith.minsi %113, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_2, %172, %173, %169) : (i64, i64, i64, i64) -> ()
+          %173 = arith.minsi %109, %c64_i64 : i64
+          "instgem.mvin"(%169, %172, %173, %166) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %118 = arith.maxsi %arg16, %c0 : index
-        %119 = arith.minsi %118, %arg5 : index
-        %120 = arith.addi %arg16, %c32 : index
-        %121 = arith.maxsi %120, %c0 : index
-        %122 = arith.minsi %121, %arg5 : index
-        %123 = arith.subi %119, %arg16 : index
-        %124 = arith.maxsi %123, %c0 : index
-        %125 = arith.minsi %124, %c32 : index
-        %126 = arith.subi %122, %119 : index
-        scf.if %65 {
+        scf.for %arg17 = %c0 to %88 step %c1 {
+          %160 = arith.index_cast %arg17 : index to i64
+          %161 = arith.muli %160, %c16_i64 : i64
+          %162 = arith.maxsi %161, %c0_i64_2 : i64
+          %163 = arith.addi %161, %c16_i64 : i64
+          %164 = arith.minsi %163, %62 : i64
+          %165 = arith.subi %164, %162 : i64
+          %166 = arith.muli %160, %c32_i64 : i64
+          %167 = arith.subi %162, %161 : i64
+          %168 = arith.addi %166, %167 : i64
+          %169 = arith.minsi %109, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %168, %169, %165) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %114 = arith.maxsi %arg16, %c0 : index
+        %115 = arith.minsi %114, %arg5 : index
+        %116 = arith.addi %arg16, %c32 : index
+        %117 = arith.maxsi %116, %c0 : index
+        %118 = arith.minsi %117, %arg5 : index
+        %119 = arith.subi %115, %arg16 : index
+        %120 = arith.maxsi %119, %c0 : index
+        %121 = arith.minsi %120, %c32 : index
+        %122 = arith.subi %118, %115 : index
+        scf.if %61 {
           func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_19 = memref.subview %reinterpret_cast_4[%119, %18] [%126, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %127 = arith.index_cast %125 : index to i64
-        %128 = arith.index_cast %126 : index to i64
-        %129 = arith.addi %127, %128 : i64
+        %subview_19 = memref.subview %reinterpret_cast_4[%115, %18] [%122, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %123 = arith.index_cast %121 : index to i64
+        %124 = arith.index_cast %122 : index to i64
+        %125 = arith.addi %123, %124 : i64
         %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %130 = arith.index_cast %intptr_24 : index to i64
-        %131 = arith.index_cast %offset_21 : index to i64
-        %132 = arith.addi %130, %131 : i64
-        %133 = arith.index_cast %strides_23#0 : index to i64
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %133) : (i64, i64, i64, i64, i64, i64) -> ()
-        %134 = arith.maxsi %127, %c0_i64_2 : i64
-        %135 = arith.divui %134, %c16_i64 : i64
-        %136 = arith.maxsi %129, %c0_i64_2 : i64
-        %137 = arith.addi %136, %c15_i64 : i64
-        %138 = arith.divui %137, %c16_i64 : i64
-        %139 = arith.subi %138, %135 : i64
-        %140 = arith.cmpi sgt, %128, %c0_i64_2 : i64
-        %141 = arith.extui %140 : i1 to i64
-        %142 = arith.muli %139, %141 : i64
-        %143 = arith.index_cast %142 : i64 to index
-        scf.for %arg17 = %c0 to %143 step %c1 {
-          %164 = arith.index_cast %arg17 : index to i64
-          %165 = arith.addi %135, %164 : i64
-          %166 = arith.muli %165, %c16_i64 : i64
-          %167 = arith.maxsi %166, %127 : i64
-          %168 = arith.addi %166, %c16_i64 : i64
-          %169 = arith.minsi %168, %129 : i64
-          %170 = arith.subi %169, %167 : i64
-          %171 = arith.subi %167, %127 : i64
-          %172 = arith.muli %171, %133 : i64
-          %173 = arith.addi %132, %172 : i64
-          %174 = arith.addi %166, %c64_i64 : i64
-          %175 = arith.subi %167, %166 : i64
-          %176 = arith.addi %174, %175 : i64
-          %177 = arith.minsi %68, %c64_i64 : i64
-          "instgem.mvin"(%173, %176, %177, %170) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %144 = arith.addi %134, %c15_i64 : i64
-        %145 = arith.divui %144, %c16_i64 : i64
-        %146 = arith.cmpi sgt, %127, %c0_i64_2 : i64
-        %147 = arith.extui %146 : i1 to i64
-        %148 = arith.muli %145, %147 : i64
-        %149 = arith.index_cast %148 : i64 to index
-        scf.for %arg17 = %c0 to %149 step %c1 {
-          %164 = arith.index_cast %arg17 : index to i64
-          %165 = arith.muli %164, %c16_i64 : i64
-          %166 = arith.maxsi %165, %c0_i64_2 : i64
-          %167 = arith.addi %165, %c16_i64 : i64
-          %168 = arith.minsi %167, %127 : i64
-          %169 = arith.subi %168, %166 : i64
-          %170 = arith.addi %165, %c64_i64 : i64
-          %171 = arith.subi %166, %165 : i64
+        %126 = arith.index_cast %intptr_24 : index to i64
+        %127 = arith.index_cast %offset_21 : index to i64
+        %128 = arith.addi %126, %127 : i64
+        %129 = arith.index_cast %strides_23#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
+        %130 = arith.maxsi %123, %c0_i64_2 : i64
+        %131 = arith.divui %130, %c16_i64 : i64
+        %132 = arith.maxsi %125, %c0_i64_2 : i64
+        %133 = arith.addi %132, %c15_i64 : i64
+        %134 = arith.divui %133, %c16_i64 : i64
+        %135 = arith.subi %134, %131 : i64
+        %136 = arith.cmpi sgt, %124, %c0_i64_2 : i64
+        %137 = arith.extui %136 : i1 to i64
+        %138 = arith.muli %135, %137 : i64
+        %139 = arith.index_cast %138 : i64 to index
+        scf.for %arg17 = %c0 to %139 step %c1 {
+          %160 = arith.index_cast %arg17 : index to i64
+          %161 = arith.addi %131, %160 : i64
+          %162 = arith.muli %161, %c16_i64 : i64
+          %163 = arith.maxsi %162, %123 : i64
+          %164 = arith.addi %162, %c16_i64 : i64
+          %165 = arith.minsi %164, %125 : i64
+          %166 = arith.subi %165, %163 : i64
+          %167 = arith.subi %163, %123 : i64
+          %168 = arith.muli %167, %129 : i64
+          %169 = arith.addi %128, %168 : i64
+          %170 = arith.addi %162, %c64_i64 : i64
+          %171 = arith.subi %163, %162 : i64
           %172 = arith.addi %170, %171 : i64
-          %173 = arith.minsi %68, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_2, %172, %173, %169) : (i64, i64, i64, i64) -> ()
+          %173 = arith.minsi %64, %c64_i64 : i64
+          "instgem.mvin"(%169, %172, %173, %166) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %150 = arith.minsi %79, %c32_i64 : i64
-        %151 = arith.maxsi %113, %c0_i64_2 : i64
-        %152 = arith.minsi %151, %c32_i64 : i64
-        %153 = arith.minsi %136, %c32_i64 : i64
-        %154 = arith.maxsi %68, %c0_i64_2 : i64
-        %155 = arith.minsi %154, %c16_i64 : i64
-        %156 = arith.ceildivsi %150, %c16_i64 : i64
-        %157 = arith.ceildivsi %155, %c16_i64 : i64
-        %158 = arith.minsi %152, %153 : i64
-        %159 = arith.ceildivsi %158, %c16_i64 : i64
-        %160 = arith.subi %159, %c1_i64_3 : i64
-        %161 = arith.cmpi sgt, %159, %c0_i64_2 : i64
-        %162 = arith.select %161, %156, %c0_i64_2 : i64
-        %163 = arith.index_cast %162 : i64 to index
-        scf.for %arg17 = %c0 to %163 step %c1 {
-          %164 = arith.index_cast %arg17 : index to i64
-          %165 = arith.index_cast %157 : i64 to index
-          scf.for %arg18 = %c0 to %165 step %c1 {
-            %166 = arith.index_cast %arg18 : index to i64
-            %167 = arith.muli %164, %c16_i64 : i64
-            %168 = arith.subi %150, %167 : i64
-            %169 = arith.minsi %168, %c16_i64 : i64
-            %170 = arith.muli %166, %c16_i64 : i64
-            %171 = arith.subi %155, %170 : i64
-            %172 = arith.minsi %171, %c16_i64 : i64
-            %173 = arith.addi %167, %170 : i64
-            %174 = arith.ori %173, %c3221225472_i64 : i64
-            %175 = arith.cmpi eq, %160, %c0_i64_2 : i64
-            %176 = arith.select %175, %174, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %172, %169, %176, %172, %169) : (i64, i64, i64, i64, i64, i64) -> ()
-            %177 = arith.muli %164, %c32_i64 : i64
-            %178 = arith.minsi %152, %c16_i64 : i64
-            %179 = arith.addi %170, %c64_i64 : i64
-            %180 = arith.minsi %153, %c16_i64 : i64
-            "instgem.compute_preloaded"(%177, %178, %169, %179, %172, %180) : (i64, i64, i64, i64, i64, i64) -> ()
-            %181 = arith.index_cast %159 : i64 to index
-            scf.for %arg19 = %c1 to %181 step %c1 {
-              %182 = arith.index_cast %arg19 : index to i64
-              %183 = arith.cmpi eq, %182, %160 : i64
-              %184 = arith.select %183, %174, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %172, %169, %184, %172, %169) : (i64, i64, i64, i64, i64, i64) -> ()
-              %185 = arith.muli %182, %c16_i64 : i64
-              %186 = arith.addi %177, %185 : i64
-              %187 = arith.subi %152, %185 : i64
+        %140 = arith.addi %130, %c15_i64 : i64
+        %141 = arith.divui %140, %c16_i64 : i64
+        %142 = arith.cmpi sgt, %123, %c0_i64_2 : i64
+        %143 = arith.extui %142 : i1 to i64
+        %144 = arith.muli %141, %143 : i64
+        %145 = arith.index_cast %144 : i64 to index
+        scf.for %arg17 = %c0 to %145 step %c1 {
+          %160 = arith.index_cast %arg17 : index to i64
+          %161 = arith.muli %160, %c16_i64 : i64
+          %162 = arith.maxsi %161, %c0_i64_2 : i64
+          %163 = arith.addi %161, %c16_i64 : i64
+          %164 = arith.minsi %163, %123 : i64
+          %165 = arith.subi %164, %162 : i64
+          %166 = arith.addi %161, %c64_i64 : i64
+          %167 = arith.subi %162, %161 : i64
+          %168 = arith.addi %166, %167 : i64
+          %169 = arith.minsi %64, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %168, %169, %165) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %146 = arith.minsi %75, %c32_i64 : i64
+        %147 = arith.maxsi %109, %c0_i64_2 : i64
+        %148 = arith.minsi %147, %c32_i64 : i64
+        %149 = arith.minsi %132, %c32_i64 : i64
+        %150 = arith.maxsi %64, %c0_i64_2 : i64
+        %151 = arith.minsi %150, %c16_i64 : i64
+        %152 = arith.ceildivsi %146, %c16_i64 : i64
+        %153 = arith.ceildivsi %151, %c16_i64 : i64
+        %154 = arith.minsi %148, %149 : i64
+        %155 = arith.ceildivsi %154, %c16_i64 : i64
+        %156 = arith.subi %155, %c1_i64_3 : i64
+        %157 = arith.cmpi sgt, %155, %c0_i64_2 : i64
+        %158 = arith.select %157, %152, %c0_i64_2 : i64
+        %159 = arith.index_cast %158 : i64 to index
+        scf.for %arg17 = %c0 to %159 step %c1 {
+          %160 = arith.index_cast %arg17 : index to i64
+          %161 = arith.index_cast %153 : i64 to index
+          scf.for %arg18 = %c0 to %161 step %c1 {
+            %162 = arith.index_cast %arg18 : index to i64
+            %163 = arith.muli %160, %c16_i64 : i64
+            %164 = arith.subi %146, %163 : i64
+            %165 = arith.minsi %164, %c16_i64 : i64
+            %166 = arith.muli %162, %c16_i64 : i64
+            %167 = arith.subi %151, %166 : i64
+            %168 = arith.minsi %167, %c16_i64 : i64
+            %169 = arith.addi %163, %166 : i64
+            %170 = arith.ori %169, %c3221225472_i64 : i64
+            %171 = arith.cmpi eq, %156, %c0_i64_2 : i64
+            %172 = arith.select %171, %170, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %168, %165, %172, %168, %165) : (i64, i64, i64, i64, i64, i64) -> ()
+            %173 = arith.muli %160, %c32_i64 : i64
+            %174 = arith.minsi %148, %c16_i64 : i64
+            %175 = arith.addi %166, %c64_i64 : i64
+            %176 = arith.minsi %149, %c16_i64 : i64
+            "instgem.compute_preloaded"(%173, %174, %165, %175, %168, %176) : (i64, i64, i64, i64, i64, i64) -> ()
+            %177 = arith.index_cast %155 : i64 to index
+            scf.for %arg19 = %c1 to %177 step %c1 {
+              %178 = arith.index_cast %arg19 : index to i64
+              %179 = arith.cmpi eq, %178, %156 : i64
+              %180 = arith.select %179, %170, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %168, %165, %180, %168, %165) : (i64, i64, i64, i64, i64, i64) -> ()
+              %181 = arith.muli %178, %c16_i64 : i64
+              %182 = arith.addi %173, %181 : i64
+              %183 = arith.subi %148, %181 : i64
+              %184 = arith.minsi %183, %c16_i64 : i64
+              %185 = arith.addi %181, %166 : i64
+              %186 = arith.addi %185, %c64_i64 : i64
+              %187 = arith.subi %149, %181 : i64
               %188 = arith.minsi %187, %c16_i64 : i64
-              %189 = arith.addi %185, %170 : i64
-              %190 = arith.addi %189, %c64_i64 : i64
-              %191 = arith.subi %153, %185 : i64
-              %192 = arith.minsi %191, %c16_i64 : i64
-              "instgem.compute_accumulated"(%186, %188, %169, %190, %172, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%182, %184, %165, %186, %168, %188) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.yield %105, %120 : index, index
+        scf.yield %101, %116 : index, index
       }
       %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      scf.if %65 {
+      scf.if %61 {
         func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
       }
-      %subview_7 = memref.subview %reinterpret_cast_6[%15, %18] [%59, %64] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %subview_7 = memref.subview %reinterpret_cast_6[%15, %18] [%55, %60] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
       %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %94 = arith.index_cast %intptr_12 : index to i64
-      %95 = arith.index_cast %offset_9 : index to i64
-      %96 = arith.muli %95, %c4_i64 : i64
-      %97 = arith.addi %94, %96 : i64
-      %98 = arith.index_cast %strides_11#0 : index to i64
-      %99 = arith.muli %98, %c4_i64 : i64
+      %90 = arith.index_cast %intptr_12 : index to i64
+      %91 = arith.index_cast %offset_9 : index to i64
+      %92 = arith.muli %91, %c4_i64 : i64
+      %93 = arith.addi %90, %92 : i64
+      %94 = arith.index_cast %strides_11#0 : index to i64
+      %95 = arith.muli %94, %c4_i64 : i64
       scf.if %7 {
-        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %99, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %95, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %100 = arith.ceildivsi %68, %c16_i64 : i64
-      %101 = arith.muli %85, %100 : i64
-      %102 = arith.index_cast %101 : i64 to index
-      scf.for %arg14 = %c0 to %102 step %c1 {
-        %103 = arith.index_cast %arg14 : index to i64
-        %104 = arith.remsi %103, %85 : i64
-        %105 = arith.divsi %103, %85 : i64
-        %106 = arith.addi %78, %104 : i64
-        %107 = arith.muli %106, %c16_i64 : i64
-        %108 = arith.maxsi %107, %66 : i64
-        %109 = arith.addi %107, %c16_i64 : i64
-        %110 = arith.minsi %109, %73 : i64
-        %111 = arith.subi %110, %108 : i64
-        %112 = arith.subi %108, %66 : i64
-        %113 = arith.muli %112, %99 : i64
-        %114 = arith.addi %97, %113 : i64
-        %115 = arith.muli %105, %c64_i64 : i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.muli %105, %c16_i64 : i64
-        %118 = arith.addi %107, %117 : i64
-        %119 = arith.ori %118, %c2684354560_i64 : i64
-        %120 = arith.subi %108, %107 : i64
-        %121 = arith.addi %119, %120 : i64
-        %122 = arith.subi %68, %117 : i64
-        %123 = arith.minsi %122, %c16_i64 : i64
-        "instgem.mvout"(%116, %121, %123, %111) : (i64, i64, i64, i64) -> ()
+      %96 = arith.ceildivsi %64, %c16_i64 : i64
+      %97 = arith.muli %81, %96 : i64
+      %98 = arith.index_cast %97 : i64 to index
+      scf.for %arg14 = %c0 to %98 step %c1 {
+        %99 = arith.index_cast %arg14 : index to i64
+        %100 = arith.remsi %99, %81 : i64
+        %101 = arith.divsi %99, %81 : i64
+        %102 = arith.addi %74, %100 : i64
+        %103 = arith.muli %102, %c16_i64 : i64
+        %104 = arith.maxsi %103, %62 : i64
+        %105 = arith.addi %103, %c16_i64 : i64
+        %106 = arith.minsi %105, %69 : i64
+        %107 = arith.subi %106, %104 : i64
+        %108 = arith.subi %104, %62 : i64
+        %109 = arith.muli %108, %95 : i64
+        %110 = arith.addi %93, %109 : i64
+        %111 = arith.muli %101, %c64_i64 : i64
+        %112 = arith.addi %110, %111 : i64
+        %113 = arith.muli %101, %c16_i64 : i64
+        %114 = arith.addi %103, %113 : i64
+        %115 = arith.ori %114, %c2684354560_i64 : i64
+        %116 = arith.subi %104, %103 : i64
+        %117 = arith.addi %115, %116 : i64
+        %118 = arith.subi %64, %113 : i64
+        %119 = arith.minsi %118, %c16_i64 : i64
+        "instgem.mvout"(%112, %117, %119, %107) : (i64, i64, i64, i64) -> ()
       }
     }
     return

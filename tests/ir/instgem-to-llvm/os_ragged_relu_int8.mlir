@@ -29,6 +29,18 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -101,397 +113,534 @@ module {
     %22 = arith.addi %13, %c32 : index
     %23 = arith.subi %14, %c1 : index
     %24 = arith.muli %23, %c16 : index
-    %25 = arith.addi %24, %c16 : index
-    %26 = arith.cmpi sge, %12, %c0 : index
-    %27 = arith.cmpi sle, %12, %arg3 : index
-    %28 = arith.cmpi sge, %21, %c0 : index
-    %29 = arith.cmpi sle, %21, %arg3 : index
-    %30 = arith.cmpi sge, %17, %c0 : index
-    %31 = arith.cmpi sle, %17, %c16 : index
-    %32 = arith.cmpi sge, %13, %c0 : index
-    %33 = arith.cmpi sle, %13, %arg4 : index
-    %34 = arith.cmpi sge, %22, %c0 : index
-    %35 = arith.cmpi sle, %22, %arg4 : index
-    %36 = arith.cmpi sge, %20, %c0 : index
-    %37 = arith.cmpi sle, %20, %c32 : index
-    %38 = arith.cmpi sle, %24, %arg5 : index
-    %39 = arith.cmpi sle, %25, %arg5 : index
-    %40 = arith.andi %26, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %32 : i1
-    %46 = arith.andi %45, %33 : i1
-    %47 = arith.andi %46, %34 : i1
-    %48 = arith.andi %47, %35 : i1
-    %49 = arith.andi %48, %36 : i1
-    %50 = arith.andi %49, %37 : i1
-    %51 = arith.andi %50, %28 : i1
-    %52 = arith.andi %51, %29 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    %55 = arith.andi %54, %38 : i1
-    %56 = arith.andi %55, %39 : i1
-    %57 = arith.andi %56, %34 : i1
-    %58 = arith.andi %57, %35 : i1
-    scf.if %58 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg7 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg7 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.subi %c32_i64, %67 : i64
-        %69 = arith.minsi %68, %c16_i64 : i64
-        %70 = arith.ori %67, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %70, %69, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %59:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-        %66 = arith.addi %arg8, %c16 : index
-        %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
-        %cast_6 = memref.cast %subview_5 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_11 = memref.extract_aligned_pointer_as_index %cast_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %67 = arith.index_cast %intptr_11 : index to i64
-        %68 = arith.index_cast %offset_8 : index to i64
-        %69 = arith.addi %67, %68 : i64
-        %70 = arith.index_cast %strides_10#0 : index to i64
-        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%69, %c0_i64_1, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %71 = arith.addi %arg9, %c16 : index
-        %subview_12 = memref.subview %reinterpret_cast_3[%arg9, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
-        %cast_13 = memref.cast %subview_12 : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_12 : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_18 = memref.extract_aligned_pointer_as_index %cast_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %72 = arith.index_cast %intptr_18 : index to i64
-        %73 = arith.index_cast %offset_15 : index to i64
-        %74 = arith.addi %72, %73 : i64
-        %75 = arith.index_cast %strides_17#0 : index to i64
-        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%74, %c16_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c2 step %c1 {
-          %76 = arith.index_cast %arg10 : index to i64
-          %77 = arith.muli %76, %c16_i64 : i64
-          %78 = arith.subi %c32_i64, %77 : i64
-          %79 = arith.minsi %78, %c16_i64 : i64
-          %80 = arith.ori %77, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %79, %c16_i64, %80, %79, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %81 = arith.addi %77, %c16_i64 : i64
-          "instgem.compute_preloaded"(%c0_i64_1, %c16_i64, %c16_i64, %81, %79, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+    %25 = arith.cmpi sge, %12, %c0 : index
+    %26 = arith.cmpi sle, %12, %arg3 : index
+    %27 = arith.cmpi sge, %21, %c0 : index
+    %28 = arith.cmpi sle, %21, %arg3 : index
+    %29 = arith.cmpi sge, %17, %c0 : index
+    %30 = arith.cmpi sle, %17, %c16 : index
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %arg4 : index
+    %33 = arith.cmpi sge, %22, %c0 : index
+    %34 = arith.cmpi sle, %22, %arg4 : index
+    %35 = arith.cmpi sge, %20, %c0 : index
+    %36 = arith.cmpi sle, %20, %c32 : index
+    %37 = arith.cmpi sle, %24, %arg5 : index
+    %38 = arith.andi %25, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
+    %42 = arith.andi %41, %30 : i1
+    %43 = arith.andi %42, %31 : i1
+    %44 = arith.andi %43, %32 : i1
+    %45 = arith.andi %44, %33 : i1
+    %46 = arith.andi %45, %34 : i1
+    %47 = arith.andi %46, %35 : i1
+    %48 = arith.andi %47, %36 : i1
+    %49 = arith.andi %48, %27 : i1
+    %50 = arith.andi %49, %28 : i1
+    %51 = arith.andi %50, %37 : i1
+    %52 = arith.andi %51, %37 : i1
+    %53 = arith.andi %52, %33 : i1
+    %54 = arith.andi %53, %34 : i1
+    scf.if %54 {
+      %55 = arith.addi %24, %c16 : index
+      %56 = arith.cmpi sle, %55, %arg5 : index
+      %57 = arith.andi %56, %56 : i1
+      scf.if %57 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg7 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.subi %c32_i64, %66 : i64
+          %68 = arith.minsi %67, %c16_i64 : i64
+          %69 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_1, %69, %68, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %58:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %65 = arith.addi %arg8, %c16 : index
+          %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
+          %cast_6 = memref.cast %subview_5 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_11 = memref.extract_aligned_pointer_as_index %cast_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %66 = arith.index_cast %intptr_11 : index to i64
+          %67 = arith.index_cast %offset_8 : index to i64
+          %68 = arith.addi %66, %67 : i64
+          %69 = arith.index_cast %strides_10#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %69) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%68, %c0_i64_1, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %70 = arith.addi %arg9, %c16 : index
+          %subview_12 = memref.subview %reinterpret_cast_3[%arg9, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+          %cast_13 = memref.cast %subview_12 : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_12 : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_18 = memref.extract_aligned_pointer_as_index %cast_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %71 = arith.index_cast %intptr_18 : index to i64
+          %72 = arith.index_cast %offset_15 : index to i64
+          %73 = arith.addi %71, %72 : i64
+          %74 = arith.index_cast %strides_17#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%73, %c16_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %75 = arith.index_cast %arg10 : index to i64
+            %76 = arith.muli %75, %c16_i64 : i64
+            %77 = arith.subi %c32_i64, %76 : i64
+            %78 = arith.minsi %77, %c16_i64 : i64
+            %79 = arith.ori %76, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %78, %c16_i64, %79, %78, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %80 = arith.addi %76, %c16_i64 : i64
+            "instgem.compute_preloaded"(%c0_i64_1, %c16_i64, %c16_i64, %80, %78, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %65, %70 : index, index
         }
-        scf.yield %66, %71 : index, index
-      }
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_4[%12, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %60 = arith.index_cast %intptr : index to i64
-      %61 = arith.index_cast %offset : index to i64
-      %62 = arith.addi %60, %61 : i64
-      %63 = arith.index_cast %strides#0 : index to i64
-      %64 = arith.bitcast %arg6 : f32 to i32
-      %65 = arith.extui %64 : i32 to i64
-      scf.if %7 {
-        "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %63, %65) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      scf.for %arg7 = %c0 to %c2 step %c1 {
-        %66 = arith.index_cast %arg7 : index to i64
-        %67 = arith.muli %66, %c16_i64 : i64
-        %68 = arith.addi %62, %67 : i64
-        %69 = arith.ori %67, %c2147483648_i64 : i64
-        %70 = arith.subi %c32_i64, %67 : i64
-        %71 = arith.minsi %70, %c16_i64 : i64
-        "instgem.mvout"(%68, %69, %71, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_4[%12, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr : index to i64
+        %60 = arith.index_cast %offset : index to i64
+        %61 = arith.addi %59, %60 : i64
+        %62 = arith.index_cast %strides#0 : index to i64
+        %63 = arith.bitcast %arg6 : f32 to i32
+        %64 = arith.extui %63 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %62, %64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg7 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %61, %66 : i64
+          %68 = arith.ori %66, %c2147483648_i64 : i64
+          %69 = arith.subi %c32_i64, %66 : i64
+          %70 = arith.minsi %69, %c16_i64 : i64
+          "instgem.mvout"(%67, %68, %70, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg7 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.subi %c32_i64, %66 : i64
+          %68 = arith.minsi %67, %c16_i64 : i64
+          %69 = arith.ori %66, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_1, %69, %68, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %58:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %65 = arith.addi %arg8, %c16 : index
+          %66 = arith.minsi %65, %arg5 : index
+          %67 = arith.subi %66, %arg8 : index
+          %subview_5 = memref.subview %reinterpret_cast[%12, %arg8] [16, %67] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x?xi8, strided<[?, 1], offset: ?>>
+          %cast_6 = memref.cast %subview_5 : memref<16x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %68 = arith.index_cast %67 : index to i64
+          %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_5 : memref<16x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_11 = memref.extract_aligned_pointer_as_index %cast_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %69 = arith.index_cast %intptr_11 : index to i64
+          %70 = arith.index_cast %offset_8 : index to i64
+          %71 = arith.addi %69, %70 : i64
+          %72 = arith.index_cast %strides_10#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+          %73 = arith.minsi %68, %c64_i64 : i64
+          "instgem.mvin"(%71, %c0_i64_1, %73, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %74 = arith.addi %arg9, %c16 : index
+          %75 = arith.minsi %74, %arg5 : index
+          %76 = arith.subi %75, %arg9 : index
+          %subview_12 = memref.subview %reinterpret_cast_3[%arg9, %13] [%76, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+          %cast_13 = memref.cast %subview_12 : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %77 = arith.index_cast %76 : index to i64
+          %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_12 : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_18 = memref.extract_aligned_pointer_as_index %cast_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %78 = arith.index_cast %intptr_18 : index to i64
+          %79 = arith.index_cast %offset_15 : index to i64
+          %80 = arith.addi %78, %79 : i64
+          %81 = arith.index_cast %strides_17#0 : index to i64
+          "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
+          %82 = arith.maxsi %77, %c0_i64_1 : i64
+          %83 = arith.addi %82, %c15_i64 : i64
+          %84 = arith.divui %83, %c16_i64 : i64
+          %85 = arith.cmpi sgt, %77, %c0_i64_1 : i64
+          %86 = arith.extui %85 : i1 to i64
+          %87 = arith.muli %84, %86 : i64
+          %88 = arith.index_cast %87 : i64 to index
+          scf.for %arg10 = %c0 to %88 step %c1 {
+            %98 = arith.index_cast %arg10 : index to i64
+            %99 = arith.muli %98, %c16_i64 : i64
+            %100 = arith.maxsi %99, %c0_i64_1 : i64
+            %101 = arith.addi %99, %c16_i64 : i64
+            %102 = arith.minsi %101, %77 : i64
+            %103 = arith.subi %102, %100 : i64
+            %104 = arith.muli %100, %81 : i64
+            %105 = arith.addi %80, %104 : i64
+            %106 = arith.muli %98, %c32_i64 : i64
+            %107 = arith.addi %106, %c16_i64 : i64
+            %108 = arith.subi %100, %99 : i64
+            %109 = arith.addi %107, %108 : i64
+            "instgem.mvin"(%105, %109, %c32_i64, %103) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %89 = arith.maxsi %68, %c0_i64_1 : i64
+          %90 = arith.minsi %89, %c16_i64 : i64
+          %91 = arith.minsi %82, %c16_i64 : i64
+          %92 = arith.minsi %90, %91 : i64
+          %93 = arith.ceildivsi %92, %c16_i64 : i64
+          %94 = arith.subi %93, %c1_i64_2 : i64
+          %95 = arith.cmpi sgt, %93, %c0_i64_1 : i64
+          %96 = arith.extui %95 : i1 to i64
+          %97 = arith.index_cast %96 : i64 to index
+          scf.for %arg10 = %c0 to %97 step %c1 {
+            %98 = arith.index_cast %arg10 : index to i64
+            scf.for %arg11 = %c0 to %c2 step %c1 {
+              %99 = arith.index_cast %arg11 : index to i64
+              %100 = arith.muli %98, %c16_i64 : i64
+              %101 = arith.subi %c16_i64, %100 : i64
+              %102 = arith.minsi %101, %c16_i64 : i64
+              %103 = arith.muli %99, %c16_i64 : i64
+              %104 = arith.subi %c32_i64, %103 : i64
+              %105 = arith.minsi %104, %c16_i64 : i64
+              %106 = arith.muli %98, %c32_i64 : i64
+              %107 = arith.addi %106, %103 : i64
+              %108 = arith.ori %107, %c3221225472_i64 : i64
+              %109 = arith.cmpi eq, %94, %c0_i64_1 : i64
+              %110 = arith.select %109, %108, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %105, %102, %110, %105, %102) : (i64, i64, i64, i64, i64, i64) -> ()
+              %111 = arith.minsi %90, %c16_i64 : i64
+              %112 = arith.addi %103, %c16_i64 : i64
+              %113 = arith.minsi %91, %c16_i64 : i64
+              "instgem.compute_preloaded"(%100, %111, %102, %112, %105, %113) : (i64, i64, i64, i64, i64, i64) -> ()
+              %114 = arith.index_cast %93 : i64 to index
+              scf.for %arg12 = %c1 to %114 step %c1 {
+                %115 = arith.index_cast %arg12 : index to i64
+                %116 = arith.cmpi eq, %115, %94 : i64
+                %117 = arith.select %116, %108, %c4294967295_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %105, %102, %117, %105, %102) : (i64, i64, i64, i64, i64, i64) -> ()
+                %118 = arith.muli %115, %c16_i64 : i64
+                %119 = arith.addi %100, %118 : i64
+                %120 = arith.subi %90, %118 : i64
+                %121 = arith.minsi %120, %c16_i64 : i64
+                %122 = arith.muli %115, %c32_i64 : i64
+                %123 = arith.addi %122, %103 : i64
+                %124 = arith.addi %123, %c16_i64 : i64
+                %125 = arith.subi %91, %118 : i64
+                %126 = arith.minsi %125, %c16_i64 : i64
+                "instgem.compute_accumulated"(%119, %121, %102, %124, %105, %126) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+          } {gemmini.compute_nest}
+          scf.yield %65, %74 : index, index
+        }
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_4[%12, %13] [16, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<16x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr : index to i64
+        %60 = arith.index_cast %offset : index to i64
+        %61 = arith.addi %59, %60 : i64
+        %62 = arith.index_cast %strides#0 : index to i64
+        %63 = arith.bitcast %arg6 : f32 to i32
+        %64 = arith.extui %63 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %62, %64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg7 = %c0 to %c2 step %c1 {
+          %65 = arith.index_cast %arg7 : index to i64
+          %66 = arith.muli %65, %c16_i64 : i64
+          %67 = arith.addi %61, %66 : i64
+          %68 = arith.ori %66, %c2147483648_i64 : i64
+          %69 = arith.subi %c32_i64, %66 : i64
+          %70 = arith.minsi %69, %c16_i64 : i64
+          "instgem.mvout"(%67, %68, %70, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_3 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg7 = %c0 to %c2 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.muli %93, %c16_i64 : i64
-        %95 = arith.subi %c32_i64, %94 : i64
-        %96 = arith.minsi %95, %c16_i64 : i64
-        %97 = arith.ori %94, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_1, %97, %96, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %89 = arith.index_cast %arg7 : index to i64
+        %90 = arith.muli %89, %c16_i64 : i64
+        %91 = arith.subi %c32_i64, %90 : i64
+        %92 = arith.minsi %91, %c16_i64 : i64
+        %93 = arith.ori %90, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_1, %93, %92, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %59:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-        %93 = arith.maxsi %21, %c0 : index
-        %94 = arith.minsi %93, %arg3 : index
-        %95 = arith.maxsi %17, %c0 : index
-        %96 = arith.minsi %95, %c16 : index
-        %97 = arith.subi %94, %16 : index
-        %98 = arith.maxsi %arg8, %c0 : index
-        %99 = arith.minsi %98, %arg5 : index
-        %100 = arith.addi %arg8, %c16 : index
-        %101 = arith.maxsi %100, %c0 : index
-        %102 = arith.minsi %101, %arg5 : index
-        %103 = arith.subi %99, %arg8 : index
-        %104 = arith.maxsi %103, %c0 : index
-        %105 = arith.minsi %104, %c16 : index
-        %106 = arith.subi %102, %99 : index
-        %107 = arith.cmpi sgt, %105, %c0 : index
-        scf.if %107 {
+      %55:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %89 = arith.maxsi %21, %c0 : index
+        %90 = arith.minsi %89, %arg3 : index
+        %91 = arith.maxsi %17, %c0 : index
+        %92 = arith.minsi %91, %c16 : index
+        %93 = arith.subi %90, %16 : index
+        %94 = arith.maxsi %arg8, %c0 : index
+        %95 = arith.minsi %94, %arg5 : index
+        %96 = arith.addi %arg8, %c16 : index
+        %97 = arith.maxsi %96, %c0 : index
+        %98 = arith.minsi %97, %arg5 : index
+        %99 = arith.subi %95, %arg8 : index
+        %100 = arith.maxsi %99, %c0 : index
+        %101 = arith.minsi %100, %c16 : index
+        %102 = arith.subi %98, %95 : index
+        %103 = arith.cmpi sgt, %101, %c0 : index
+        scf.if %103 {
           func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
         }
-        %subview_5 = memref.subview %reinterpret_cast[%16, %99] [%97, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %108 = arith.index_cast %96 : index to i64
-        %109 = arith.index_cast %97 : index to i64
-        %110 = arith.index_cast %106 : index to i64
-        %111 = arith.addi %108, %109 : i64
+        %subview_5 = memref.subview %reinterpret_cast[%16, %95] [%93, %102] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %104 = arith.index_cast %92 : index to i64
+        %105 = arith.index_cast %93 : index to i64
+        %106 = arith.index_cast %102 : index to i64
+        %107 = arith.addi %104, %105 : i64
         %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_10 = memref.extract_aligned_pointer_as_index %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %112 = arith.index_cast %intptr_10 : index to i64
-        %113 = arith.index_cast %offset_7 : index to i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.index_cast %strides_9#0 : index to i64
-        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
-        %116 = arith.maxsi %108, %c0_i64_1 : i64
-        %117 = arith.divui %116, %c16_i64 : i64
-        %118 = arith.maxsi %111, %c0_i64_1 : i64
-        %119 = arith.addi %118, %c15_i64 : i64
-        %120 = arith.divui %119, %c16_i64 : i64
-        %121 = arith.subi %120, %117 : i64
-        %122 = arith.cmpi sgt, %109, %c0_i64_1 : i64
-        %123 = arith.extui %122 : i1 to i64
-        %124 = arith.muli %121, %123 : i64
-        %125 = arith.index_cast %124 : i64 to index
-        scf.for %arg10 = %c0 to %125 step %c1 {
-          %185 = arith.index_cast %arg10 : index to i64
-          %186 = arith.addi %117, %185 : i64
-          %187 = arith.muli %186, %c16_i64 : i64
-          %188 = arith.maxsi %187, %108 : i64
-          %189 = arith.addi %187, %c16_i64 : i64
-          %190 = arith.minsi %189, %111 : i64
-          %191 = arith.subi %190, %188 : i64
-          %192 = arith.subi %188, %108 : i64
-          %193 = arith.muli %192, %115 : i64
-          %194 = arith.addi %114, %193 : i64
-          %195 = arith.subi %188, %187 : i64
-          %196 = arith.addi %187, %195 : i64
-          %197 = arith.minsi %110, %c64_i64 : i64
-          "instgem.mvin"(%194, %196, %197, %191) : (i64, i64, i64, i64) -> ()
+        %108 = arith.index_cast %intptr_10 : index to i64
+        %109 = arith.index_cast %offset_7 : index to i64
+        %110 = arith.addi %108, %109 : i64
+        %111 = arith.index_cast %strides_9#0 : index to i64
+        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %111) : (i64, i64, i64, i64, i64, i64) -> ()
+        %112 = arith.maxsi %104, %c0_i64_1 : i64
+        %113 = arith.divui %112, %c16_i64 : i64
+        %114 = arith.maxsi %107, %c0_i64_1 : i64
+        %115 = arith.addi %114, %c15_i64 : i64
+        %116 = arith.divui %115, %c16_i64 : i64
+        %117 = arith.subi %116, %113 : i64
+        %118 = arith.cmpi sgt, %105, %c0_i64_1 : i64
+        %119 = arith.extui %118 : i1 to i64
+        %120 = arith.muli %117, %119 : i64
+        %121 = arith.index_cast %120 : i64 to index
+        scf.for %arg10 = %c0 to %121 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.addi %113, %181 : i64
+          %183 = arith.muli %182, %c16_i64 : i64
+          %184 = arith.maxsi %183, %104 : i64
+          %185 = arith.addi %183, %c16_i64 : i64
+          %186 = arith.minsi %185, %107 : i64
+          %187 = arith.subi %186, %184 : i64
+          %188 = arith.subi %184, %104 : i64
+          %189 = arith.muli %188, %111 : i64
+          %190 = arith.addi %110, %189 : i64
+          %191 = arith.subi %184, %183 : i64
+          %192 = arith.addi %183, %191 : i64
+          %193 = arith.minsi %106, %c64_i64 : i64
+          "instgem.mvin"(%190, %192, %193, %187) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %126 = arith.addi %116, %c15_i64 : i64
-        %127 = arith.divui %126, %c16_i64 : i64
-        %128 = arith.cmpi sgt, %108, %c0_i64_1 : i64
-        %129 = arith.extui %128 : i1 to i64
-        %130 = arith.muli %127, %129 : i64
-        %131 = arith.index_cast %130 : i64 to index
-        scf.for %arg10 = %c0 to %131 step %c1 {
-          %185 = arith.index_cast %arg10 : index to i64
-          %186 = arith.muli %185, %c16_i64 : i64
-          %187 = arith.maxsi %186, %c0_i64_1 : i64
-          %188 = arith.addi %186, %c16_i64 : i64
-          %189 = arith.minsi %188, %108 : i64
-          %190 = arith.subi %189, %187 : i64
-          %191 = arith.subi %187, %186 : i64
-          %192 = arith.addi %186, %191 : i64
-          %193 = arith.minsi %110, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_1, %192, %193, %190) : (i64, i64, i64, i64) -> ()
+        %122 = arith.addi %112, %c15_i64 : i64
+        %123 = arith.divui %122, %c16_i64 : i64
+        %124 = arith.cmpi sgt, %104, %c0_i64_1 : i64
+        %125 = arith.extui %124 : i1 to i64
+        %126 = arith.muli %123, %125 : i64
+        %127 = arith.index_cast %126 : i64 to index
+        scf.for %arg10 = %c0 to %127 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.muli %181, %c16_i64 : i64
+          %183 = arith.maxsi %182, %c0_i64_1 : i64
+          %184 = arith.addi %182, %c16_i64 : i64
+          %185 = arith.minsi %184, %104 : i64
+          %186 = arith.subi %185, %183 : i64
+          %187 = arith.subi %183, %182 : i64
+          %188 = arith.addi %182, %187 : i64
+          %189 = arith.minsi %106, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_1, %188, %189, %186) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %132 = arith.maxsi %arg9, %c0 : index
-        %133 = arith.minsi %132, %arg5 : index
-        %134 = arith.addi %arg9, %c16 : index
-        %135 = arith.maxsi %134, %c0 : index
-        %136 = arith.minsi %135, %arg5 : index
-        %137 = arith.subi %133, %arg9 : index
-        %138 = arith.maxsi %137, %c0 : index
-        %139 = arith.minsi %138, %c16 : index
-        %140 = arith.subi %136, %133 : index
-        %141 = arith.maxsi %22, %c0 : index
-        %142 = arith.minsi %141, %arg4 : index
-        %143 = arith.maxsi %20, %c0 : index
-        %144 = arith.minsi %143, %c32 : index
-        %145 = arith.subi %142, %19 : index
-        %146 = arith.cmpi sgt, %144, %c0 : index
-        scf.if %146 {
+        %128 = arith.maxsi %arg9, %c0 : index
+        %129 = arith.minsi %128, %arg5 : index
+        %130 = arith.addi %arg9, %c16 : index
+        %131 = arith.maxsi %130, %c0 : index
+        %132 = arith.minsi %131, %arg5 : index
+        %133 = arith.subi %129, %arg9 : index
+        %134 = arith.maxsi %133, %c0 : index
+        %135 = arith.minsi %134, %c16 : index
+        %136 = arith.subi %132, %129 : index
+        %137 = arith.maxsi %22, %c0 : index
+        %138 = arith.minsi %137, %arg4 : index
+        %139 = arith.maxsi %20, %c0 : index
+        %140 = arith.minsi %139, %c32 : index
+        %141 = arith.subi %138, %19 : index
+        %142 = arith.cmpi sgt, %140, %c0 : index
+        scf.if %142 {
           func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
         }
-        %subview_11 = memref.subview %reinterpret_cast_3[%133, %19] [%140, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %147 = arith.index_cast %139 : index to i64
-        %148 = arith.index_cast %140 : index to i64
-        %149 = arith.index_cast %145 : index to i64
-        %150 = arith.addi %147, %148 : i64
+        %subview_11 = memref.subview %reinterpret_cast_3[%129, %19] [%136, %141] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %143 = arith.index_cast %135 : index to i64
+        %144 = arith.index_cast %136 : index to i64
+        %145 = arith.index_cast %141 : index to i64
+        %146 = arith.addi %143, %144 : i64
         %base_buffer_12, %offset_13, %sizes_14:2, %strides_15:2 = memref.extract_strided_metadata %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_16 = memref.extract_aligned_pointer_as_index %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %151 = arith.index_cast %intptr_16 : index to i64
-        %152 = arith.index_cast %offset_13 : index to i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.index_cast %strides_15#0 : index to i64
-        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
-        %155 = arith.maxsi %147, %c0_i64_1 : i64
-        %156 = arith.divui %155, %c16_i64 : i64
-        %157 = arith.maxsi %150, %c0_i64_1 : i64
-        %158 = arith.addi %157, %c15_i64 : i64
-        %159 = arith.divui %158, %c16_i64 : i64
-        %160 = arith.subi %159, %156 : i64
-        %161 = arith.cmpi sgt, %148, %c0_i64_1 : i64
-        %162 = arith.extui %161 : i1 to i64
-        %163 = arith.muli %160, %162 : i64
-        %164 = arith.index_cast %163 : i64 to index
-        scf.for %arg10 = %c0 to %164 step %c1 {
-          %185 = arith.index_cast %arg10 : index to i64
-          %186 = arith.addi %156, %185 : i64
-          %187 = arith.muli %186, %c16_i64 : i64
-          %188 = arith.maxsi %187, %147 : i64
-          %189 = arith.addi %187, %c16_i64 : i64
-          %190 = arith.minsi %189, %150 : i64
-          %191 = arith.subi %190, %188 : i64
-          %192 = arith.subi %188, %147 : i64
-          %193 = arith.muli %192, %154 : i64
-          %194 = arith.addi %153, %193 : i64
-          %195 = arith.muli %186, %c32_i64 : i64
-          %196 = arith.addi %195, %c16_i64 : i64
-          %197 = arith.subi %188, %187 : i64
-          %198 = arith.addi %196, %197 : i64
-          %199 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%194, %198, %199, %191) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %165 = arith.addi %155, %c15_i64 : i64
-        %166 = arith.divui %165, %c16_i64 : i64
-        %167 = arith.cmpi sgt, %147, %c0_i64_1 : i64
-        %168 = arith.extui %167 : i1 to i64
-        %169 = arith.muli %166, %168 : i64
-        %170 = arith.index_cast %169 : i64 to index
-        scf.for %arg10 = %c0 to %170 step %c1 {
-          %185 = arith.index_cast %arg10 : index to i64
-          %186 = arith.muli %185, %c16_i64 : i64
-          %187 = arith.maxsi %186, %c0_i64_1 : i64
-          %188 = arith.addi %186, %c16_i64 : i64
-          %189 = arith.minsi %188, %147 : i64
-          %190 = arith.subi %189, %187 : i64
-          %191 = arith.muli %185, %c32_i64 : i64
+        %147 = arith.index_cast %intptr_16 : index to i64
+        %148 = arith.index_cast %offset_13 : index to i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.index_cast %strides_15#0 : index to i64
+        "instgem.config_ld"(%c0_i64_1, %c0_i64_1, %c1_i64_2, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
+        %151 = arith.maxsi %143, %c0_i64_1 : i64
+        %152 = arith.divui %151, %c16_i64 : i64
+        %153 = arith.maxsi %146, %c0_i64_1 : i64
+        %154 = arith.addi %153, %c15_i64 : i64
+        %155 = arith.divui %154, %c16_i64 : i64
+        %156 = arith.subi %155, %152 : i64
+        %157 = arith.cmpi sgt, %144, %c0_i64_1 : i64
+        %158 = arith.extui %157 : i1 to i64
+        %159 = arith.muli %156, %158 : i64
+        %160 = arith.index_cast %159 : i64 to index
+        scf.for %arg10 = %c0 to %160 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.addi %152, %181 : i64
+          %183 = arith.muli %182, %c16_i64 : i64
+          %184 = arith.maxsi %183, %143 : i64
+          %185 = arith.addi %183, %c16_i64 : i64
+          %186 = arith.minsi %185, %146 : i64
+          %187 = arith.subi %186, %184 : i64
+          %188 = arith.subi %184, %143 : i64
+          %189 = arith.muli %188, %150 : i64
+          %190 = arith.addi %149, %189 : i64
+          %191 = arith.muli %182, %c32_i64 : i64
           %192 = arith.addi %191, %c16_i64 : i64
-          %193 = arith.subi %187, %186 : i64
+          %193 = arith.subi %184, %183 : i64
           %194 = arith.addi %192, %193 : i64
-          %195 = arith.minsi %149, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_1, %194, %195, %190) : (i64, i64, i64, i64) -> ()
+          %195 = arith.minsi %145, %c64_i64 : i64
+          "instgem.mvin"(%190, %194, %195, %187) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %171 = arith.minsi %118, %c16_i64 : i64
-        %172 = arith.maxsi %110, %c0_i64_1 : i64
-        %173 = arith.minsi %172, %c16_i64 : i64
-        %174 = arith.minsi %157, %c16_i64 : i64
-        %175 = arith.maxsi %149, %c0_i64_1 : i64
-        %176 = arith.minsi %175, %c32_i64 : i64
-        %177 = arith.ceildivsi %171, %c16_i64 : i64
-        %178 = arith.ceildivsi %176, %c16_i64 : i64
-        %179 = arith.minsi %173, %174 : i64
-        %180 = arith.ceildivsi %179, %c16_i64 : i64
-        %181 = arith.subi %180, %c1_i64_2 : i64
-        %182 = arith.cmpi sgt, %180, %c0_i64_1 : i64
-        %183 = arith.select %182, %177, %c0_i64_1 : i64
-        %184 = arith.index_cast %183 : i64 to index
-        scf.for %arg10 = %c0 to %184 step %c1 {
-          %185 = arith.index_cast %arg10 : index to i64
-          %186 = arith.index_cast %178 : i64 to index
-          scf.for %arg11 = %c0 to %186 step %c1 {
-            %187 = arith.index_cast %arg11 : index to i64
-            %188 = arith.muli %185, %c16_i64 : i64
-            %189 = arith.subi %171, %188 : i64
-            %190 = arith.minsi %189, %c16_i64 : i64
-            %191 = arith.muli %187, %c16_i64 : i64
-            %192 = arith.subi %176, %191 : i64
-            %193 = arith.minsi %192, %c16_i64 : i64
-            %194 = arith.muli %185, %c32_i64 : i64
-            %195 = arith.addi %194, %191 : i64
-            %196 = arith.ori %195, %c3221225472_i64 : i64
-            %197 = arith.cmpi eq, %181, %c0_i64_1 : i64
-            %198 = arith.select %197, %196, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %193, %190, %198, %193, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-            %199 = arith.minsi %173, %c16_i64 : i64
-            %200 = arith.addi %191, %c16_i64 : i64
-            %201 = arith.minsi %174, %c16_i64 : i64
-            "instgem.compute_preloaded"(%188, %199, %190, %200, %193, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-            %202 = arith.index_cast %180 : i64 to index
-            scf.for %arg12 = %c1 to %202 step %c1 {
-              %203 = arith.index_cast %arg12 : index to i64
-              %204 = arith.cmpi eq, %203, %181 : i64
-              %205 = arith.select %204, %196, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %193, %190, %205, %193, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-              %206 = arith.muli %203, %c16_i64 : i64
-              %207 = arith.addi %188, %206 : i64
-              %208 = arith.subi %173, %206 : i64
-              %209 = arith.minsi %208, %c16_i64 : i64
-              %210 = arith.muli %203, %c32_i64 : i64
-              %211 = arith.addi %210, %191 : i64
-              %212 = arith.addi %211, %c16_i64 : i64
-              %213 = arith.subi %174, %206 : i64
-              %214 = arith.minsi %213, %c16_i64 : i64
-              "instgem.compute_accumulated"(%207, %209, %190, %212, %193, %214) : (i64, i64, i64, i64, i64, i64) -> ()
+        %161 = arith.addi %151, %c15_i64 : i64
+        %162 = arith.divui %161, %c16_i64 : i64
+        %163 = arith.cmpi sgt, %143, %c0_i64_1 : i64
+        %164 = arith.extui %163 : i1 to i64
+        %165 = arith.muli %162, %164 : i64
+        %166 = arith.index_cast %165 : i64 to index
+        scf.for %arg10 = %c0 to %166 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.muli %181, %c16_i64 : i64
+          %183 = arith.maxsi %182, %c0_i64_1 : i64
+          %184 = arith.addi %182, %c16_i64 : i64
+          %185 = arith.minsi %184, %143 : i64
+          %186 = arith.subi %185, %183 : i64
+          %187 = arith.muli %181, %c32_i64 : i64
+          %188 = arith.addi %187, %c16_i64 : i64
+          %189 = arith.subi %183, %182 : i64
+          %190 = arith.addi %188, %189 : i64
+          %191 = arith.minsi %145, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_1, %190, %191, %186) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %167 = arith.minsi %114, %c16_i64 : i64
+        %168 = arith.maxsi %106, %c0_i64_1 : i64
+        %169 = arith.minsi %168, %c16_i64 : i64
+        %170 = arith.minsi %153, %c16_i64 : i64
+        %171 = arith.maxsi %145, %c0_i64_1 : i64
+        %172 = arith.minsi %171, %c32_i64 : i64
+        %173 = arith.ceildivsi %167, %c16_i64 : i64
+        %174 = arith.ceildivsi %172, %c16_i64 : i64
+        %175 = arith.minsi %169, %170 : i64
+        %176 = arith.ceildivsi %175, %c16_i64 : i64
+        %177 = arith.subi %176, %c1_i64_2 : i64
+        %178 = arith.cmpi sgt, %176, %c0_i64_1 : i64
+        %179 = arith.select %178, %173, %c0_i64_1 : i64
+        %180 = arith.index_cast %179 : i64 to index
+        scf.for %arg10 = %c0 to %180 step %c1 {
+          %181 = arith.index_cast %arg10 : index to i64
+          %182 = arith.index_cast %174 : i64 to index
+          scf.for %arg11 = %c0 to %182 step %c1 {
+            %183 = arith.index_cast %arg11 : index to i64
+            %184 = arith.muli %181, %c16_i64 : i64
+            %185 = arith.subi %167, %184 : i64
+            %186 = arith.minsi %185, %c16_i64 : i64
+            %187 = arith.muli %183, %c16_i64 : i64
+            %188 = arith.subi %172, %187 : i64
+            %189 = arith.minsi %188, %c16_i64 : i64
+            %190 = arith.muli %181, %c32_i64 : i64
+            %191 = arith.addi %190, %187 : i64
+            %192 = arith.ori %191, %c3221225472_i64 : i64
+            %193 = arith.cmpi eq, %177, %c0_i64_1 : i64
+            %194 = arith.select %193, %192, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %189, %186, %194, %189, %186) : (i64, i64, i64, i64, i64, i64) -> ()
+            %195 = arith.minsi %169, %c16_i64 : i64
+            %196 = arith.addi %187, %c16_i64 : i64
+            %197 = arith.minsi %170, %c16_i64 : i64
+            "instgem.compute_preloaded"(%184, %195, %186, %196, %189, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+            %198 = arith.index_cast %176 : i64 to index
+            scf.for %arg12 = %c1 to %198 step %c1 {
+              %199 = arith.index_cast %arg12 : index to i64
+              %200 = arith.cmpi eq, %199, %177 : i64
+              %201 = arith.select %200, %192, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %189, %186, %201, %189, %186) : (i64, i64, i64, i64, i64, i64) -> ()
+              %202 = arith.muli %199, %c16_i64 : i64
+              %203 = arith.addi %184, %202 : i64
+              %204 = arith.subi %169, %202 : i64
+              %205 = arith.minsi %204, %c16_i64 : i64
+              %206 = arith.muli %199, %c32_i64 : i64
+              %207 = arith.addi %206, %187 : i64
+              %208 = arith.addi %207, %c16_i64 : i64
+              %209 = arith.subi %170, %202 : i64
+              %210 = arith.minsi %209, %c16_i64 : i64
+              "instgem.compute_accumulated"(%203, %205, %186, %208, %189, %210) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.yield %100, %134 : index, index
+        scf.yield %96, %130 : index, index
       }
       %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %60 = arith.maxsi %21, %c0 : index
-      %61 = arith.minsi %60, %arg3 : index
-      %62 = arith.maxsi %17, %c0 : index
-      %63 = arith.minsi %62, %c16 : index
-      %64 = arith.subi %61, %16 : index
-      %65 = arith.maxsi %22, %c0 : index
-      %66 = arith.minsi %65, %arg4 : index
-      %67 = arith.maxsi %20, %c0 : index
-      %68 = arith.minsi %67, %c32 : index
-      %69 = arith.subi %66, %19 : index
-      %70 = arith.cmpi sgt, %68, %c0 : index
-      scf.if %70 {
+      %56 = arith.maxsi %21, %c0 : index
+      %57 = arith.minsi %56, %arg3 : index
+      %58 = arith.maxsi %17, %c0 : index
+      %59 = arith.minsi %58, %c16 : index
+      %60 = arith.subi %57, %16 : index
+      %61 = arith.maxsi %22, %c0 : index
+      %62 = arith.minsi %61, %arg4 : index
+      %63 = arith.maxsi %20, %c0 : index
+      %64 = arith.minsi %63, %c32 : index
+      %65 = arith.subi %62, %19 : index
+      %66 = arith.cmpi sgt, %64, %c0 : index
+      scf.if %66 {
         func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_4[%16, %19] [%64, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %71 = arith.index_cast %63 : index to i64
-      %72 = arith.index_cast %64 : index to i64
-      %73 = arith.index_cast %69 : index to i64
+      %subview = memref.subview %reinterpret_cast_4[%16, %19] [%60, %65] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %67 = arith.index_cast %59 : index to i64
+      %68 = arith.index_cast %60 : index to i64
+      %69 = arith.index_cast %65 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %74 = arith.index_cast %intptr : index to i64
-      %75 = arith.index_cast %offset : index to i64
-      %76 = arith.addi %74, %75 : i64
-      %77 = arith.index_cast %strides#0 : index to i64
-      %78 = arith.bitcast %arg6 : f32 to i32
-      %79 = arith.extui %78 : i32 to i64
+      %70 = arith.index_cast %intptr : index to i64
+      %71 = arith.index_cast %offset : index to i64
+      %72 = arith.addi %70, %71 : i64
+      %73 = arith.index_cast %strides#0 : index to i64
+      %74 = arith.bitcast %arg6 : f32 to i32
+      %75 = arith.extui %74 : i32 to i64
       scf.if %7 {
-        "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %77, %79) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_st"(%c1_i64_2, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %c0_i64_1, %73, %75) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %80 = arith.maxsi %71, %c0_i64_1 : i64
+      %76 = arith.maxsi %67, %c0_i64_1 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.addi %67, %68 : i64
+      %79 = arith.maxsi %78, %c0_i64_1 : i64
+      %80 = arith.addi %79, %c15_i64 : i64
       %81 = arith.divui %80, %c16_i64 : i64
-      %82 = arith.addi %71, %72 : i64
-      %83 = arith.maxsi %82, %c0_i64_1 : i64
-      %84 = arith.addi %83, %c15_i64 : i64
-      %85 = arith.divui %84, %c16_i64 : i64
-      %86 = arith.subi %85, %81 : i64
-      %87 = arith.cmpi sgt, %72, %c0_i64_1 : i64
-      %88 = arith.extui %87 : i1 to i64
-      %89 = arith.muli %86, %88 : i64
-      %90 = arith.ceildivsi %73, %c16_i64 : i64
-      %91 = arith.muli %89, %90 : i64
-      %92 = arith.index_cast %91 : i64 to index
-      scf.for %arg7 = %c0 to %92 step %c1 {
-        %93 = arith.index_cast %arg7 : index to i64
-        %94 = arith.remsi %93, %89 : i64
-        %95 = arith.divsi %93, %89 : i64
-        %96 = arith.addi %81, %94 : i64
-        %97 = arith.muli %96, %c16_i64 : i64
-        %98 = arith.maxsi %97, %71 : i64
-        %99 = arith.addi %97, %c16_i64 : i64
-        %100 = arith.minsi %99, %82 : i64
-        %101 = arith.subi %100, %98 : i64
-        %102 = arith.subi %98, %71 : i64
-        %103 = arith.muli %102, %77 : i64
-        %104 = arith.addi %76, %103 : i64
-        %105 = arith.muli %95, %c16_i64 : i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.muli %96, %c32_i64 : i64
-        %108 = arith.addi %107, %105 : i64
-        %109 = arith.ori %108, %c2147483648_i64 : i64
-        %110 = arith.subi %98, %97 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.subi %73, %105 : i64
-        %113 = arith.minsi %112, %c16_i64 : i64
-        "instgem.mvout"(%106, %111, %113, %101) : (i64, i64, i64, i64) -> ()
+      %82 = arith.subi %81, %77 : i64
+      %83 = arith.cmpi sgt, %68, %c0_i64_1 : i64
+      %84 = arith.extui %83 : i1 to i64
+      %85 = arith.muli %82, %84 : i64
+      %86 = arith.ceildivsi %69, %c16_i64 : i64
+      %87 = arith.muli %85, %86 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.for %arg7 = %c0 to %88 step %c1 {
+        %89 = arith.index_cast %arg7 : index to i64
+        %90 = arith.remsi %89, %85 : i64
+        %91 = arith.divsi %89, %85 : i64
+        %92 = arith.addi %77, %90 : i64
+        %93 = arith.muli %92, %c16_i64 : i64
+        %94 = arith.maxsi %93, %67 : i64
+        %95 = arith.addi %93, %c16_i64 : i64
+        %96 = arith.minsi %95, %78 : i64
+        %97 = arith.subi %96, %94 : i64
+        %98 = arith.subi %94, %67 : i64
+        %99 = arith.muli %98, %73 : i64
+        %100 = arith.addi %72, %99 : i64
+        %101 = arith.muli %91, %c16_i64 : i64
+        %102 = arith.addi %100, %101 : i64
+        %103 = arith.muli %92, %c32_i64 : i64
+        %104 = arith.addi %103, %101 : i64
+        %105 = arith.ori %104, %c2147483648_i64 : i64
+        %106 = arith.subi %94, %93 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.subi %69, %101 : i64
+        %109 = arith.minsi %108, %c16_i64 : i64
+        "instgem.mvout"(%102, %107, %109, %97) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -39,6 +39,25 @@
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -129,230 +148,492 @@ module {
     %22 = arith.addi %13, %c16 : index
     %23 = arith.subi %14, %c1 : index
     %24 = arith.muli %23, %c32 : index
-    %25 = arith.addi %24, %c32 : index
-    %26 = arith.cmpi sge, %12, %c0 : index
-    %27 = arith.cmpi sle, %12, %arg5 : index
-    %28 = arith.cmpi sge, %21, %c0 : index
-    %29 = arith.cmpi sle, %21, %arg5 : index
-    %30 = arith.cmpi sge, %17, %c0 : index
-    %31 = arith.cmpi sle, %17, %c32 : index
-    %32 = arith.cmpi sge, %13, %c0 : index
-    %33 = arith.cmpi sle, %13, %arg6 : index
-    %34 = arith.cmpi sge, %22, %c0 : index
-    %35 = arith.cmpi sle, %22, %arg6 : index
-    %36 = arith.cmpi sge, %20, %c0 : index
-    %37 = arith.cmpi sle, %20, %c16 : index
-    %38 = arith.cmpi sle, %24, %arg7 : index
-    %39 = arith.cmpi sle, %25, %arg7 : index
-    %40 = arith.andi %26, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %32 : i1
-    %46 = arith.andi %45, %33 : i1
-    %47 = arith.andi %46, %34 : i1
-    %48 = arith.andi %47, %35 : i1
-    %49 = arith.andi %48, %36 : i1
-    %50 = arith.andi %49, %37 : i1
-    %51 = arith.andi %50, %28 : i1
-    %52 = arith.andi %51, %29 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    %55 = arith.andi %54, %38 : i1
-    %56 = arith.andi %55, %39 : i1
-    %57 = arith.andi %56, %34 : i1
-    %58 = arith.andi %57, %35 : i1
-    %59 = arith.andi %58, %38 : i1
-    %60 = arith.andi %59, %39 : i1
-    scf.if %60 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %74 = arith.index_cast %arg8 : index to i64
-        %75 = arith.muli %74, %c16_i64 : i64
-        %76 = arith.ori %75, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %74 = arith.index_cast %arg8 : index to i64
-        %75 = arith.muli %74, %c16_i64 : i64
-        %76 = arith.addi %75, %c32_i64 : i64
-        %77 = arith.ori %76, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %77, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %61:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %74 = arith.addi %arg9, %c32 : index
-        %subview_15 = memref.subview %reinterpret_cast[%12, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_16 = memref.cast %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_21 = memref.extract_aligned_pointer_as_index %cast_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %75 = arith.index_cast %intptr_21 : index to i64
-        %76 = arith.index_cast %offset_18 : index to i64
-        %77 = arith.addi %75, %76 : i64
-        %78 = arith.index_cast %strides_20#0 : index to i64
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %89 = arith.index_cast %arg12 : index to i64
-          %90 = arith.muli %89, %c16_i64 : i64
-          %91 = arith.maxsi %90, %c0_i64_2 : i64
-          %92 = arith.addi %90, %c16_i64 : i64
-          %93 = arith.minsi %92, %c32_i64 : i64
-          %94 = arith.subi %93, %91 : i64
-          %95 = arith.muli %91, %78 : i64
-          %96 = arith.addi %77, %95 : i64
-          %97 = arith.muli %89, %c32_i64 : i64
-          %98 = arith.subi %91, %90 : i64
-          %99 = arith.addi %97, %98 : i64
-          "instgem.mvin"(%96, %99, %c32_i64, %94) : (i64, i64, i64, i64) -> ()
+    %25 = arith.cmpi sge, %12, %c0 : index
+    %26 = arith.cmpi sle, %12, %arg5 : index
+    %27 = arith.cmpi sge, %21, %c0 : index
+    %28 = arith.cmpi sle, %21, %arg5 : index
+    %29 = arith.cmpi sge, %17, %c0 : index
+    %30 = arith.cmpi sle, %17, %c32 : index
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %arg6 : index
+    %33 = arith.cmpi sge, %22, %c0 : index
+    %34 = arith.cmpi sle, %22, %arg6 : index
+    %35 = arith.cmpi sge, %20, %c0 : index
+    %36 = arith.cmpi sle, %20, %c16 : index
+    %37 = arith.cmpi sle, %24, %arg7 : index
+    %38 = arith.andi %25, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
+    %42 = arith.andi %41, %30 : i1
+    %43 = arith.andi %42, %31 : i1
+    %44 = arith.andi %43, %32 : i1
+    %45 = arith.andi %44, %33 : i1
+    %46 = arith.andi %45, %34 : i1
+    %47 = arith.andi %46, %35 : i1
+    %48 = arith.andi %47, %36 : i1
+    %49 = arith.andi %48, %27 : i1
+    %50 = arith.andi %49, %28 : i1
+    %51 = arith.andi %50, %37 : i1
+    %52 = arith.andi %51, %37 : i1
+    %53 = arith.andi %52, %33 : i1
+    %54 = arith.andi %53, %34 : i1
+    %55 = arith.andi %54, %37 : i1
+    scf.if %55 {
+      %56 = arith.addi %24, %c32 : index
+      %57 = arith.cmpi sle, %56, %arg7 : index
+      %58 = arith.andi %57, %57 : i1
+      %59 = arith.andi %58, %57 : i1
+      scf.if %59 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.muli %73, %c16_i64 : i64
+          %75 = arith.ori %74, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %75, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %79 = arith.addi %arg10, %c32 : index
-        %subview_22 = memref.subview %reinterpret_cast_4[%arg10, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_23 = memref.cast %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_24, %offset_25, %sizes_26:2, %strides_27:2 = memref.extract_strided_metadata %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_28 = memref.extract_aligned_pointer_as_index %cast_23 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %80 = arith.index_cast %intptr_28 : index to i64
-        %81 = arith.index_cast %offset_25 : index to i64
-        %82 = arith.addi %80, %81 : i64
-        %83 = arith.index_cast %strides_27#0 : index to i64
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %89 = arith.index_cast %arg12 : index to i64
-          %90 = arith.muli %89, %c16_i64 : i64
-          %91 = arith.maxsi %90, %c0_i64_2 : i64
-          %92 = arith.addi %90, %c16_i64 : i64
-          %93 = arith.minsi %92, %c32_i64 : i64
-          %94 = arith.subi %93, %91 : i64
-          %95 = arith.muli %91, %83 : i64
-          %96 = arith.addi %82, %95 : i64
-          %97 = arith.addi %90, %c64_i64 : i64
-          %98 = arith.subi %91, %90 : i64
-          %99 = arith.addi %97, %98 : i64
-          "instgem.mvin"(%96, %99, %c16_i64, %94) : (i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.muli %73, %c16_i64 : i64
+          %75 = arith.addi %74, %c32_i64 : i64
+          %76 = arith.ori %75, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %89 = arith.index_cast %arg12 : index to i64
-          %90 = arith.muli %89, %c16_i64 : i64
-          %91 = arith.subi %c32_i64, %90 : i64
+        %60:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %73 = arith.addi %arg9, %c32 : index
+          %subview_15 = memref.subview %reinterpret_cast[%12, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_16 = memref.cast %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_21 = memref.extract_aligned_pointer_as_index %cast_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %74 = arith.index_cast %intptr_21 : index to i64
+          %75 = arith.index_cast %offset_18 : index to i64
+          %76 = arith.addi %74, %75 : i64
+          %77 = arith.index_cast %strides_20#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %77) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %88 = arith.index_cast %arg12 : index to i64
+            %89 = arith.muli %88, %c16_i64 : i64
+            %90 = arith.maxsi %89, %c0_i64_2 : i64
+            %91 = arith.addi %89, %c16_i64 : i64
+            %92 = arith.minsi %91, %c32_i64 : i64
+            %93 = arith.subi %92, %90 : i64
+            %94 = arith.muli %90, %77 : i64
+            %95 = arith.addi %76, %94 : i64
+            %96 = arith.muli %88, %c32_i64 : i64
+            %97 = arith.subi %90, %89 : i64
+            %98 = arith.addi %96, %97 : i64
+            "instgem.mvin"(%95, %98, %c32_i64, %93) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %78 = arith.addi %arg10, %c32 : index
+          %subview_22 = memref.subview %reinterpret_cast_4[%arg10, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_23 = memref.cast %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_24, %offset_25, %sizes_26:2, %strides_27:2 = memref.extract_strided_metadata %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_28 = memref.extract_aligned_pointer_as_index %cast_23 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %79 = arith.index_cast %intptr_28 : index to i64
+          %80 = arith.index_cast %offset_25 : index to i64
+          %81 = arith.addi %79, %80 : i64
+          %82 = arith.index_cast %strides_27#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %82) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %88 = arith.index_cast %arg12 : index to i64
+            %89 = arith.muli %88, %c16_i64 : i64
+            %90 = arith.maxsi %89, %c0_i64_2 : i64
+            %91 = arith.addi %89, %c16_i64 : i64
+            %92 = arith.minsi %91, %c32_i64 : i64
+            %93 = arith.subi %92, %90 : i64
+            %94 = arith.muli %90, %82 : i64
+            %95 = arith.addi %81, %94 : i64
+            %96 = arith.addi %89, %c64_i64 : i64
+            %97 = arith.subi %90, %89 : i64
+            %98 = arith.addi %96, %97 : i64
+            "instgem.mvin"(%95, %98, %c16_i64, %93) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %88 = arith.index_cast %arg12 : index to i64
+            %89 = arith.muli %88, %c16_i64 : i64
+            %90 = arith.subi %c32_i64, %89 : i64
+            %91 = arith.minsi %90, %c16_i64 : i64
+            %92 = arith.ori %89, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %91, %c4294967295_i64, %c16_i64, %91) : (i64, i64, i64, i64, i64, i64) -> ()
+            %93 = arith.muli %88, %c32_i64 : i64
+            "instgem.compute_preloaded"(%93, %c16_i64, %91, %c64_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %91, %92, %c16_i64, %91) : (i64, i64, i64, i64, i64, i64) -> ()
+            %94 = arith.addi %93, %c16_i64 : i64
+            "instgem.compute_accumulated"(%94, %c16_i64, %91, %c80_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          %83 = arith.addi %arg11, %c32 : index
+          %subview_29 = memref.subview %reinterpret_cast_5[%arg11, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_30 = memref.cast %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_31, %offset_32, %sizes_33:2, %strides_34:2 = memref.extract_strided_metadata %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_35 = memref.extract_aligned_pointer_as_index %cast_30 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %84 = arith.index_cast %intptr_35 : index to i64
+          %85 = arith.index_cast %offset_32 : index to i64
+          %86 = arith.addi %84, %85 : i64
+          %87 = arith.index_cast %strides_34#0 : index to i64
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %88 = arith.index_cast %arg12 : index to i64
+            %89 = arith.muli %88, %c16_i64 : i64
+            %90 = arith.maxsi %89, %c0_i64_2 : i64
+            %91 = arith.addi %89, %c16_i64 : i64
+            %92 = arith.minsi %91, %c32_i64 : i64
+            %93 = arith.subi %92, %90 : i64
+            %94 = arith.muli %90, %87 : i64
+            %95 = arith.addi %86, %94 : i64
+            %96 = arith.addi %89, %c96_i64 : i64
+            %97 = arith.subi %90, %89 : i64
+            %98 = arith.addi %96, %97 : i64
+            "instgem.mvin"(%95, %98, %c16_i64, %93) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %88 = arith.index_cast %arg12 : index to i64
+            %89 = arith.muli %88, %c16_i64 : i64
+            %90 = arith.subi %c32_i64, %89 : i64
+            %91 = arith.minsi %90, %c16_i64 : i64
+            %92 = arith.addi %89, %c32_i64 : i64
+            %93 = arith.ori %92, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %91, %c4294967295_i64, %c16_i64, %91) : (i64, i64, i64, i64, i64, i64) -> ()
+            %94 = arith.muli %88, %c32_i64 : i64
+            "instgem.compute_preloaded"(%94, %c16_i64, %91, %c96_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %91, %93, %c16_i64, %91) : (i64, i64, i64, i64, i64, i64) -> ()
+            %95 = arith.addi %94, %c16_i64 : i64
+            "instgem.compute_accumulated"(%95, %c16_i64, %91, %c112_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          } {gemmini.compute_nest}
+          scf.yield %73, %78, %83 : index, index, index
+        }
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %61 = arith.index_cast %intptr : index to i64
+        %62 = arith.index_cast %offset : index to i64
+        %63 = arith.muli %62, %c4_i64 : i64
+        %64 = arith.addi %61, %63 : i64
+        %65 = arith.index_cast %strides#0 : index to i64
+        %66 = arith.muli %65, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %66, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.remsi %73, %c2_i64_1 : i64
+          %75 = arith.divsi %73, %c2_i64_1 : i64
+          %76 = arith.muli %74, %c16_i64 : i64
+          %77 = arith.maxsi %76, %c0_i64_2 : i64
+          %78 = arith.addi %76, %c16_i64 : i64
+          %79 = arith.minsi %78, %c32_i64 : i64
+          %80 = arith.subi %79, %77 : i64
+          %81 = arith.muli %77, %66 : i64
+          %82 = arith.addi %64, %81 : i64
+          %83 = arith.muli %75, %c64_i64 : i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.muli %75, %c16_i64 : i64
+          %86 = arith.addi %76, %85 : i64
+          %87 = arith.ori %86, %c2684354560_i64 : i64
+          %88 = arith.subi %77, %76 : i64
+          %89 = arith.addi %87, %88 : i64
+          %90 = arith.subi %c16_i64, %85 : i64
+          %91 = arith.minsi %90, %c16_i64 : i64
+          "instgem.mvout"(%84, %89, %91, %80) : (i64, i64, i64, i64) -> ()
+        }
+        %subview_8 = memref.subview %reinterpret_cast_7[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_9 = memref.cast %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_14 = memref.extract_aligned_pointer_as_index %cast_9 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %67 = arith.index_cast %intptr_14 : index to i64
+        %68 = arith.index_cast %offset_11 : index to i64
+        %69 = arith.muli %68, %c4_i64 : i64
+        %70 = arith.addi %67, %69 : i64
+        %71 = arith.index_cast %strides_13#0 : index to i64
+        %72 = arith.muli %71, %c4_i64 : i64
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.remsi %73, %c2_i64_1 : i64
+          %75 = arith.divsi %73, %c2_i64_1 : i64
+          %76 = arith.muli %74, %c16_i64 : i64
+          %77 = arith.maxsi %76, %c0_i64_2 : i64
+          %78 = arith.addi %76, %c16_i64 : i64
+          %79 = arith.minsi %78, %c32_i64 : i64
+          %80 = arith.subi %79, %77 : i64
+          %81 = arith.muli %77, %72 : i64
+          %82 = arith.addi %70, %81 : i64
+          %83 = arith.muli %75, %c64_i64 : i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.muli %75, %c16_i64 : i64
+          %86 = arith.addi %76, %85 : i64
+          %87 = arith.addi %86, %c32_i64 : i64
+          %88 = arith.ori %87, %c2684354560_i64 : i64
+          %89 = arith.subi %77, %76 : i64
+          %90 = arith.addi %88, %89 : i64
+          %91 = arith.subi %c16_i64, %85 : i64
           %92 = arith.minsi %91, %c16_i64 : i64
-          %93 = arith.ori %90, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %92, %c4294967295_i64, %c16_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
-          %94 = arith.muli %89, %c32_i64 : i64
-          "instgem.compute_preloaded"(%94, %c16_i64, %92, %c64_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %92, %93, %c16_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
-          %95 = arith.addi %94, %c16_i64 : i64
-          "instgem.compute_accumulated"(%95, %c16_i64, %92, %c80_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        } {gemmini.compute_nest}
-        %84 = arith.addi %arg11, %c32 : index
-        %subview_29 = memref.subview %reinterpret_cast_5[%arg11, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_30 = memref.cast %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_31, %offset_32, %sizes_33:2, %strides_34:2 = memref.extract_strided_metadata %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_35 = memref.extract_aligned_pointer_as_index %cast_30 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %85 = arith.index_cast %intptr_35 : index to i64
-        %86 = arith.index_cast %offset_32 : index to i64
-        %87 = arith.addi %85, %86 : i64
-        %88 = arith.index_cast %strides_34#0 : index to i64
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %89 = arith.index_cast %arg12 : index to i64
-          %90 = arith.muli %89, %c16_i64 : i64
-          %91 = arith.maxsi %90, %c0_i64_2 : i64
-          %92 = arith.addi %90, %c16_i64 : i64
-          %93 = arith.minsi %92, %c32_i64 : i64
-          %94 = arith.subi %93, %91 : i64
-          %95 = arith.muli %91, %88 : i64
-          %96 = arith.addi %87, %95 : i64
-          %97 = arith.addi %90, %c96_i64 : i64
-          %98 = arith.subi %91, %90 : i64
-          %99 = arith.addi %97, %98 : i64
-          "instgem.mvin"(%96, %99, %c16_i64, %94) : (i64, i64, i64, i64) -> ()
+          "instgem.mvout"(%84, %90, %92, %80) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.muli %73, %c16_i64 : i64
+          %75 = arith.ori %74, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %75, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %89 = arith.index_cast %arg12 : index to i64
-          %90 = arith.muli %89, %c16_i64 : i64
-          %91 = arith.subi %c32_i64, %90 : i64
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.muli %73, %c16_i64 : i64
+          %75 = arith.addi %74, %c32_i64 : i64
+          %76 = arith.ori %75, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %60:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %73 = arith.addi %arg9, %c32 : index
+          %74 = arith.minsi %73, %arg7 : index
+          %75 = arith.subi %74, %arg9 : index
+          %subview_15 = memref.subview %reinterpret_cast[%12, %arg9] [32, %75] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_16 = memref.cast %subview_15 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %76 = arith.index_cast %75 : index to i64
+          %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_15 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_21 = memref.extract_aligned_pointer_as_index %cast_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %77 = arith.index_cast %intptr_21 : index to i64
+          %78 = arith.index_cast %offset_18 : index to i64
+          %79 = arith.addi %77, %78 : i64
+          %80 = arith.index_cast %strides_20#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.maxsi %128, %c0_i64_2 : i64
+            %130 = arith.addi %128, %c16_i64 : i64
+            %131 = arith.minsi %130, %c32_i64 : i64
+            %132 = arith.subi %131, %129 : i64
+            %133 = arith.muli %129, %80 : i64
+            %134 = arith.addi %79, %133 : i64
+            %135 = arith.muli %127, %c32_i64 : i64
+            %136 = arith.subi %129, %128 : i64
+            %137 = arith.addi %135, %136 : i64
+            %138 = arith.minsi %76, %c64_i64 : i64
+            "instgem.mvin"(%134, %137, %138, %132) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %81 = arith.addi %arg10, %c32 : index
+          %82 = arith.minsi %81, %arg7 : index
+          %83 = arith.subi %82, %arg10 : index
+          %subview_22 = memref.subview %reinterpret_cast_4[%arg10, %13] [%83, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_23 = memref.cast %subview_22 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %84 = arith.index_cast %83 : index to i64
+          %base_buffer_24, %offset_25, %sizes_26:2, %strides_27:2 = memref.extract_strided_metadata %subview_22 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_28 = memref.extract_aligned_pointer_as_index %cast_23 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %85 = arith.index_cast %intptr_28 : index to i64
+          %86 = arith.index_cast %offset_25 : index to i64
+          %87 = arith.addi %85, %86 : i64
+          %88 = arith.index_cast %strides_27#0 : index to i64
+          "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %88) : (i64, i64, i64, i64, i64, i64) -> ()
+          %89 = arith.maxsi %84, %c0_i64_2 : i64
+          %90 = arith.addi %89, %c15_i64 : i64
+          %91 = arith.divui %90, %c16_i64 : i64
+          %92 = arith.cmpi sgt, %84, %c0_i64_2 : i64
+          %93 = arith.extui %92 : i1 to i64
+          %94 = arith.muli %91, %93 : i64
+          %95 = arith.index_cast %94 : i64 to index
+          scf.for %arg12 = %c0 to %95 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.maxsi %128, %c0_i64_2 : i64
+            %130 = arith.addi %128, %c16_i64 : i64
+            %131 = arith.minsi %130, %84 : i64
+            %132 = arith.subi %131, %129 : i64
+            %133 = arith.muli %129, %88 : i64
+            %134 = arith.addi %87, %133 : i64
+            %135 = arith.addi %128, %c64_i64 : i64
+            %136 = arith.subi %129, %128 : i64
+            %137 = arith.addi %135, %136 : i64
+            "instgem.mvin"(%134, %137, %c16_i64, %132) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %96 = arith.maxsi %76, %c0_i64_2 : i64
+          %97 = arith.minsi %96, %c32_i64 : i64
+          %98 = arith.minsi %89, %c32_i64 : i64
+          %99 = arith.minsi %97, %98 : i64
+          %100 = arith.ceildivsi %99, %c16_i64 : i64
+          %101 = arith.subi %100, %c1_i64_3 : i64
+          %102 = arith.cmpi sgt, %100, %c0_i64_2 : i64
+          %103 = arith.select %102, %c2_i64_1, %c0_i64_2 : i64
+          %104 = arith.index_cast %103 : i64 to index
+          scf.for %arg12 = %c0 to %104 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.subi %c32_i64, %128 : i64
+            %130 = arith.minsi %129, %c16_i64 : i64
+            %131 = arith.ori %128, %c3221225472_i64 : i64
+            %132 = arith.cmpi eq, %101, %c0_i64_2 : i64
+            %133 = arith.select %132, %131, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %130, %133, %c16_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+            %134 = arith.muli %127, %c32_i64 : i64
+            %135 = arith.minsi %97, %c16_i64 : i64
+            %136 = arith.minsi %98, %c16_i64 : i64
+            "instgem.compute_preloaded"(%134, %135, %130, %c64_i64, %c16_i64, %136) : (i64, i64, i64, i64, i64, i64) -> ()
+            %137 = arith.index_cast %100 : i64 to index
+            scf.for %arg13 = %c1 to %137 step %c1 {
+              %138 = arith.index_cast %arg13 : index to i64
+              %139 = arith.cmpi eq, %138, %101 : i64
+              %140 = arith.select %139, %131, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %130, %140, %c16_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+              %141 = arith.muli %138, %c16_i64 : i64
+              %142 = arith.addi %134, %141 : i64
+              %143 = arith.subi %97, %141 : i64
+              %144 = arith.minsi %143, %c16_i64 : i64
+              %145 = arith.addi %141, %c64_i64 : i64
+              %146 = arith.subi %98, %141 : i64
+              %147 = arith.minsi %146, %c16_i64 : i64
+              "instgem.compute_accumulated"(%142, %144, %130, %145, %c16_i64, %147) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+          %105 = arith.addi %arg11, %c32 : index
+          %106 = arith.minsi %105, %arg7 : index
+          %107 = arith.subi %106, %arg11 : index
+          %subview_29 = memref.subview %reinterpret_cast_5[%arg11, %13] [%107, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_30 = memref.cast %subview_29 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %108 = arith.index_cast %107 : index to i64
+          %base_buffer_31, %offset_32, %sizes_33:2, %strides_34:2 = memref.extract_strided_metadata %subview_29 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_35 = memref.extract_aligned_pointer_as_index %cast_30 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %109 = arith.index_cast %intptr_35 : index to i64
+          %110 = arith.index_cast %offset_32 : index to i64
+          %111 = arith.addi %109, %110 : i64
+          %112 = arith.index_cast %strides_34#0 : index to i64
+          %113 = arith.maxsi %108, %c0_i64_2 : i64
+          %114 = arith.addi %113, %c15_i64 : i64
+          %115 = arith.divui %114, %c16_i64 : i64
+          %116 = arith.cmpi sgt, %108, %c0_i64_2 : i64
+          %117 = arith.extui %116 : i1 to i64
+          %118 = arith.muli %115, %117 : i64
+          %119 = arith.index_cast %118 : i64 to index
+          scf.for %arg12 = %c0 to %119 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.maxsi %128, %c0_i64_2 : i64
+            %130 = arith.addi %128, %c16_i64 : i64
+            %131 = arith.minsi %130, %108 : i64
+            %132 = arith.subi %131, %129 : i64
+            %133 = arith.muli %129, %112 : i64
+            %134 = arith.addi %111, %133 : i64
+            %135 = arith.addi %128, %c96_i64 : i64
+            %136 = arith.subi %129, %128 : i64
+            %137 = arith.addi %135, %136 : i64
+            "instgem.mvin"(%134, %137, %c16_i64, %132) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %120 = arith.minsi %113, %c32_i64 : i64
+          %121 = arith.minsi %97, %120 : i64
+          %122 = arith.ceildivsi %121, %c16_i64 : i64
+          %123 = arith.subi %122, %c1_i64_3 : i64
+          %124 = arith.cmpi sgt, %122, %c0_i64_2 : i64
+          %125 = arith.select %124, %c2_i64_1, %c0_i64_2 : i64
+          %126 = arith.index_cast %125 : i64 to index
+          scf.for %arg12 = %c0 to %126 step %c1 {
+            %127 = arith.index_cast %arg12 : index to i64
+            %128 = arith.muli %127, %c16_i64 : i64
+            %129 = arith.subi %c32_i64, %128 : i64
+            %130 = arith.minsi %129, %c16_i64 : i64
+            %131 = arith.addi %128, %c32_i64 : i64
+            %132 = arith.ori %131, %c3221225472_i64 : i64
+            %133 = arith.cmpi eq, %123, %c0_i64_2 : i64
+            %134 = arith.select %133, %132, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %130, %134, %c16_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+            %135 = arith.muli %127, %c32_i64 : i64
+            %136 = arith.minsi %97, %c16_i64 : i64
+            %137 = arith.minsi %120, %c16_i64 : i64
+            "instgem.compute_preloaded"(%135, %136, %130, %c96_i64, %c16_i64, %137) : (i64, i64, i64, i64, i64, i64) -> ()
+            %138 = arith.index_cast %122 : i64 to index
+            scf.for %arg13 = %c1 to %138 step %c1 {
+              %139 = arith.index_cast %arg13 : index to i64
+              %140 = arith.cmpi eq, %139, %123 : i64
+              %141 = arith.select %140, %132, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %130, %141, %c16_i64, %130) : (i64, i64, i64, i64, i64, i64) -> ()
+              %142 = arith.muli %139, %c16_i64 : i64
+              %143 = arith.addi %135, %142 : i64
+              %144 = arith.subi %97, %142 : i64
+              %145 = arith.minsi %144, %c16_i64 : i64
+              %146 = arith.addi %142, %c96_i64 : i64
+              %147 = arith.subi %120, %142 : i64
+              %148 = arith.minsi %147, %c16_i64 : i64
+              "instgem.compute_accumulated"(%143, %145, %130, %146, %c16_i64, %148) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } {gemmini.compute_nest}
+          scf.yield %73, %81, %105 : index, index, index
+        }
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %61 = arith.index_cast %intptr : index to i64
+        %62 = arith.index_cast %offset : index to i64
+        %63 = arith.muli %62, %c4_i64 : i64
+        %64 = arith.addi %61, %63 : i64
+        %65 = arith.index_cast %strides#0 : index to i64
+        %66 = arith.muli %65, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %66, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.remsi %73, %c2_i64_1 : i64
+          %75 = arith.divsi %73, %c2_i64_1 : i64
+          %76 = arith.muli %74, %c16_i64 : i64
+          %77 = arith.maxsi %76, %c0_i64_2 : i64
+          %78 = arith.addi %76, %c16_i64 : i64
+          %79 = arith.minsi %78, %c32_i64 : i64
+          %80 = arith.subi %79, %77 : i64
+          %81 = arith.muli %77, %66 : i64
+          %82 = arith.addi %64, %81 : i64
+          %83 = arith.muli %75, %c64_i64 : i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.muli %75, %c16_i64 : i64
+          %86 = arith.addi %76, %85 : i64
+          %87 = arith.ori %86, %c2684354560_i64 : i64
+          %88 = arith.subi %77, %76 : i64
+          %89 = arith.addi %87, %88 : i64
+          %90 = arith.subi %c16_i64, %85 : i64
+          %91 = arith.minsi %90, %c16_i64 : i64
+          "instgem.mvout"(%84, %89, %91, %80) : (i64, i64, i64, i64) -> ()
+        }
+        %subview_8 = memref.subview %reinterpret_cast_7[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_9 = memref.cast %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_14 = memref.extract_aligned_pointer_as_index %cast_9 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %67 = arith.index_cast %intptr_14 : index to i64
+        %68 = arith.index_cast %offset_11 : index to i64
+        %69 = arith.muli %68, %c4_i64 : i64
+        %70 = arith.addi %67, %69 : i64
+        %71 = arith.index_cast %strides_13#0 : index to i64
+        %72 = arith.muli %71, %c4_i64 : i64
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.remsi %73, %c2_i64_1 : i64
+          %75 = arith.divsi %73, %c2_i64_1 : i64
+          %76 = arith.muli %74, %c16_i64 : i64
+          %77 = arith.maxsi %76, %c0_i64_2 : i64
+          %78 = arith.addi %76, %c16_i64 : i64
+          %79 = arith.minsi %78, %c32_i64 : i64
+          %80 = arith.subi %79, %77 : i64
+          %81 = arith.muli %77, %72 : i64
+          %82 = arith.addi %70, %81 : i64
+          %83 = arith.muli %75, %c64_i64 : i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.muli %75, %c16_i64 : i64
+          %86 = arith.addi %76, %85 : i64
+          %87 = arith.addi %86, %c32_i64 : i64
+          %88 = arith.ori %87, %c2684354560_i64 : i64
+          %89 = arith.subi %77, %76 : i64
+          %90 = arith.addi %88, %89 : i64
+          %91 = arith.subi %c16_i64, %85 : i64
           %92 = arith.minsi %91, %c16_i64 : i64
-          %93 = arith.addi %90, %c32_i64 : i64
-          %94 = arith.ori %93, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %92, %c4294967295_i64, %c16_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
-          %95 = arith.muli %89, %c32_i64 : i64
-          "instgem.compute_preloaded"(%95, %c16_i64, %92, %c96_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %92, %94, %c16_i64, %92) : (i64, i64, i64, i64, i64, i64) -> ()
-          %96 = arith.addi %95, %c16_i64 : i64
-          "instgem.compute_accumulated"(%96, %c16_i64, %92, %c112_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        } {gemmini.compute_nest}
-        scf.yield %74, %79, %84 : index, index, index
-      }
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %62 = arith.index_cast %intptr : index to i64
-      %63 = arith.index_cast %offset : index to i64
-      %64 = arith.muli %63, %c4_i64 : i64
-      %65 = arith.addi %62, %64 : i64
-      %66 = arith.index_cast %strides#0 : index to i64
-      %67 = arith.muli %66, %c4_i64 : i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %67, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %74 = arith.index_cast %arg8 : index to i64
-        %75 = arith.remsi %74, %c2_i64_1 : i64
-        %76 = arith.divsi %74, %c2_i64_1 : i64
-        %77 = arith.muli %75, %c16_i64 : i64
-        %78 = arith.maxsi %77, %c0_i64_2 : i64
-        %79 = arith.addi %77, %c16_i64 : i64
-        %80 = arith.minsi %79, %c32_i64 : i64
-        %81 = arith.subi %80, %78 : i64
-        %82 = arith.muli %78, %67 : i64
-        %83 = arith.addi %65, %82 : i64
-        %84 = arith.muli %76, %c64_i64 : i64
-        %85 = arith.addi %83, %84 : i64
-        %86 = arith.muli %76, %c16_i64 : i64
-        %87 = arith.addi %77, %86 : i64
-        %88 = arith.ori %87, %c2684354560_i64 : i64
-        %89 = arith.subi %78, %77 : i64
-        %90 = arith.addi %88, %89 : i64
-        %91 = arith.subi %c16_i64, %86 : i64
-        %92 = arith.minsi %91, %c16_i64 : i64
-        "instgem.mvout"(%85, %90, %92, %81) : (i64, i64, i64, i64) -> ()
-      }
-      %subview_8 = memref.subview %reinterpret_cast_7[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast_9 = memref.cast %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %cast_9 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %68 = arith.index_cast %intptr_14 : index to i64
-      %69 = arith.index_cast %offset_11 : index to i64
-      %70 = arith.muli %69, %c4_i64 : i64
-      %71 = arith.addi %68, %70 : i64
-      %72 = arith.index_cast %strides_13#0 : index to i64
-      %73 = arith.muli %72, %c4_i64 : i64
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %74 = arith.index_cast %arg8 : index to i64
-        %75 = arith.remsi %74, %c2_i64_1 : i64
-        %76 = arith.divsi %74, %c2_i64_1 : i64
-        %77 = arith.muli %75, %c16_i64 : i64
-        %78 = arith.maxsi %77, %c0_i64_2 : i64
-        %79 = arith.addi %77, %c16_i64 : i64
-        %80 = arith.minsi %79, %c32_i64 : i64
-        %81 = arith.subi %80, %78 : i64
-        %82 = arith.muli %78, %73 : i64
-        %83 = arith.addi %71, %82 : i64
-        %84 = arith.muli %76, %c64_i64 : i64
-        %85 = arith.addi %83, %84 : i64
-        %86 = arith.muli %76, %c16_i64 : i64
-        %87 = arith.addi %77, %86 : i64
-        %88 = arith.addi %87, %c32_i64 : i64
-        %89 = arith.ori %88, %c2684354560_i64 : i64
-        %90 = arith.subi %78, %77 : i64
-        %91 = arith.addi %89, %90 : i64
-        %92 = arith.subi %c16_i64, %86 : i64
-        %93 = arith.minsi %92, %c16_i64 : i64
-        "instgem.mvout"(%85, %91, %93, %81) : (i64, i64, i64, i64) -> ()
+          "instgem.mvout"(%84, %90, %92, %80) : (i64, i64, i64, i64) -> ()
+        }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
@@ -360,445 +641,445 @@ module {
       %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg8 = %c0 to %c2 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.muli %101, %c16_i64 : i64
-        %103 = arith.ori %102, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %103, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %96 = arith.index_cast %arg8 : index to i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.ori %97, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %98, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg8 = %c0 to %c2 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.muli %101, %c16_i64 : i64
-        %103 = arith.addi %102, %c32_i64 : i64
-        %104 = arith.ori %103, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_2, %104, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %96 = arith.index_cast %arg8 : index to i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.addi %97, %c32_i64 : i64
+        %99 = arith.ori %98, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_2, %99, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %61:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %101 = arith.maxsi %21, %c0 : index
-        %102 = arith.minsi %101, %arg5 : index
-        %103 = arith.maxsi %17, %c0 : index
-        %104 = arith.minsi %103, %c32 : index
-        %105 = arith.subi %102, %16 : index
-        %106 = arith.maxsi %arg9, %c0 : index
-        %107 = arith.minsi %106, %arg7 : index
-        %108 = arith.addi %arg9, %c32 : index
-        %109 = arith.maxsi %108, %c0 : index
-        %110 = arith.minsi %109, %arg7 : index
-        %111 = arith.subi %107, %arg9 : index
-        %112 = arith.maxsi %111, %c0 : index
-        %113 = arith.minsi %112, %c32 : index
-        %114 = arith.subi %110, %107 : index
-        %115 = arith.cmpi sgt, %113, %c0 : index
-        scf.if %115 {
+      %56:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %96 = arith.maxsi %21, %c0 : index
+        %97 = arith.minsi %96, %arg5 : index
+        %98 = arith.maxsi %17, %c0 : index
+        %99 = arith.minsi %98, %c32 : index
+        %100 = arith.subi %97, %16 : index
+        %101 = arith.maxsi %arg9, %c0 : index
+        %102 = arith.minsi %101, %arg7 : index
+        %103 = arith.addi %arg9, %c32 : index
+        %104 = arith.maxsi %103, %c0 : index
+        %105 = arith.minsi %104, %arg7 : index
+        %106 = arith.subi %102, %arg9 : index
+        %107 = arith.maxsi %106, %c0 : index
+        %108 = arith.minsi %107, %c32 : index
+        %109 = arith.subi %105, %102 : index
+        %110 = arith.cmpi sgt, %108, %c0 : index
+        scf.if %110 {
           func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_14 = memref.subview %reinterpret_cast[%16, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %116 = arith.index_cast %104 : index to i64
-        %117 = arith.index_cast %105 : index to i64
-        %118 = arith.index_cast %114 : index to i64
-        %119 = arith.addi %116, %117 : i64
+        %subview_14 = memref.subview %reinterpret_cast[%16, %102] [%100, %109] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %111 = arith.index_cast %99 : index to i64
+        %112 = arith.index_cast %100 : index to i64
+        %113 = arith.index_cast %109 : index to i64
+        %114 = arith.addi %111, %112 : i64
         %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %120 = arith.index_cast %intptr_19 : index to i64
-        %121 = arith.index_cast %offset_16 : index to i64
-        %122 = arith.addi %120, %121 : i64
-        %123 = arith.index_cast %strides_18#0 : index to i64
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %123) : (i64, i64, i64, i64, i64, i64) -> ()
-        %124 = arith.maxsi %116, %c0_i64_2 : i64
-        %125 = arith.divui %124, %c16_i64 : i64
-        %126 = arith.maxsi %119, %c0_i64_2 : i64
-        %127 = arith.addi %126, %c15_i64 : i64
-        %128 = arith.divui %127, %c16_i64 : i64
-        %129 = arith.subi %128, %125 : i64
-        %130 = arith.cmpi sgt, %117, %c0_i64_2 : i64
-        %131 = arith.extui %130 : i1 to i64
-        %132 = arith.muli %129, %131 : i64
-        %133 = arith.index_cast %132 : i64 to index
-        scf.for %arg12 = %c0 to %133 step %c1 {
-          %232 = arith.index_cast %arg12 : index to i64
-          %233 = arith.addi %125, %232 : i64
-          %234 = arith.muli %233, %c16_i64 : i64
-          %235 = arith.maxsi %234, %116 : i64
-          %236 = arith.addi %234, %c16_i64 : i64
-          %237 = arith.minsi %236, %119 : i64
-          %238 = arith.subi %237, %235 : i64
-          %239 = arith.subi %235, %116 : i64
-          %240 = arith.muli %239, %123 : i64
-          %241 = arith.addi %122, %240 : i64
-          %242 = arith.muli %233, %c32_i64 : i64
-          %243 = arith.subi %235, %234 : i64
-          %244 = arith.addi %242, %243 : i64
-          %245 = arith.minsi %118, %c64_i64 : i64
-          "instgem.mvin"(%241, %244, %245, %238) : (i64, i64, i64, i64) -> ()
+        %115 = arith.index_cast %intptr_19 : index to i64
+        %116 = arith.index_cast %offset_16 : index to i64
+        %117 = arith.addi %115, %116 : i64
+        %118 = arith.index_cast %strides_18#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+        %119 = arith.maxsi %111, %c0_i64_2 : i64
+        %120 = arith.divui %119, %c16_i64 : i64
+        %121 = arith.maxsi %114, %c0_i64_2 : i64
+        %122 = arith.addi %121, %c15_i64 : i64
+        %123 = arith.divui %122, %c16_i64 : i64
+        %124 = arith.subi %123, %120 : i64
+        %125 = arith.cmpi sgt, %112, %c0_i64_2 : i64
+        %126 = arith.extui %125 : i1 to i64
+        %127 = arith.muli %124, %126 : i64
+        %128 = arith.index_cast %127 : i64 to index
+        scf.for %arg12 = %c0 to %128 step %c1 {
+          %227 = arith.index_cast %arg12 : index to i64
+          %228 = arith.addi %120, %227 : i64
+          %229 = arith.muli %228, %c16_i64 : i64
+          %230 = arith.maxsi %229, %111 : i64
+          %231 = arith.addi %229, %c16_i64 : i64
+          %232 = arith.minsi %231, %114 : i64
+          %233 = arith.subi %232, %230 : i64
+          %234 = arith.subi %230, %111 : i64
+          %235 = arith.muli %234, %118 : i64
+          %236 = arith.addi %117, %235 : i64
+          %237 = arith.muli %228, %c32_i64 : i64
+          %238 = arith.subi %230, %229 : i64
+          %239 = arith.addi %237, %238 : i64
+          %240 = arith.minsi %113, %c64_i64 : i64
+          "instgem.mvin"(%236, %239, %240, %233) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %134 = arith.addi %124, %c15_i64 : i64
-        %135 = arith.divui %134, %c16_i64 : i64
-        %136 = arith.cmpi sgt, %116, %c0_i64_2 : i64
-        %137 = arith.extui %136 : i1 to i64
-        %138 = arith.muli %135, %137 : i64
-        %139 = arith.index_cast %138 : i64 to index
-        scf.for %arg12 = %c0 to %139 step %c1 {
-          %232 = arith.index_cast %arg12 : index to i64
-          %233 = arith.muli %232, %c16_i64 : i64
-          %234 = arith.maxsi %233, %c0_i64_2 : i64
-          %235 = arith.addi %233, %c16_i64 : i64
-          %236 = arith.minsi %235, %116 : i64
-          %237 = arith.subi %236, %234 : i64
-          %238 = arith.muli %232, %c32_i64 : i64
-          %239 = arith.subi %234, %233 : i64
-          %240 = arith.addi %238, %239 : i64
-          %241 = arith.minsi %118, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_2, %240, %241, %237) : (i64, i64, i64, i64) -> ()
+        %129 = arith.addi %119, %c15_i64 : i64
+        %130 = arith.divui %129, %c16_i64 : i64
+        %131 = arith.cmpi sgt, %111, %c0_i64_2 : i64
+        %132 = arith.extui %131 : i1 to i64
+        %133 = arith.muli %130, %132 : i64
+        %134 = arith.index_cast %133 : i64 to index
+        scf.for %arg12 = %c0 to %134 step %c1 {
+          %227 = arith.index_cast %arg12 : index to i64
+          %228 = arith.muli %227, %c16_i64 : i64
+          %229 = arith.maxsi %228, %c0_i64_2 : i64
+          %230 = arith.addi %228, %c16_i64 : i64
+          %231 = arith.minsi %230, %111 : i64
+          %232 = arith.subi %231, %229 : i64
+          %233 = arith.muli %227, %c32_i64 : i64
+          %234 = arith.subi %229, %228 : i64
+          %235 = arith.addi %233, %234 : i64
+          %236 = arith.minsi %113, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %235, %236, %232) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %140 = arith.maxsi %arg10, %c0 : index
-        %141 = arith.minsi %140, %arg7 : index
-        %142 = arith.addi %arg10, %c32 : index
-        %143 = arith.maxsi %142, %c0 : index
-        %144 = arith.minsi %143, %arg7 : index
-        %145 = arith.subi %141, %arg10 : index
-        %146 = arith.maxsi %145, %c0 : index
-        %147 = arith.minsi %146, %c32 : index
-        %148 = arith.subi %144, %141 : index
-        %149 = arith.maxsi %22, %c0 : index
-        %150 = arith.minsi %149, %arg6 : index
-        %151 = arith.maxsi %20, %c0 : index
-        %152 = arith.minsi %151, %c16 : index
-        %153 = arith.subi %150, %19 : index
-        %154 = arith.cmpi sgt, %152, %c0 : index
-        scf.if %154 {
+        %135 = arith.maxsi %arg10, %c0 : index
+        %136 = arith.minsi %135, %arg7 : index
+        %137 = arith.addi %arg10, %c32 : index
+        %138 = arith.maxsi %137, %c0 : index
+        %139 = arith.minsi %138, %arg7 : index
+        %140 = arith.subi %136, %arg10 : index
+        %141 = arith.maxsi %140, %c0 : index
+        %142 = arith.minsi %141, %c32 : index
+        %143 = arith.subi %139, %136 : index
+        %144 = arith.maxsi %22, %c0 : index
+        %145 = arith.minsi %144, %arg6 : index
+        %146 = arith.maxsi %20, %c0 : index
+        %147 = arith.minsi %146, %c16 : index
+        %148 = arith.subi %145, %19 : index
+        %149 = arith.cmpi sgt, %147, %c0 : index
+        scf.if %149 {
           func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
         }
-        %subview_20 = memref.subview %reinterpret_cast_4[%141, %19] [%148, %153] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %155 = arith.index_cast %147 : index to i64
-        %156 = arith.index_cast %148 : index to i64
-        %157 = arith.index_cast %153 : index to i64
-        %158 = arith.addi %155, %156 : i64
+        %subview_20 = memref.subview %reinterpret_cast_4[%136, %19] [%143, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %150 = arith.index_cast %142 : index to i64
+        %151 = arith.index_cast %143 : index to i64
+        %152 = arith.index_cast %148 : index to i64
+        %153 = arith.addi %150, %151 : i64
         %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %159 = arith.index_cast %intptr_25 : index to i64
-        %160 = arith.index_cast %offset_22 : index to i64
-        %161 = arith.addi %159, %160 : i64
-        %162 = arith.index_cast %strides_24#0 : index to i64
-        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %162) : (i64, i64, i64, i64, i64, i64) -> ()
-        %163 = arith.maxsi %155, %c0_i64_2 : i64
-        %164 = arith.divui %163, %c16_i64 : i64
-        %165 = arith.maxsi %158, %c0_i64_2 : i64
-        %166 = arith.addi %165, %c15_i64 : i64
-        %167 = arith.divui %166, %c16_i64 : i64
-        %168 = arith.subi %167, %164 : i64
-        %169 = arith.cmpi sgt, %156, %c0_i64_2 : i64
-        %170 = arith.extui %169 : i1 to i64
-        %171 = arith.muli %168, %170 : i64
-        %172 = arith.index_cast %171 : i64 to index
-        scf.for %arg12 = %c0 to %172 step %c1 {
-          %232 = arith.index_cast %arg12 : index to i64
-          %233 = arith.addi %164, %232 : i64
-          %234 = arith.muli %233, %c16_i64 : i64
-          %235 = arith.maxsi %234, %155 : i64
-          %236 = arith.addi %234, %c16_i64 : i64
-          %237 = arith.minsi %236, %158 : i64
-          %238 = arith.subi %237, %235 : i64
-          %239 = arith.subi %235, %155 : i64
-          %240 = arith.muli %239, %162 : i64
-          %241 = arith.addi %161, %240 : i64
-          %242 = arith.addi %234, %c64_i64 : i64
-          %243 = arith.subi %235, %234 : i64
-          %244 = arith.addi %242, %243 : i64
-          %245 = arith.minsi %157, %c64_i64 : i64
-          "instgem.mvin"(%241, %244, %245, %238) : (i64, i64, i64, i64) -> ()
+        %154 = arith.index_cast %intptr_25 : index to i64
+        %155 = arith.index_cast %offset_22 : index to i64
+        %156 = arith.addi %154, %155 : i64
+        %157 = arith.index_cast %strides_24#0 : index to i64
+        "instgem.config_ld"(%c0_i64_2, %c0_i64_2, %c1_i64_3, %c16_i64, %c1065353216_i64, %157) : (i64, i64, i64, i64, i64, i64) -> ()
+        %158 = arith.maxsi %150, %c0_i64_2 : i64
+        %159 = arith.divui %158, %c16_i64 : i64
+        %160 = arith.maxsi %153, %c0_i64_2 : i64
+        %161 = arith.addi %160, %c15_i64 : i64
+        %162 = arith.divui %161, %c16_i64 : i64
+        %163 = arith.subi %162, %159 : i64
+        %164 = arith.cmpi sgt, %151, %c0_i64_2 : i64
+        %165 = arith.extui %164 : i1 to i64
+        %166 = arith.muli %163, %165 : i64
+        %167 = arith.index_cast %166 : i64 to index
+        scf.for %arg12 = %c0 to %167 step %c1 {
+          %227 = arith.index_cast %arg12 : index to i64
+          %228 = arith.addi %159, %227 : i64
+          %229 = arith.muli %228, %c16_i64 : i64
+          %230 = arith.maxsi %229, %150 : i64
+          %231 = arith.addi %229, %c16_i64 : i64
+          %232 = arith.minsi %231, %153 : i64
+          %233 = arith.subi %232, %230 : i64
+          %234 = arith.subi %230, %150 : i64
+          %235 = arith.muli %234, %157 : i64
+          %236 = arith.addi %156, %235 : i64
+          %237 = arith.addi %229, %c64_i64 : i64
+          %238 = arith.subi %230, %229 : i64
+          %239 = arith.addi %237, %238 : i64
+          %240 = arith.minsi %152, %c64_i64 : i64
+          "instgem.mvin"(%236, %239, %240, %233) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %173 = arith.addi %163, %c15_i64 : i64
-        %174 = arith.divui %173, %c16_i64 : i64
-        %175 = arith.cmpi sgt, %155, %c0_i64_2 : i64
-        %176 = arith.extui %175 : i1 to i64
-        %177 = arith.muli %174, %176 : i64
-        %178 = arith.index_cast %177 : i64 to index
-        scf.for %arg12 = %c0 to %178 step %c1 {
-          %232 = arith.index_cast %arg12 : index to i64
-          %233 = arith.muli %232, %c16_i64 : i64
-          %234 = arith.maxsi %233, %c0_i64_2 : i64
-          %235 = arith.addi %233, %c16_i64 : i64
-          %236 = arith.minsi %235, %155 : i64
-          %237 = arith.subi %236, %234 : i64
-          %238 = arith.addi %233, %c64_i64 : i64
-          %239 = arith.subi %234, %233 : i64
-          %240 = arith.addi %238, %239 : i64
-          %241 = arith.minsi %157, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_2, %240, %241, %237) : (i64, i64, i64, i64) -> ()
+        %168 = arith.addi %158, %c15_i64 : i64
+        %169 = arith.divui %168, %c16_i64 : i64
+        %170 = arith.cmpi sgt, %150, %c0_i64_2 : i64
+        %171 = arith.extui %170 : i1 to i64
+        %172 = arith.muli %169, %171 : i64
+        %173 = arith.index_cast %172 : i64 to index
+        scf.for %arg12 = %c0 to %173 step %c1 {
+          %227 = arith.index_cast %arg12 : index to i64
+          %228 = arith.muli %227, %c16_i64 : i64
+          %229 = arith.maxsi %228, %c0_i64_2 : i64
+          %230 = arith.addi %228, %c16_i64 : i64
+          %231 = arith.minsi %230, %150 : i64
+          %232 = arith.subi %231, %229 : i64
+          %233 = arith.addi %228, %c64_i64 : i64
+          %234 = arith.subi %229, %228 : i64
+          %235 = arith.addi %233, %234 : i64
+          %236 = arith.minsi %152, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %235, %236, %232) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %179 = arith.minsi %126, %c32_i64 : i64
-        %180 = arith.maxsi %118, %c0_i64_2 : i64
-        %181 = arith.minsi %180, %c32_i64 : i64
-        %182 = arith.minsi %165, %c32_i64 : i64
-        %183 = arith.maxsi %157, %c0_i64_2 : i64
-        %184 = arith.minsi %183, %c16_i64 : i64
-        %185 = arith.ceildivsi %179, %c16_i64 : i64
-        %186 = arith.ceildivsi %184, %c16_i64 : i64
-        %187 = arith.minsi %181, %182 : i64
-        %188 = arith.ceildivsi %187, %c16_i64 : i64
-        %189 = arith.subi %188, %c1_i64_3 : i64
-        %190 = arith.cmpi sgt, %188, %c0_i64_2 : i64
-        %191 = arith.select %190, %185, %c0_i64_2 : i64
-        %192 = arith.index_cast %191 : i64 to index
-        scf.for %arg12 = %c0 to %192 step %c1 {
-          %232 = arith.index_cast %arg12 : index to i64
-          %233 = arith.index_cast %186 : i64 to index
-          scf.for %arg13 = %c0 to %233 step %c1 {
-            %234 = arith.index_cast %arg13 : index to i64
-            %235 = arith.muli %232, %c16_i64 : i64
-            %236 = arith.subi %179, %235 : i64
-            %237 = arith.minsi %236, %c16_i64 : i64
-            %238 = arith.muli %234, %c16_i64 : i64
-            %239 = arith.subi %184, %238 : i64
-            %240 = arith.minsi %239, %c16_i64 : i64
-            %241 = arith.addi %235, %238 : i64
-            %242 = arith.ori %241, %c3221225472_i64 : i64
-            %243 = arith.cmpi eq, %189, %c0_i64_2 : i64
-            %244 = arith.select %243, %242, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %240, %237, %244, %240, %237) : (i64, i64, i64, i64, i64, i64) -> ()
-            %245 = arith.muli %232, %c32_i64 : i64
-            %246 = arith.minsi %181, %c16_i64 : i64
-            %247 = arith.addi %238, %c64_i64 : i64
-            %248 = arith.minsi %182, %c16_i64 : i64
-            "instgem.compute_preloaded"(%245, %246, %237, %247, %240, %248) : (i64, i64, i64, i64, i64, i64) -> ()
-            %249 = arith.index_cast %188 : i64 to index
-            scf.for %arg14 = %c1 to %249 step %c1 {
-              %250 = arith.index_cast %arg14 : index to i64
-              %251 = arith.cmpi eq, %250, %189 : i64
-              %252 = arith.select %251, %242, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %240, %237, %252, %240, %237) : (i64, i64, i64, i64, i64, i64) -> ()
-              %253 = arith.muli %250, %c16_i64 : i64
-              %254 = arith.addi %245, %253 : i64
-              %255 = arith.subi %181, %253 : i64
-              %256 = arith.minsi %255, %c16_i64 : i64
-              %257 = arith.addi %253, %238 : i64
-              %258 = arith.addi %257, %c64_i64 : i64
-              %259 = arith.subi %182, %253 : i64
-              %260 = arith.minsi %259, %c16_i64 : i64
-              "instgem.compute_accumulated"(%254, %256, %237, %258, %240, %260) : (i64, i64, i64, i64, i64, i64) -> ()
+        %174 = arith.minsi %121, %c32_i64 : i64
+        %175 = arith.maxsi %113, %c0_i64_2 : i64
+        %176 = arith.minsi %175, %c32_i64 : i64
+        %177 = arith.minsi %160, %c32_i64 : i64
+        %178 = arith.maxsi %152, %c0_i64_2 : i64
+        %179 = arith.minsi %178, %c16_i64 : i64
+        %180 = arith.ceildivsi %174, %c16_i64 : i64
+        %181 = arith.ceildivsi %179, %c16_i64 : i64
+        %182 = arith.minsi %176, %177 : i64
+        %183 = arith.ceildivsi %182, %c16_i64 : i64
+        %184 = arith.subi %183, %c1_i64_3 : i64
+        %185 = arith.cmpi sgt, %183, %c0_i64_2 : i64
+        %186 = arith.select %185, %180, %c0_i64_2 : i64
+        %187 = arith.index_cast %186 : i64 to index
+        scf.for %arg12 = %c0 to %187 step %c1 {
+          %227 = arith.index_cast %arg12 : index to i64
+          %228 = arith.index_cast %181 : i64 to index
+          scf.for %arg13 = %c0 to %228 step %c1 {
+            %229 = arith.index_cast %arg13 : index to i64
+            %230 = arith.muli %227, %c16_i64 : i64
+            %231 = arith.subi %174, %230 : i64
+            %232 = arith.minsi %231, %c16_i64 : i64
+            %233 = arith.muli %229, %c16_i64 : i64
+            %234 = arith.subi %179, %233 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            %236 = arith.addi %230, %233 : i64
+            %237 = arith.ori %236, %c3221225472_i64 : i64
+            %238 = arith.cmpi eq, %184, %c0_i64_2 : i64
+            %239 = arith.select %238, %237, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %235, %232, %239, %235, %232) : (i64, i64, i64, i64, i64, i64) -> ()
+            %240 = arith.muli %227, %c32_i64 : i64
+            %241 = arith.minsi %176, %c16_i64 : i64
+            %242 = arith.addi %233, %c64_i64 : i64
+            %243 = arith.minsi %177, %c16_i64 : i64
+            "instgem.compute_preloaded"(%240, %241, %232, %242, %235, %243) : (i64, i64, i64, i64, i64, i64) -> ()
+            %244 = arith.index_cast %183 : i64 to index
+            scf.for %arg14 = %c1 to %244 step %c1 {
+              %245 = arith.index_cast %arg14 : index to i64
+              %246 = arith.cmpi eq, %245, %184 : i64
+              %247 = arith.select %246, %237, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %235, %232, %247, %235, %232) : (i64, i64, i64, i64, i64, i64) -> ()
+              %248 = arith.muli %245, %c16_i64 : i64
+              %249 = arith.addi %240, %248 : i64
+              %250 = arith.subi %176, %248 : i64
+              %251 = arith.minsi %250, %c16_i64 : i64
+              %252 = arith.addi %248, %233 : i64
+              %253 = arith.addi %252, %c64_i64 : i64
+              %254 = arith.subi %177, %248 : i64
+              %255 = arith.minsi %254, %c16_i64 : i64
+              "instgem.compute_accumulated"(%249, %251, %232, %253, %235, %255) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %193 = arith.maxsi %arg11, %c0 : index
-        %194 = arith.minsi %193, %arg7 : index
-        %195 = arith.addi %arg11, %c32 : index
-        %196 = arith.maxsi %195, %c0 : index
-        %197 = arith.minsi %196, %arg7 : index
-        %198 = arith.subi %194, %arg11 : index
-        %199 = arith.maxsi %198, %c0 : index
-        %200 = arith.minsi %199, %c32 : index
-        %201 = arith.subi %197, %194 : index
-        scf.if %154 {
+        %188 = arith.maxsi %arg11, %c0 : index
+        %189 = arith.minsi %188, %arg7 : index
+        %190 = arith.addi %arg11, %c32 : index
+        %191 = arith.maxsi %190, %c0 : index
+        %192 = arith.minsi %191, %arg7 : index
+        %193 = arith.subi %189, %arg11 : index
+        %194 = arith.maxsi %193, %c0 : index
+        %195 = arith.minsi %194, %c32 : index
+        %196 = arith.subi %192, %189 : index
+        scf.if %149 {
           func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
         }
-        %subview_26 = memref.subview %reinterpret_cast_5[%194, %19] [%201, %153] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %202 = arith.index_cast %200 : index to i64
-        %203 = arith.index_cast %201 : index to i64
-        %204 = arith.addi %202, %203 : i64
+        %subview_26 = memref.subview %reinterpret_cast_5[%189, %19] [%196, %148] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %197 = arith.index_cast %195 : index to i64
+        %198 = arith.index_cast %196 : index to i64
+        %199 = arith.addi %197, %198 : i64
         %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %205 = arith.index_cast %intptr_31 : index to i64
-        %206 = arith.index_cast %offset_28 : index to i64
-        %207 = arith.addi %205, %206 : i64
-        %208 = arith.index_cast %strides_30#0 : index to i64
-        %209 = arith.maxsi %202, %c0_i64_2 : i64
-        %210 = arith.divui %209, %c16_i64 : i64
-        %211 = arith.maxsi %204, %c0_i64_2 : i64
-        %212 = arith.addi %211, %c15_i64 : i64
-        %213 = arith.divui %212, %c16_i64 : i64
-        %214 = arith.subi %213, %210 : i64
-        %215 = arith.cmpi sgt, %203, %c0_i64_2 : i64
-        %216 = arith.extui %215 : i1 to i64
-        %217 = arith.muli %214, %216 : i64
-        %218 = arith.index_cast %217 : i64 to index
-        scf.for %arg12 = %c0 to %218 step %c1 {
-          %232 = arith.index_cast %arg12 : index to i64
-          %233 = arith.addi %210, %232 : i64
-          %234 = arith.muli %233, %c16_i64 : i64
-          %235 = arith.maxsi %234, %202 : i64
-          %236 = arith.addi %234, %c16_i64 : i64
-          %237 = arith.minsi %236, %204 : i64
-          %238 = arith.subi %237, %235 : i64
-          %239 = arith.subi %235, %202 : i64
-          %240 = arith.muli %239, %208 : i64
-          %241 = arith.addi %207, %240 : i64
-          %242 = arith.addi %234, %c96_i64 : i64
-          %243 = arith.subi %235, %234 : i64
-          %244 = arith.addi %242, %243 : i64
-          %245 = arith.minsi %157, %c64_i64 : i64
-          "instgem.mvin"(%241, %244, %245, %238) : (i64, i64, i64, i64) -> ()
+        %200 = arith.index_cast %intptr_31 : index to i64
+        %201 = arith.index_cast %offset_28 : index to i64
+        %202 = arith.addi %200, %201 : i64
+        %203 = arith.index_cast %strides_30#0 : index to i64
+        %204 = arith.maxsi %197, %c0_i64_2 : i64
+        %205 = arith.divui %204, %c16_i64 : i64
+        %206 = arith.maxsi %199, %c0_i64_2 : i64
+        %207 = arith.addi %206, %c15_i64 : i64
+        %208 = arith.divui %207, %c16_i64 : i64
+        %209 = arith.subi %208, %205 : i64
+        %210 = arith.cmpi sgt, %198, %c0_i64_2 : i64
+        %211 = arith.extui %210 : i1 to i64
+        %212 = arith.muli %209, %211 : i64
+        %213 = arith.index_cast %212 : i64 to index
+        scf.for %arg12 = %c0 to %213 step %c1 {
+          %227 = arith.index_cast %arg12 : index to i64
+          %228 = arith.addi %205, %227 : i64
+          %229 = arith.muli %228, %c16_i64 : i64
+          %230 = arith.maxsi %229, %197 : i64
+          %231 = arith.addi %229, %c16_i64 : i64
+          %232 = arith.minsi %231, %199 : i64
+          %233 = arith.subi %232, %230 : i64
+          %234 = arith.subi %230, %197 : i64
+          %235 = arith.muli %234, %203 : i64
+          %236 = arith.addi %202, %235 : i64
+          %237 = arith.addi %229, %c96_i64 : i64
+          %238 = arith.subi %230, %229 : i64
+          %239 = arith.addi %237, %238 : i64
+          %240 = arith.minsi %152, %c64_i64 : i64
+          "instgem.mvin"(%236, %239, %240, %233) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %219 = arith.addi %209, %c15_i64 : i64
-        %220 = arith.divui %219, %c16_i64 : i64
-        %221 = arith.cmpi sgt, %202, %c0_i64_2 : i64
-        %222 = arith.extui %221 : i1 to i64
-        %223 = arith.muli %220, %222 : i64
-        %224 = arith.index_cast %223 : i64 to index
-        scf.for %arg12 = %c0 to %224 step %c1 {
-          %232 = arith.index_cast %arg12 : index to i64
-          %233 = arith.muli %232, %c16_i64 : i64
-          %234 = arith.maxsi %233, %c0_i64_2 : i64
-          %235 = arith.addi %233, %c16_i64 : i64
-          %236 = arith.minsi %235, %202 : i64
-          %237 = arith.subi %236, %234 : i64
-          %238 = arith.addi %233, %c96_i64 : i64
-          %239 = arith.subi %234, %233 : i64
-          %240 = arith.addi %238, %239 : i64
-          %241 = arith.minsi %157, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_2, %240, %241, %237) : (i64, i64, i64, i64) -> ()
+        %214 = arith.addi %204, %c15_i64 : i64
+        %215 = arith.divui %214, %c16_i64 : i64
+        %216 = arith.cmpi sgt, %197, %c0_i64_2 : i64
+        %217 = arith.extui %216 : i1 to i64
+        %218 = arith.muli %215, %217 : i64
+        %219 = arith.index_cast %218 : i64 to index
+        scf.for %arg12 = %c0 to %219 step %c1 {
+          %227 = arith.index_cast %arg12 : index to i64
+          %228 = arith.muli %227, %c16_i64 : i64
+          %229 = arith.maxsi %228, %c0_i64_2 : i64
+          %230 = arith.addi %228, %c16_i64 : i64
+          %231 = arith.minsi %230, %197 : i64
+          %232 = arith.subi %231, %229 : i64
+          %233 = arith.addi %228, %c96_i64 : i64
+          %234 = arith.subi %229, %228 : i64
+          %235 = arith.addi %233, %234 : i64
+          %236 = arith.minsi %152, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_2, %235, %236, %232) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %225 = arith.minsi %211, %c32_i64 : i64
-        %226 = arith.minsi %181, %225 : i64
-        %227 = arith.ceildivsi %226, %c16_i64 : i64
-        %228 = arith.subi %227, %c1_i64_3 : i64
-        %229 = arith.cmpi sgt, %227, %c0_i64_2 : i64
-        %230 = arith.select %229, %185, %c0_i64_2 : i64
-        %231 = arith.index_cast %230 : i64 to index
-        scf.for %arg12 = %c0 to %231 step %c1 {
-          %232 = arith.index_cast %arg12 : index to i64
-          %233 = arith.index_cast %186 : i64 to index
-          scf.for %arg13 = %c0 to %233 step %c1 {
-            %234 = arith.index_cast %arg13 : index to i64
-            %235 = arith.muli %232, %c16_i64 : i64
-            %236 = arith.subi %179, %235 : i64
-            %237 = arith.minsi %236, %c16_i64 : i64
-            %238 = arith.muli %234, %c16_i64 : i64
-            %239 = arith.subi %184, %238 : i64
-            %240 = arith.minsi %239, %c16_i64 : i64
-            %241 = arith.addi %235, %238 : i64
-            %242 = arith.addi %241, %c32_i64 : i64
-            %243 = arith.ori %242, %c3221225472_i64 : i64
-            %244 = arith.cmpi eq, %228, %c0_i64_2 : i64
-            %245 = arith.select %244, %243, %c4294967295_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %240, %237, %245, %240, %237) : (i64, i64, i64, i64, i64, i64) -> ()
-            %246 = arith.muli %232, %c32_i64 : i64
-            %247 = arith.minsi %181, %c16_i64 : i64
-            %248 = arith.addi %238, %c96_i64 : i64
-            %249 = arith.minsi %225, %c16_i64 : i64
-            "instgem.compute_preloaded"(%246, %247, %237, %248, %240, %249) : (i64, i64, i64, i64, i64, i64) -> ()
-            %250 = arith.index_cast %227 : i64 to index
-            scf.for %arg14 = %c1 to %250 step %c1 {
-              %251 = arith.index_cast %arg14 : index to i64
-              %252 = arith.cmpi eq, %251, %228 : i64
-              %253 = arith.select %252, %243, %c4294967295_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %240, %237, %253, %240, %237) : (i64, i64, i64, i64, i64, i64) -> ()
-              %254 = arith.muli %251, %c16_i64 : i64
-              %255 = arith.addi %246, %254 : i64
-              %256 = arith.subi %181, %254 : i64
-              %257 = arith.minsi %256, %c16_i64 : i64
-              %258 = arith.addi %254, %238 : i64
-              %259 = arith.addi %258, %c96_i64 : i64
-              %260 = arith.subi %225, %254 : i64
-              %261 = arith.minsi %260, %c16_i64 : i64
-              "instgem.compute_accumulated"(%255, %257, %237, %259, %240, %261) : (i64, i64, i64, i64, i64, i64) -> ()
+        %220 = arith.minsi %206, %c32_i64 : i64
+        %221 = arith.minsi %176, %220 : i64
+        %222 = arith.ceildivsi %221, %c16_i64 : i64
+        %223 = arith.subi %222, %c1_i64_3 : i64
+        %224 = arith.cmpi sgt, %222, %c0_i64_2 : i64
+        %225 = arith.select %224, %180, %c0_i64_2 : i64
+        %226 = arith.index_cast %225 : i64 to index
+        scf.for %arg12 = %c0 to %226 step %c1 {
+          %227 = arith.index_cast %arg12 : index to i64
+          %228 = arith.index_cast %181 : i64 to index
+          scf.for %arg13 = %c0 to %228 step %c1 {
+            %229 = arith.index_cast %arg13 : index to i64
+            %230 = arith.muli %227, %c16_i64 : i64
+            %231 = arith.subi %174, %230 : i64
+            %232 = arith.minsi %231, %c16_i64 : i64
+            %233 = arith.muli %229, %c16_i64 : i64
+            %234 = arith.subi %179, %233 : i64
+            %235 = arith.minsi %234, %c16_i64 : i64
+            %236 = arith.addi %230, %233 : i64
+            %237 = arith.addi %236, %c32_i64 : i64
+            %238 = arith.ori %237, %c3221225472_i64 : i64
+            %239 = arith.cmpi eq, %223, %c0_i64_2 : i64
+            %240 = arith.select %239, %238, %c4294967295_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %235, %232, %240, %235, %232) : (i64, i64, i64, i64, i64, i64) -> ()
+            %241 = arith.muli %227, %c32_i64 : i64
+            %242 = arith.minsi %176, %c16_i64 : i64
+            %243 = arith.addi %233, %c96_i64 : i64
+            %244 = arith.minsi %220, %c16_i64 : i64
+            "instgem.compute_preloaded"(%241, %242, %232, %243, %235, %244) : (i64, i64, i64, i64, i64, i64) -> ()
+            %245 = arith.index_cast %222 : i64 to index
+            scf.for %arg14 = %c1 to %245 step %c1 {
+              %246 = arith.index_cast %arg14 : index to i64
+              %247 = arith.cmpi eq, %246, %223 : i64
+              %248 = arith.select %247, %238, %c4294967295_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %235, %232, %248, %235, %232) : (i64, i64, i64, i64, i64, i64) -> ()
+              %249 = arith.muli %246, %c16_i64 : i64
+              %250 = arith.addi %241, %249 : i64
+              %251 = arith.subi %176, %249 : i64
+              %252 = arith.minsi %251, %c16_i64 : i64
+              %253 = arith.addi %249, %233 : i64
+              %254 = arith.addi %253, %c96_i64 : i64
+              %255 = arith.subi %220, %249 : i64
+              %256 = arith.minsi %255, %c16_i64 : i64
+              "instgem.compute_accumulated"(%250, %252, %232, %254, %235, %256) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.yield %108, %142, %195 : index, index, index
+        scf.yield %103, %137, %190 : index, index, index
       }
       %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
       %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %62 = arith.maxsi %21, %c0 : index
-      %63 = arith.minsi %62, %arg5 : index
-      %64 = arith.maxsi %17, %c0 : index
-      %65 = arith.minsi %64, %c32 : index
-      %66 = arith.subi %63, %16 : index
-      %67 = arith.maxsi %22, %c0 : index
-      %68 = arith.minsi %67, %arg6 : index
-      %69 = arith.maxsi %20, %c0 : index
-      %70 = arith.minsi %69, %c16 : index
-      %71 = arith.subi %68, %19 : index
-      %72 = arith.cmpi sgt, %70, %c0 : index
-      scf.if %72 {
+      %57 = arith.maxsi %21, %c0 : index
+      %58 = arith.minsi %57, %arg5 : index
+      %59 = arith.maxsi %17, %c0 : index
+      %60 = arith.minsi %59, %c32 : index
+      %61 = arith.subi %58, %16 : index
+      %62 = arith.maxsi %22, %c0 : index
+      %63 = arith.minsi %62, %arg6 : index
+      %64 = arith.maxsi %20, %c0 : index
+      %65 = arith.minsi %64, %c16 : index
+      %66 = arith.subi %63, %19 : index
+      %67 = arith.cmpi sgt, %65, %c0 : index
+      scf.if %67 {
         func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_6[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %73 = arith.index_cast %65 : index to i64
-      %74 = arith.index_cast %66 : index to i64
-      %75 = arith.index_cast %71 : index to i64
+      %subview = memref.subview %reinterpret_cast_6[%16, %19] [%61, %66] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %68 = arith.index_cast %60 : index to i64
+      %69 = arith.index_cast %61 : index to i64
+      %70 = arith.index_cast %66 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %76 = arith.index_cast %intptr : index to i64
-      %77 = arith.index_cast %offset : index to i64
-      %78 = arith.muli %77, %c4_i64 : i64
-      %79 = arith.addi %76, %78 : i64
-      %80 = arith.index_cast %strides#0 : index to i64
-      %81 = arith.muli %80, %c4_i64 : i64
+      %71 = arith.index_cast %intptr : index to i64
+      %72 = arith.index_cast %offset : index to i64
+      %73 = arith.muli %72, %c4_i64 : i64
+      %74 = arith.addi %71, %73 : i64
+      %75 = arith.index_cast %strides#0 : index to i64
+      %76 = arith.muli %75, %c4_i64 : i64
       scf.if %7 {
-        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %81, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_st"(%c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %c0_i64_2, %76, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %82 = arith.maxsi %73, %c0_i64_2 : i64
-      %83 = arith.divui %82, %c16_i64 : i64
-      %84 = arith.addi %73, %74 : i64
-      %85 = arith.maxsi %84, %c0_i64_2 : i64
-      %86 = arith.addi %85, %c15_i64 : i64
-      %87 = arith.divui %86, %c16_i64 : i64
-      %88 = arith.subi %87, %83 : i64
-      %89 = arith.cmpi sgt, %74, %c0_i64_2 : i64
-      %90 = arith.extui %89 : i1 to i64
-      %91 = arith.muli %88, %90 : i64
-      %92 = arith.ceildivsi %75, %c16_i64 : i64
-      %93 = arith.muli %91, %92 : i64
-      %94 = arith.index_cast %93 : i64 to index
-      scf.for %arg8 = %c0 to %94 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.remsi %101, %91 : i64
-        %103 = arith.divsi %101, %91 : i64
-        %104 = arith.addi %83, %102 : i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %73 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %84 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.subi %106, %73 : i64
-        %111 = arith.muli %110, %81 : i64
-        %112 = arith.addi %79, %111 : i64
-        %113 = arith.muli %103, %c64_i64 : i64
+      %77 = arith.maxsi %68, %c0_i64_2 : i64
+      %78 = arith.divui %77, %c16_i64 : i64
+      %79 = arith.addi %68, %69 : i64
+      %80 = arith.maxsi %79, %c0_i64_2 : i64
+      %81 = arith.addi %80, %c15_i64 : i64
+      %82 = arith.divui %81, %c16_i64 : i64
+      %83 = arith.subi %82, %78 : i64
+      %84 = arith.cmpi sgt, %69, %c0_i64_2 : i64
+      %85 = arith.extui %84 : i1 to i64
+      %86 = arith.muli %83, %85 : i64
+      %87 = arith.ceildivsi %70, %c16_i64 : i64
+      %88 = arith.muli %86, %87 : i64
+      %89 = arith.index_cast %88 : i64 to index
+      scf.for %arg8 = %c0 to %89 step %c1 {
+        %96 = arith.index_cast %arg8 : index to i64
+        %97 = arith.remsi %96, %86 : i64
+        %98 = arith.divsi %96, %86 : i64
+        %99 = arith.addi %78, %97 : i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %68 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %79 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.subi %101, %68 : i64
+        %106 = arith.muli %105, %76 : i64
+        %107 = arith.addi %74, %106 : i64
+        %108 = arith.muli %98, %c64_i64 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.muli %98, %c16_i64 : i64
+        %111 = arith.addi %100, %110 : i64
+        %112 = arith.ori %111, %c2684354560_i64 : i64
+        %113 = arith.subi %101, %100 : i64
         %114 = arith.addi %112, %113 : i64
-        %115 = arith.muli %103, %c16_i64 : i64
-        %116 = arith.addi %105, %115 : i64
-        %117 = arith.ori %116, %c2684354560_i64 : i64
-        %118 = arith.subi %106, %105 : i64
-        %119 = arith.addi %117, %118 : i64
-        %120 = arith.subi %75, %115 : i64
-        %121 = arith.minsi %120, %c16_i64 : i64
-        "instgem.mvout"(%114, %119, %121, %109) : (i64, i64, i64, i64) -> ()
+        %115 = arith.subi %70, %110 : i64
+        %116 = arith.minsi %115, %c16_i64 : i64
+        "instgem.mvout"(%109, %114, %116, %104) : (i64, i64, i64, i64) -> ()
       }
-      scf.if %72 {
+      scf.if %67 {
         func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_8 = memref.subview %reinterpret_cast_7[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %subview_8 = memref.subview %reinterpret_cast_7[%16, %19] [%61, %66] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %95 = arith.index_cast %intptr_13 : index to i64
-      %96 = arith.index_cast %offset_10 : index to i64
-      %97 = arith.muli %96, %c4_i64 : i64
-      %98 = arith.addi %95, %97 : i64
-      %99 = arith.index_cast %strides_12#0 : index to i64
-      %100 = arith.muli %99, %c4_i64 : i64
-      scf.for %arg8 = %c0 to %94 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.remsi %101, %91 : i64
-        %103 = arith.divsi %101, %91 : i64
-        %104 = arith.addi %83, %102 : i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %73 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %84 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.subi %106, %73 : i64
-        %111 = arith.muli %110, %100 : i64
-        %112 = arith.addi %98, %111 : i64
-        %113 = arith.muli %103, %c64_i64 : i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.muli %103, %c16_i64 : i64
-        %116 = arith.addi %105, %115 : i64
-        %117 = arith.addi %116, %c32_i64 : i64
-        %118 = arith.ori %117, %c2684354560_i64 : i64
-        %119 = arith.subi %106, %105 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.subi %75, %115 : i64
-        %122 = arith.minsi %121, %c16_i64 : i64
-        "instgem.mvout"(%114, %120, %122, %109) : (i64, i64, i64, i64) -> ()
+      %90 = arith.index_cast %intptr_13 : index to i64
+      %91 = arith.index_cast %offset_10 : index to i64
+      %92 = arith.muli %91, %c4_i64 : i64
+      %93 = arith.addi %90, %92 : i64
+      %94 = arith.index_cast %strides_12#0 : index to i64
+      %95 = arith.muli %94, %c4_i64 : i64
+      scf.for %arg8 = %c0 to %89 step %c1 {
+        %96 = arith.index_cast %arg8 : index to i64
+        %97 = arith.remsi %96, %86 : i64
+        %98 = arith.divsi %96, %86 : i64
+        %99 = arith.addi %78, %97 : i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %68 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %79 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.subi %101, %68 : i64
+        %106 = arith.muli %105, %95 : i64
+        %107 = arith.addi %93, %106 : i64
+        %108 = arith.muli %98, %c64_i64 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.muli %98, %c16_i64 : i64
+        %111 = arith.addi %100, %110 : i64
+        %112 = arith.addi %111, %c32_i64 : i64
+        %113 = arith.ori %112, %c2684354560_i64 : i64
+        %114 = arith.subi %101, %100 : i64
+        %115 = arith.addi %113, %114 : i64
+        %116 = arith.subi %70, %110 : i64
+        %117 = arith.minsi %116, %c16_i64 : i64
+        "instgem.mvout"(%109, %115, %117, %104) : (i64, i64, i64, i64) -> ()
       }
     }
     return

@@ -37,6 +37,37 @@
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -158,919 +189,1147 @@ module {
     %22 = arith.addi %13, %c16 : index
     %23 = arith.subi %20, %c1 : index
     %24 = arith.muli %23, %c32 : index
-    %25 = arith.addi %24, %c32 : index
-    %26 = arith.cmpi sge, %12, %c0 : index
-    %27 = arith.cmpi sle, %12, %arg3 : index
-    %28 = arith.cmpi sge, %21, %c0 : index
-    %29 = arith.cmpi sle, %21, %arg3 : index
-    %30 = arith.cmpi sge, %16, %c0 : index
-    %31 = arith.cmpi sle, %16, %c32 : index
-    %32 = arith.cmpi sge, %13, %c0 : index
-    %33 = arith.cmpi sle, %13, %arg4 : index
-    %34 = arith.cmpi sge, %22, %c0 : index
-    %35 = arith.cmpi sle, %22, %arg4 : index
-    %36 = arith.cmpi sge, %19, %c0 : index
-    %37 = arith.cmpi sle, %19, %c16 : index
-    %38 = arith.cmpi sle, %24, %arg5 : index
-    %39 = arith.cmpi sle, %25, %arg5 : index
-    %40 = arith.andi %26, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %32 : i1
-    %46 = arith.andi %45, %33 : i1
-    %47 = arith.andi %46, %34 : i1
-    %48 = arith.andi %47, %35 : i1
-    %49 = arith.andi %48, %36 : i1
+    %25 = arith.cmpi sge, %12, %c0 : index
+    %26 = arith.cmpi sle, %12, %arg3 : index
+    %27 = arith.cmpi sge, %21, %c0 : index
+    %28 = arith.cmpi sle, %21, %arg3 : index
+    %29 = arith.cmpi sge, %16, %c0 : index
+    %30 = arith.cmpi sle, %16, %c32 : index
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %arg4 : index
+    %33 = arith.cmpi sge, %22, %c0 : index
+    %34 = arith.cmpi sle, %22, %arg4 : index
+    %35 = arith.cmpi sge, %19, %c0 : index
+    %36 = arith.cmpi sle, %19, %c16 : index
+    %37 = arith.cmpi sle, %24, %arg5 : index
+    %38 = arith.andi %25, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
+    %42 = arith.andi %41, %30 : i1
+    %43 = arith.andi %42, %31 : i1
+    %44 = arith.andi %43, %32 : i1
+    %45 = arith.andi %44, %33 : i1
+    %46 = arith.andi %45, %34 : i1
+    %47 = arith.andi %46, %35 : i1
+    %48 = arith.andi %47, %36 : i1
+    %49 = arith.andi %48, %37 : i1
     %50 = arith.andi %49, %37 : i1
-    %51 = arith.andi %50, %38 : i1
-    %52 = arith.andi %51, %39 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    scf.if %54 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %55 = arith.index_cast %intptr : index to i64
-      %56 = arith.index_cast %offset : index to i64
-      %57 = arith.muli %56, %c4_i64 : i64
-      %58 = arith.addi %55, %57 : i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg14 = %c0 to %c2 step %c1 {
-        %67 = arith.index_cast %arg14 : index to i64
-        %68 = arith.muli %67, %c16_i64 : i64
-        %69 = arith.maxsi %68, %c0_i64_3 : i64
-        %70 = arith.addi %68, %c16_i64 : i64
-        %71 = arith.minsi %70, %c32_i64 : i64
-        %72 = arith.subi %71, %69 : i64
-        %73 = arith.ori %68, %c2147483648_i64 : i64
-        %74 = arith.subi %69, %68 : i64
-        %75 = arith.addi %73, %74 : i64
-        "instgem.mvin"(%58, %75, %c16_i64, %72) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview_7 = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-      %cast_8 = memref.cast %subview_7 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %59 = arith.index_cast %intptr_13 : index to i64
-      %60 = arith.index_cast %offset_10 : index to i64
-      %61 = arith.addi %59, %60 : i64
-      %62 = arith.index_cast %strides_12#0 : index to i64
-      %63 = arith.bitcast %arg12 : f32 to i32
-      %64 = arith.extui %63 : i32 to i64
-      scf.if %7 {
-        "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %62, %64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %65:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %67 = arith.addi %arg15, %c32 : index
-        %subview_14 = memref.subview %reinterpret_cast[%12, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %68 = arith.index_cast %intptr_20 : index to i64
-        %69 = arith.index_cast %offset_17 : index to i64
-        %70 = arith.addi %68, %69 : i64
-        %71 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %71) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %79 = arith.index_cast %arg17 : index to i64
-          %80 = arith.muli %79, %c16_i64 : i64
-          %81 = arith.maxsi %80, %c0_i64_3 : i64
-          %82 = arith.addi %80, %c16_i64 : i64
-          %83 = arith.minsi %82, %c32_i64 : i64
-          %84 = arith.subi %83, %81 : i64
-          %85 = arith.muli %81, %71 : i64
-          %86 = arith.addi %70, %85 : i64
-          %87 = arith.muli %79, %c32_i64 : i64
-          %88 = arith.subi %81, %80 : i64
-          %89 = arith.addi %87, %88 : i64
-          "instgem.mvin"(%86, %89, %c32_i64, %84) : (i64, i64, i64, i64) -> ()
+    scf.if %50 {
+      %51 = arith.addi %24, %c32 : index
+      %52 = arith.cmpi sle, %51, %arg5 : index
+      %53 = arith.andi %52, %52 : i1
+      scf.if %53 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %54 = arith.index_cast %intptr : index to i64
+        %55 = arith.index_cast %offset : index to i64
+        %56 = arith.muli %55, %c4_i64 : i64
+        %57 = arith.addi %54, %56 : i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg14 = %c0 to %c2 step %c1 {
+          %66 = arith.index_cast %arg14 : index to i64
+          %67 = arith.muli %66, %c16_i64 : i64
+          %68 = arith.maxsi %67, %c0_i64_3 : i64
+          %69 = arith.addi %67, %c16_i64 : i64
+          %70 = arith.minsi %69, %c32_i64 : i64
+          %71 = arith.subi %70, %68 : i64
+          %72 = arith.ori %67, %c2147483648_i64 : i64
+          %73 = arith.subi %68, %67 : i64
+          %74 = arith.addi %72, %73 : i64
+          "instgem.mvin"(%57, %74, %c16_i64, %71) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %72 = arith.addi %arg16, %c32 : index
-        %subview_21 = memref.subview %reinterpret_cast_4[%arg16, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_22 = memref.cast %subview_21 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %73 = arith.index_cast %intptr_27 : index to i64
-        %74 = arith.index_cast %offset_24 : index to i64
-        %75 = arith.addi %73, %74 : i64
-        %76 = arith.index_cast %strides_26#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %c2 step %c1 {
-          %79 = arith.index_cast %arg17 : index to i64
-          %80 = arith.muli %79, %c16_i64 : i64
-          %81 = arith.maxsi %80, %c0_i64_3 : i64
-          %82 = arith.addi %80, %c16_i64 : i64
-          %83 = arith.minsi %82, %c32_i64 : i64
-          %84 = arith.subi %83, %81 : i64
-          %85 = arith.muli %81, %76 : i64
-          %86 = arith.addi %75, %85 : i64
-          %87 = arith.addi %80, %c64_i64 : i64
-          %88 = arith.subi %81, %80 : i64
-          %89 = arith.addi %87, %88 : i64
-          "instgem.mvin"(%86, %89, %c16_i64, %84) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %77 = arith.addi %arg14, %c1 : index
-        %78 = arith.cmpi sge, %77, %20 : index
-        scf.if %78 {
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %58 = arith.index_cast %intptr_13 : index to i64
+        %59 = arith.index_cast %offset_10 : index to i64
+        %60 = arith.addi %58, %59 : i64
+        %61 = arith.index_cast %strides_12#0 : index to i64
+        %62 = arith.bitcast %arg12 : f32 to i32
+        %63 = arith.extui %62 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %61, %63) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %64:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %66 = arith.addi %arg15, %c32 : index
+          %subview_14 = memref.subview %reinterpret_cast[%12, %arg15] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %67 = arith.index_cast %intptr_20 : index to i64
+          %68 = arith.index_cast %offset_17 : index to i64
+          %69 = arith.addi %67, %68 : i64
+          %70 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
           scf.for %arg17 = %c0 to %c2 step %c1 {
-            %81 = arith.index_cast %arg17 : index to i64
-            %82 = arith.muli %81, %c16_i64 : i64
-            %83 = arith.addi %82, %c64_i64 : i64
-            "instgem.preload"(%83, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%82, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %84 = arith.cmpi eq, %81, %c1_i64_2 : i64
-            scf.if %84 {
+            %78 = arith.index_cast %arg17 : index to i64
+            %79 = arith.muli %78, %c16_i64 : i64
+            %80 = arith.maxsi %79, %c0_i64_3 : i64
+            %81 = arith.addi %79, %c16_i64 : i64
+            %82 = arith.minsi %81, %c32_i64 : i64
+            %83 = arith.subi %82, %80 : i64
+            %84 = arith.muli %80, %70 : i64
+            %85 = arith.addi %69, %84 : i64
+            %86 = arith.muli %78, %c32_i64 : i64
+            %87 = arith.subi %80, %79 : i64
+            %88 = arith.addi %86, %87 : i64
+            "instgem.mvin"(%85, %88, %c32_i64, %83) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %71 = arith.addi %arg16, %c32 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[%arg16, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %72 = arith.index_cast %intptr_27 : index to i64
+          %73 = arith.index_cast %offset_24 : index to i64
+          %74 = arith.addi %72, %73 : i64
+          %75 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %78 = arith.index_cast %arg17 : index to i64
+            %79 = arith.muli %78, %c16_i64 : i64
+            %80 = arith.maxsi %79, %c0_i64_3 : i64
+            %81 = arith.addi %79, %c16_i64 : i64
+            %82 = arith.minsi %81, %c32_i64 : i64
+            %83 = arith.subi %82, %80 : i64
+            %84 = arith.muli %80, %75 : i64
+            %85 = arith.addi %74, %84 : i64
+            %86 = arith.addi %79, %c64_i64 : i64
+            %87 = arith.subi %80, %79 : i64
+            %88 = arith.addi %86, %87 : i64
+            "instgem.mvin"(%85, %88, %c16_i64, %83) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %76 = arith.addi %arg14, %c1 : index
+          %77 = arith.cmpi sge, %76, %20 : index
+          scf.if %77 {
+            scf.for %arg17 = %c0 to %c2 step %c1 {
+              %80 = arith.index_cast %arg17 : index to i64
+              %81 = arith.muli %80, %c16_i64 : i64
+              %82 = arith.addi %81, %c64_i64 : i64
+              "instgem.preload"(%82, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%81, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %83 = arith.cmpi eq, %80, %c1_i64_2 : i64
+              scf.if %83 {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %84 = arith.addi %81, %c32_i64 : i64
+                "instgem.compute_accumulated"(%84, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%60, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              } else {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %84 = arith.addi %81, %c32_i64 : i64
+                "instgem.compute_accumulated"(%84, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %78 = arith.muli %61, %c16_i64 : i64
+            %79 = arith.addi %60, %78 : i64
+            "instgem.mvout"(%79, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } else {
+            scf.for %arg17 = %c0 to %c2 step %c1 {
+              %78 = arith.index_cast %arg17 : index to i64
+              %79 = arith.muli %78, %c16_i64 : i64
+              %80 = arith.addi %79, %c64_i64 : i64
+              "instgem.preload"(%80, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%79, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %85 = arith.addi %82, %c32_i64 : i64
-              "instgem.compute_accumulated"(%85, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.mvout"(%61, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-            } else {
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %85 = arith.addi %82, %c32_i64 : i64
-              "instgem.compute_accumulated"(%85, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %81 = arith.addi %79, %c32_i64 : i64
+              "instgem.compute_accumulated"(%81, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
-          %79 = arith.muli %62, %c16_i64 : i64
-          %80 = arith.addi %61, %79 : i64
-          "instgem.mvout"(%80, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } else {
-          scf.for %arg17 = %c0 to %c2 step %c1 {
-            %79 = arith.index_cast %arg17 : index to i64
-            %80 = arith.muli %79, %c16_i64 : i64
-            %81 = arith.addi %80, %c64_i64 : i64
-            "instgem.preload"(%81, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%80, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %82 = arith.addi %80, %c32_i64 : i64
-            "instgem.compute_accumulated"(%82, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.yield %66, %71 : index, index
+        }
+        %65 = arith.cmpi sle, %20, %c0 : index
+        scf.if %65 {
+          scf.for %arg14 = %c0 to %c2 step %c1 {
+            %66 = arith.index_cast %arg14 : index to i64
+            %67 = arith.remsi %66, %c2_i64_1 : i64
+            %68 = arith.divsi %66, %c2_i64_1 : i64
+            %69 = arith.muli %67, %c16_i64 : i64
+            %70 = arith.maxsi %69, %c0_i64_3 : i64
+            %71 = arith.addi %69, %c16_i64 : i64
+            %72 = arith.minsi %71, %c32_i64 : i64
+            %73 = arith.subi %72, %70 : i64
+            %74 = arith.muli %70, %61 : i64
+            %75 = arith.addi %60, %74 : i64
+            %76 = arith.muli %68, %c16_i64 : i64
+            %77 = arith.addi %75, %76 : i64
+            %78 = arith.addi %69, %76 : i64
+            %79 = arith.ori %78, %c2147483648_i64 : i64
+            %80 = arith.subi %70, %69 : i64
+            %81 = arith.addi %79, %80 : i64
+            %82 = arith.subi %c16_i64, %76 : i64
+            %83 = arith.minsi %82, %c16_i64 : i64
+            "instgem.mvout"(%77, %81, %83, %73) : (i64, i64, i64, i64) -> ()
           }
         }
-        scf.yield %67, %72 : index, index
-      }
-      %66 = arith.cmpi sle, %20, %c0 : index
-      scf.if %66 {
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<32x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %54 = arith.index_cast %intptr : index to i64
+        %55 = arith.index_cast %offset : index to i64
+        %56 = arith.muli %55, %c4_i64 : i64
+        %57 = arith.addi %54, %56 : i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg14 = %c0 to %c2 step %c1 {
-          %67 = arith.index_cast %arg14 : index to i64
-          %68 = arith.remsi %67, %c2_i64_1 : i64
-          %69 = arith.divsi %67, %c2_i64_1 : i64
-          %70 = arith.muli %68, %c16_i64 : i64
-          %71 = arith.maxsi %70, %c0_i64_3 : i64
-          %72 = arith.addi %70, %c16_i64 : i64
-          %73 = arith.minsi %72, %c32_i64 : i64
-          %74 = arith.subi %73, %71 : i64
-          %75 = arith.muli %71, %62 : i64
-          %76 = arith.addi %61, %75 : i64
-          %77 = arith.muli %69, %c16_i64 : i64
-          %78 = arith.addi %76, %77 : i64
-          %79 = arith.addi %70, %77 : i64
-          %80 = arith.ori %79, %c2147483648_i64 : i64
-          %81 = arith.subi %71, %70 : i64
-          %82 = arith.addi %80, %81 : i64
-          %83 = arith.subi %c16_i64, %77 : i64
-          %84 = arith.minsi %83, %c16_i64 : i64
-          "instgem.mvout"(%78, %82, %84, %74) : (i64, i64, i64, i64) -> ()
+          %66 = arith.index_cast %arg14 : index to i64
+          %67 = arith.muli %66, %c16_i64 : i64
+          %68 = arith.maxsi %67, %c0_i64_3 : i64
+          %69 = arith.addi %67, %c16_i64 : i64
+          %70 = arith.minsi %69, %c32_i64 : i64
+          %71 = arith.subi %70, %68 : i64
+          %72 = arith.ori %67, %c2147483648_i64 : i64
+          %73 = arith.subi %68, %67 : i64
+          %74 = arith.addi %72, %73 : i64
+          "instgem.mvin"(%57, %74, %c16_i64, %71) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %58 = arith.index_cast %intptr_13 : index to i64
+        %59 = arith.index_cast %offset_10 : index to i64
+        %60 = arith.addi %58, %59 : i64
+        %61 = arith.index_cast %strides_12#0 : index to i64
+        %62 = arith.bitcast %arg12 : f32 to i32
+        %63 = arith.extui %62 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %61, %63) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %64:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+          %66 = arith.addi %arg15, %c32 : index
+          %67 = arith.minsi %66, %arg5 : index
+          %68 = arith.subi %67, %arg15 : index
+          %subview_14 = memref.subview %reinterpret_cast[%12, %arg15] [32, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %69 = arith.index_cast %68 : index to i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %70 = arith.index_cast %intptr_20 : index to i64
+          %71 = arith.index_cast %offset_17 : index to i64
+          %72 = arith.addi %70, %71 : i64
+          %73 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg17 = %c0 to %c2 step %c1 {
+            %99 = arith.index_cast %arg17 : index to i64
+            %100 = arith.muli %99, %c16_i64 : i64
+            %101 = arith.maxsi %100, %c0_i64_3 : i64
+            %102 = arith.addi %100, %c16_i64 : i64
+            %103 = arith.minsi %102, %c32_i64 : i64
+            %104 = arith.subi %103, %101 : i64
+            %105 = arith.muli %101, %73 : i64
+            %106 = arith.addi %72, %105 : i64
+            %107 = arith.muli %99, %c32_i64 : i64
+            %108 = arith.subi %101, %100 : i64
+            %109 = arith.addi %107, %108 : i64
+            %110 = arith.minsi %69, %c64_i64 : i64
+            "instgem.mvin"(%106, %109, %110, %104) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %74 = arith.addi %arg16, %c32 : index
+          %75 = arith.minsi %74, %arg5 : index
+          %76 = arith.subi %75, %arg16 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[%arg16, %13] [%76, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %77 = arith.index_cast %76 : index to i64
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %78 = arith.index_cast %intptr_27 : index to i64
+          %79 = arith.index_cast %offset_24 : index to i64
+          %80 = arith.addi %78, %79 : i64
+          %81 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
+          %82 = arith.maxsi %77, %c0_i64_3 : i64
+          %83 = arith.addi %82, %c15_i64 : i64
+          %84 = arith.divui %83, %c16_i64 : i64
+          %85 = arith.cmpi sgt, %77, %c0_i64_3 : i64
+          %86 = arith.extui %85 : i1 to i64
+          %87 = arith.muli %84, %86 : i64
+          %88 = arith.index_cast %87 : i64 to index
+          scf.for %arg17 = %c0 to %88 step %c1 {
+            %99 = arith.index_cast %arg17 : index to i64
+            %100 = arith.muli %99, %c16_i64 : i64
+            %101 = arith.maxsi %100, %c0_i64_3 : i64
+            %102 = arith.addi %100, %c16_i64 : i64
+            %103 = arith.minsi %102, %77 : i64
+            %104 = arith.subi %103, %101 : i64
+            %105 = arith.muli %101, %81 : i64
+            %106 = arith.addi %80, %105 : i64
+            %107 = arith.addi %100, %c64_i64 : i64
+            %108 = arith.subi %101, %100 : i64
+            %109 = arith.addi %107, %108 : i64
+            "instgem.mvin"(%106, %109, %c16_i64, %104) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %89 = arith.maxsi %69, %c0_i64_3 : i64
+          %90 = arith.minsi %89, %c32_i64 : i64
+          %91 = arith.minsi %82, %c32_i64 : i64
+          %92 = arith.minsi %90, %91 : i64
+          %93 = arith.ceildivsi %92, %c16_i64 : i64
+          %94 = arith.addi %arg14, %c1 : index
+          %95 = arith.cmpi sge, %94, %20 : index
+          %96 = arith.divsi %92, %c16_i64 : i64
+          %97 = arith.minsi %93, %96 : i64
+          %98 = arith.maxsi %97, %c0_i64_3 : i64
+          scf.if %95 {
+            %99 = arith.subi %93, %c1_i64_2 : i64
+            %100 = arith.index_cast %98 : i64 to index
+            scf.for %arg17 = %c0 to %100 step %c1 {
+              %105 = arith.index_cast %arg17 : index to i64
+              %106 = arith.muli %105, %c16_i64 : i64
+              %107 = arith.addi %106, %c64_i64 : i64
+              "instgem.preload"(%107, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%106, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %108 = arith.cmpi eq, %105, %99 : i64
+              scf.if %108 {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %109 = arith.addi %106, %c32_i64 : i64
+                "instgem.compute_accumulated"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%60, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              } else {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %109 = arith.addi %106, %c32_i64 : i64
+                "instgem.compute_accumulated"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %101 = arith.index_cast %93 : i64 to index
+            scf.for %arg17 = %100 to %101 step %c1 {
+              %105 = arith.index_cast %arg17 : index to i64
+              %106 = arith.muli %105, %c16_i64 : i64
+              %107 = arith.subi %90, %106 : i64
+              %108 = arith.minsi %107, %c16_i64 : i64
+              %109 = arith.subi %91, %106 : i64
+              %110 = arith.minsi %109, %c16_i64 : i64
+              %111 = arith.addi %106, %c64_i64 : i64
+              "instgem.preload"(%111, %c16_i64, %110, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%106, %108, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %112 = arith.cmpi eq, %105, %99 : i64
+              scf.if %112 {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %113 = arith.addi %106, %c32_i64 : i64
+                "instgem.compute_accumulated"(%113, %108, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%60, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              } else {
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %113 = arith.addi %106, %c32_i64 : i64
+                "instgem.compute_accumulated"(%113, %108, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %102 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+            %103 = arith.extui %102 : i1 to i64
+            %104 = arith.index_cast %103 : i64 to index
+            scf.for %arg17 = %104 to %c2 step %c1 {
+              %105 = arith.index_cast %arg17 : index to i64
+              %106 = arith.muli %105, %c16_i64 : i64
+              %107 = arith.maxsi %106, %c0_i64_3 : i64
+              %108 = arith.addi %106, %c16_i64 : i64
+              %109 = arith.minsi %108, %c32_i64 : i64
+              %110 = arith.subi %109, %107 : i64
+              %111 = arith.muli %107, %61 : i64
+              %112 = arith.addi %60, %111 : i64
+              %113 = arith.ori %106, %c2147483648_i64 : i64
+              %114 = arith.subi %107, %106 : i64
+              %115 = arith.addi %113, %114 : i64
+              "instgem.mvout"(%112, %115, %c16_i64, %110) : (i64, i64, i64, i64) -> ()
+            }
+          } else {
+            %99 = arith.index_cast %98 : i64 to index
+            scf.for %arg17 = %c0 to %99 step %c1 {
+              %101 = arith.index_cast %arg17 : index to i64
+              %102 = arith.muli %101, %c16_i64 : i64
+              %103 = arith.addi %102, %c64_i64 : i64
+              "instgem.preload"(%103, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%102, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %104 = arith.addi %102, %c32_i64 : i64
+              "instgem.compute_accumulated"(%104, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %100 = arith.index_cast %93 : i64 to index
+            scf.for %arg17 = %99 to %100 step %c1 {
+              %101 = arith.index_cast %arg17 : index to i64
+              %102 = arith.muli %101, %c16_i64 : i64
+              %103 = arith.subi %90, %102 : i64
+              %104 = arith.minsi %103, %c16_i64 : i64
+              %105 = arith.subi %91, %102 : i64
+              %106 = arith.minsi %105, %c16_i64 : i64
+              %107 = arith.addi %102, %c64_i64 : i64
+              "instgem.preload"(%107, %c16_i64, %106, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%102, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %108 = arith.addi %102, %c32_i64 : i64
+              "instgem.compute_accumulated"(%108, %104, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          scf.yield %66, %74 : index, index
+        }
+        %65 = arith.cmpi sle, %20, %c0 : index
+        scf.if %65 {
+          scf.for %arg14 = %c0 to %c2 step %c1 {
+            %66 = arith.index_cast %arg14 : index to i64
+            %67 = arith.remsi %66, %c2_i64_1 : i64
+            %68 = arith.divsi %66, %c2_i64_1 : i64
+            %69 = arith.muli %67, %c16_i64 : i64
+            %70 = arith.maxsi %69, %c0_i64_3 : i64
+            %71 = arith.addi %69, %c16_i64 : i64
+            %72 = arith.minsi %71, %c32_i64 : i64
+            %73 = arith.subi %72, %70 : i64
+            %74 = arith.muli %70, %61 : i64
+            %75 = arith.addi %60, %74 : i64
+            %76 = arith.muli %68, %c16_i64 : i64
+            %77 = arith.addi %75, %76 : i64
+            %78 = arith.addi %69, %76 : i64
+            %79 = arith.ori %78, %c2147483648_i64 : i64
+            %80 = arith.subi %70, %69 : i64
+            %81 = arith.addi %79, %80 : i64
+            %82 = arith.subi %c16_i64, %76 : i64
+            %83 = arith.minsi %82, %c16_i64 : i64
+            "instgem.mvout"(%77, %81, %83, %73) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_5 = memref.reinterpret_cast %arg13 to offset: [0], sizes: [%arg3, %arg4], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %55 = arith.maxsi %21, %c0 : index
-      %56 = arith.minsi %55, %arg3 : index
-      %57 = arith.maxsi %16, %c0 : index
-      %58 = arith.minsi %57, %c32 : index
-      %59 = arith.subi %56, %15 : index
-      %60 = arith.maxsi %22, %c0 : index
-      %61 = arith.minsi %60, %arg4 : index
-      %62 = arith.maxsi %19, %c0 : index
-      %63 = arith.minsi %62, %c16 : index
-      %64 = arith.subi %61, %18 : index
-      %65 = arith.cmpi sgt, %63, %c0 : index
-      scf.if %65 {
+      %51 = arith.maxsi %21, %c0 : index
+      %52 = arith.minsi %51, %arg3 : index
+      %53 = arith.maxsi %16, %c0 : index
+      %54 = arith.minsi %53, %c32 : index
+      %55 = arith.subi %52, %15 : index
+      %56 = arith.maxsi %22, %c0 : index
+      %57 = arith.minsi %56, %arg4 : index
+      %58 = arith.maxsi %19, %c0 : index
+      %59 = arith.minsi %58, %c16 : index
+      %60 = arith.subi %57, %18 : index
+      %61 = arith.cmpi sgt, %59, %c0 : index
+      scf.if %61 {
         func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_5[%15, %18] [%59, %64] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %66 = arith.index_cast %58 : index to i64
-      %67 = arith.index_cast %59 : index to i64
-      %68 = arith.index_cast %64 : index to i64
+      %subview = memref.subview %reinterpret_cast_5[%15, %18] [%55, %60] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %62 = arith.index_cast %54 : index to i64
+      %63 = arith.index_cast %55 : index to i64
+      %64 = arith.index_cast %60 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %69 = arith.index_cast %intptr : index to i64
-      %70 = arith.index_cast %offset : index to i64
-      %71 = arith.muli %70, %c4_i64 : i64
-      %72 = arith.addi %69, %71 : i64
-      %73 = arith.addi %66, %67 : i64
-      %74 = arith.cmpi slt, %73, %c32_i64 : i64
-      %75 = arith.cmpi slt, %68, %c16_i64 : i64
-      %76 = arith.ori %74, %75 : i1
-      scf.if %76 {
+      %65 = arith.index_cast %intptr : index to i64
+      %66 = arith.index_cast %offset : index to i64
+      %67 = arith.muli %66, %c4_i64 : i64
+      %68 = arith.addi %65, %67 : i64
+      %69 = arith.addi %62, %63 : i64
+      %70 = arith.cmpi slt, %69, %c32_i64 : i64
+      %71 = arith.cmpi slt, %64, %c16_i64 : i64
+      %72 = arith.ori %70, %71 : i1
+      scf.if %72 {
         "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg14 = %c0 to %c2 step %c1 {
-          %102 = arith.index_cast %arg14 : index to i64
-          %103 = arith.muli %102, %c16_i64 : i64
-          %104 = arith.ori %103, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %104, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %98 = arith.index_cast %arg14 : index to i64
+          %99 = arith.muli %98, %c16_i64 : i64
+          %100 = arith.ori %99, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %100, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
-      %77 = arith.maxsi %66, %c0_i64_3 : i64
-      %78 = arith.divui %77, %c16_i64 : i64
-      %79 = arith.maxsi %73, %c0_i64_3 : i64
-      %80 = arith.addi %79, %c15_i64 : i64
-      %81 = arith.divui %80, %c16_i64 : i64
-      %82 = arith.subi %81, %78 : i64
-      %83 = arith.cmpi sgt, %67, %c0_i64_3 : i64
-      %84 = arith.extui %83 : i1 to i64
-      %85 = arith.muli %82, %84 : i64
-      %86 = arith.index_cast %85 : i64 to index
-      scf.for %arg14 = %c0 to %86 step %c1 {
-        %102 = arith.index_cast %arg14 : index to i64
-        %103 = arith.addi %78, %102 : i64
-        %104 = arith.muli %103, %c16_i64 : i64
-        %105 = arith.maxsi %104, %66 : i64
-        %106 = arith.addi %104, %c16_i64 : i64
-        %107 = arith.minsi %106, %73 : i64
-        %108 = arith.subi %107, %105 : i64
-        %109 = arith.ori %104, %c2147483648_i64 : i64
-        %110 = arith.subi %105, %104 : i64
-        %111 = arith.addi %109, %110 : i64
-        %112 = arith.minsi %68, %c16_i64 : i64
-        "instgem.mvin"(%72, %111, %112, %108) : (i64, i64, i64, i64) -> ()
+      %73 = arith.maxsi %62, %c0_i64_3 : i64
+      %74 = arith.divui %73, %c16_i64 : i64
+      %75 = arith.maxsi %69, %c0_i64_3 : i64
+      %76 = arith.addi %75, %c15_i64 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.subi %77, %74 : i64
+      %79 = arith.cmpi sgt, %63, %c0_i64_3 : i64
+      %80 = arith.extui %79 : i1 to i64
+      %81 = arith.muli %78, %80 : i64
+      %82 = arith.index_cast %81 : i64 to index
+      scf.for %arg14 = %c0 to %82 step %c1 {
+        %98 = arith.index_cast %arg14 : index to i64
+        %99 = arith.addi %74, %98 : i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %62 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %69 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.ori %100, %c2147483648_i64 : i64
+        %106 = arith.subi %101, %100 : i64
+        %107 = arith.addi %105, %106 : i64
+        %108 = arith.minsi %64, %c16_i64 : i64
+        "instgem.mvin"(%68, %107, %108, %104) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %87 = arith.addi %77, %c15_i64 : i64
-      %88 = arith.divui %87, %c16_i64 : i64
-      %89 = arith.cmpi sgt, %66, %c0_i64_3 : i64
-      %90 = arith.extui %89 : i1 to i64
-      %91 = arith.muli %88, %90 : i64
-      %92 = arith.index_cast %91 : i64 to index
-      scf.for %arg14 = %c0 to %92 step %c1 {
-        %102 = arith.index_cast %arg14 : index to i64
-        %103 = arith.muli %102, %c16_i64 : i64
-        %104 = arith.maxsi %103, %c0_i64_3 : i64
-        %105 = arith.addi %103, %c16_i64 : i64
-        %106 = arith.minsi %105, %66 : i64
-        %107 = arith.subi %106, %104 : i64
-        %108 = arith.ori %103, %c2147483648_i64 : i64
-        %109 = arith.subi %104, %103 : i64
-        %110 = arith.addi %108, %109 : i64
-        %111 = arith.minsi %68, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %110, %111, %107) : (i64, i64, i64, i64) -> ()
+      %83 = arith.addi %73, %c15_i64 : i64
+      %84 = arith.divui %83, %c16_i64 : i64
+      %85 = arith.cmpi sgt, %62, %c0_i64_3 : i64
+      %86 = arith.extui %85 : i1 to i64
+      %87 = arith.muli %84, %86 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.for %arg14 = %c0 to %88 step %c1 {
+        %98 = arith.index_cast %arg14 : index to i64
+        %99 = arith.muli %98, %c16_i64 : i64
+        %100 = arith.maxsi %99, %c0_i64_3 : i64
+        %101 = arith.addi %99, %c16_i64 : i64
+        %102 = arith.minsi %101, %62 : i64
+        %103 = arith.subi %102, %100 : i64
+        %104 = arith.ori %99, %c2147483648_i64 : i64
+        %105 = arith.subi %100, %99 : i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.minsi %64, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %106, %107, %103) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      scf.if %65 {
+      scf.if %61 {
         func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
       }
-      %subview_7 = memref.subview %reinterpret_cast_6[%15, %18] [%59, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %subview_7 = memref.subview %reinterpret_cast_6[%15, %18] [%55, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %93 = arith.index_cast %intptr_12 : index to i64
-      %94 = arith.index_cast %offset_9 : index to i64
-      %95 = arith.addi %93, %94 : i64
-      %96 = arith.index_cast %strides_11#0 : index to i64
-      %97 = arith.bitcast %arg12 : f32 to i32
-      %98 = arith.extui %97 : i32 to i64
+      %89 = arith.index_cast %intptr_12 : index to i64
+      %90 = arith.index_cast %offset_9 : index to i64
+      %91 = arith.addi %89, %90 : i64
+      %92 = arith.index_cast %strides_11#0 : index to i64
+      %93 = arith.bitcast %arg12 : f32 to i32
+      %94 = arith.extui %93 : i32 to i64
       scf.if %7 {
-        "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %96, %98) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_st"(%c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %92, %94) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %99 = arith.ceildivsi %68, %c16_i64 : i64
-      %100:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
-        %102 = arith.maxsi %arg15, %c0 : index
-        %103 = arith.minsi %102, %arg5 : index
-        %104 = arith.addi %arg15, %c32 : index
-        %105 = arith.maxsi %104, %c0 : index
-        %106 = arith.minsi %105, %arg5 : index
-        %107 = arith.subi %103, %arg15 : index
-        %108 = arith.maxsi %107, %c0 : index
-        %109 = arith.minsi %108, %c32 : index
-        %110 = arith.subi %106, %103 : index
-        %111 = arith.cmpi sgt, %109, %c0 : index
-        scf.if %111 {
+      %95 = arith.ceildivsi %64, %c16_i64 : i64
+      %96:2 = scf.for %arg14 = %c0 to %20 step %c1 iter_args(%arg15 = %c0, %arg16 = %c0) -> (index, index) {
+        %98 = arith.maxsi %arg15, %c0 : index
+        %99 = arith.minsi %98, %arg5 : index
+        %100 = arith.addi %arg15, %c32 : index
+        %101 = arith.maxsi %100, %c0 : index
+        %102 = arith.minsi %101, %arg5 : index
+        %103 = arith.subi %99, %arg15 : index
+        %104 = arith.maxsi %103, %c0 : index
+        %105 = arith.minsi %104, %c32 : index
+        %106 = arith.subi %102, %99 : index
+        %107 = arith.cmpi sgt, %105, %c0 : index
+        scf.if %107 {
           func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_13 = memref.subview %reinterpret_cast[%15, %103] [%59, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %112 = arith.index_cast %110 : index to i64
+        %subview_13 = memref.subview %reinterpret_cast[%15, %99] [%55, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %108 = arith.index_cast %106 : index to i64
         %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %113 = arith.index_cast %intptr_18 : index to i64
-        %114 = arith.index_cast %offset_15 : index to i64
-        %115 = arith.addi %113, %114 : i64
-        %116 = arith.index_cast %strides_17#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %116) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg17 = %c0 to %86 step %c1 {
-          %171 = arith.index_cast %arg17 : index to i64
-          %172 = arith.addi %78, %171 : i64
-          %173 = arith.muli %172, %c16_i64 : i64
-          %174 = arith.maxsi %173, %66 : i64
-          %175 = arith.addi %173, %c16_i64 : i64
-          %176 = arith.minsi %175, %73 : i64
-          %177 = arith.subi %176, %174 : i64
-          %178 = arith.subi %174, %66 : i64
-          %179 = arith.muli %178, %116 : i64
-          %180 = arith.addi %115, %179 : i64
-          %181 = arith.muli %172, %c32_i64 : i64
-          %182 = arith.subi %174, %173 : i64
-          %183 = arith.addi %181, %182 : i64
-          %184 = arith.minsi %112, %c64_i64 : i64
-          "instgem.mvin"(%180, %183, %184, %177) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg17 = %c0 to %92 step %c1 {
-          %171 = arith.index_cast %arg17 : index to i64
-          %172 = arith.muli %171, %c16_i64 : i64
-          %173 = arith.maxsi %172, %c0_i64_3 : i64
-          %174 = arith.addi %172, %c16_i64 : i64
-          %175 = arith.minsi %174, %66 : i64
-          %176 = arith.subi %175, %173 : i64
-          %177 = arith.muli %171, %c32_i64 : i64
-          %178 = arith.subi %173, %172 : i64
+        %109 = arith.index_cast %intptr_18 : index to i64
+        %110 = arith.index_cast %offset_15 : index to i64
+        %111 = arith.addi %109, %110 : i64
+        %112 = arith.index_cast %strides_17#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %112) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg17 = %c0 to %82 step %c1 {
+          %167 = arith.index_cast %arg17 : index to i64
+          %168 = arith.addi %74, %167 : i64
+          %169 = arith.muli %168, %c16_i64 : i64
+          %170 = arith.maxsi %169, %62 : i64
+          %171 = arith.addi %169, %c16_i64 : i64
+          %172 = arith.minsi %171, %69 : i64
+          %173 = arith.subi %172, %170 : i64
+          %174 = arith.subi %170, %62 : i64
+          %175 = arith.muli %174, %112 : i64
+          %176 = arith.addi %111, %175 : i64
+          %177 = arith.muli %168, %c32_i64 : i64
+          %178 = arith.subi %170, %169 : i64
           %179 = arith.addi %177, %178 : i64
-          %180 = arith.minsi %112, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %179, %180, %176) : (i64, i64, i64, i64) -> ()
+          %180 = arith.minsi %108, %c64_i64 : i64
+          "instgem.mvin"(%176, %179, %180, %173) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %117 = arith.maxsi %arg16, %c0 : index
-        %118 = arith.minsi %117, %arg5 : index
-        %119 = arith.addi %arg16, %c32 : index
-        %120 = arith.maxsi %119, %c0 : index
-        %121 = arith.minsi %120, %arg5 : index
-        %122 = arith.subi %118, %arg16 : index
-        %123 = arith.maxsi %122, %c0 : index
-        %124 = arith.minsi %123, %c32 : index
-        %125 = arith.subi %121, %118 : index
-        scf.if %65 {
+        scf.for %arg17 = %c0 to %88 step %c1 {
+          %167 = arith.index_cast %arg17 : index to i64
+          %168 = arith.muli %167, %c16_i64 : i64
+          %169 = arith.maxsi %168, %c0_i64_3 : i64
+          %170 = arith.addi %168, %c16_i64 : i64
+          %171 = arith.minsi %170, %62 : i64
+          %172 = arith.subi %171, %169 : i64
+          %173 = arith.muli %167, %c32_i64 : i64
+          %174 = arith.subi %169, %168 : i64
+          %175 = arith.addi %173, %174 : i64
+          %176 = arith.minsi %108, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %175, %176, %172) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %113 = arith.maxsi %arg16, %c0 : index
+        %114 = arith.minsi %113, %arg5 : index
+        %115 = arith.addi %arg16, %c32 : index
+        %116 = arith.maxsi %115, %c0 : index
+        %117 = arith.minsi %116, %arg5 : index
+        %118 = arith.subi %114, %arg16 : index
+        %119 = arith.maxsi %118, %c0 : index
+        %120 = arith.minsi %119, %c32 : index
+        %121 = arith.subi %117, %114 : index
+        scf.if %61 {
           func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_19 = memref.subview %reinterpret_cast_4[%118, %18] [%125, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %126 = arith.index_cast %124 : index to i64
-        %127 = arith.index_cast %125 : index to i64
-        %128 = arith.addi %126, %127 : i64
+        %subview_19 = memref.subview %reinterpret_cast_4[%114, %18] [%121, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %122 = arith.index_cast %120 : index to i64
+        %123 = arith.index_cast %121 : index to i64
+        %124 = arith.addi %122, %123 : i64
         %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %129 = arith.index_cast %intptr_24 : index to i64
-        %130 = arith.index_cast %offset_21 : index to i64
-        %131 = arith.addi %129, %130 : i64
-        %132 = arith.index_cast %strides_23#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %132) : (i64, i64, i64, i64, i64, i64) -> ()
-        %133 = arith.maxsi %126, %c0_i64_3 : i64
-        %134 = arith.divui %133, %c16_i64 : i64
-        %135 = arith.maxsi %128, %c0_i64_3 : i64
-        %136 = arith.addi %135, %c15_i64 : i64
-        %137 = arith.divui %136, %c16_i64 : i64
-        %138 = arith.subi %137, %134 : i64
-        %139 = arith.cmpi sgt, %127, %c0_i64_3 : i64
-        %140 = arith.extui %139 : i1 to i64
-        %141 = arith.muli %138, %140 : i64
-        %142 = arith.index_cast %141 : i64 to index
-        scf.for %arg17 = %c0 to %142 step %c1 {
-          %171 = arith.index_cast %arg17 : index to i64
-          %172 = arith.addi %134, %171 : i64
-          %173 = arith.muli %172, %c16_i64 : i64
-          %174 = arith.maxsi %173, %126 : i64
-          %175 = arith.addi %173, %c16_i64 : i64
-          %176 = arith.minsi %175, %128 : i64
-          %177 = arith.subi %176, %174 : i64
-          %178 = arith.subi %174, %126 : i64
-          %179 = arith.muli %178, %132 : i64
-          %180 = arith.addi %131, %179 : i64
-          %181 = arith.addi %173, %c64_i64 : i64
-          %182 = arith.subi %174, %173 : i64
-          %183 = arith.addi %181, %182 : i64
-          %184 = arith.minsi %68, %c64_i64 : i64
-          "instgem.mvin"(%180, %183, %184, %177) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %143 = arith.addi %133, %c15_i64 : i64
-        %144 = arith.divui %143, %c16_i64 : i64
-        %145 = arith.cmpi sgt, %126, %c0_i64_3 : i64
-        %146 = arith.extui %145 : i1 to i64
-        %147 = arith.muli %144, %146 : i64
-        %148 = arith.index_cast %147 : i64 to index
-        scf.for %arg17 = %c0 to %148 step %c1 {
-          %171 = arith.index_cast %arg17 : index to i64
-          %172 = arith.muli %171, %c16_i64 : i64
-          %173 = arith.maxsi %172, %c0_i64_3 : i64
-          %174 = arith.addi %172, %c16_i64 : i64
-          %175 = arith.minsi %174, %126 : i64
-          %176 = arith.subi %175, %173 : i64
-          %177 = arith.addi %172, %c64_i64 : i64
-          %178 = arith.subi %173, %172 : i64
+        %125 = arith.index_cast %intptr_24 : index to i64
+        %126 = arith.index_cast %offset_21 : index to i64
+        %127 = arith.addi %125, %126 : i64
+        %128 = arith.index_cast %strides_23#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+        %129 = arith.maxsi %122, %c0_i64_3 : i64
+        %130 = arith.divui %129, %c16_i64 : i64
+        %131 = arith.maxsi %124, %c0_i64_3 : i64
+        %132 = arith.addi %131, %c15_i64 : i64
+        %133 = arith.divui %132, %c16_i64 : i64
+        %134 = arith.subi %133, %130 : i64
+        %135 = arith.cmpi sgt, %123, %c0_i64_3 : i64
+        %136 = arith.extui %135 : i1 to i64
+        %137 = arith.muli %134, %136 : i64
+        %138 = arith.index_cast %137 : i64 to index
+        scf.for %arg17 = %c0 to %138 step %c1 {
+          %167 = arith.index_cast %arg17 : index to i64
+          %168 = arith.addi %130, %167 : i64
+          %169 = arith.muli %168, %c16_i64 : i64
+          %170 = arith.maxsi %169, %122 : i64
+          %171 = arith.addi %169, %c16_i64 : i64
+          %172 = arith.minsi %171, %124 : i64
+          %173 = arith.subi %172, %170 : i64
+          %174 = arith.subi %170, %122 : i64
+          %175 = arith.muli %174, %128 : i64
+          %176 = arith.addi %127, %175 : i64
+          %177 = arith.addi %169, %c64_i64 : i64
+          %178 = arith.subi %170, %169 : i64
           %179 = arith.addi %177, %178 : i64
-          %180 = arith.minsi %68, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %179, %180, %176) : (i64, i64, i64, i64) -> ()
+          %180 = arith.minsi %64, %c64_i64 : i64
+          "instgem.mvin"(%176, %179, %180, %173) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %149 = arith.minsi %79, %c32_i64 : i64
-        %150 = arith.maxsi %112, %c0_i64_3 : i64
-        %151 = arith.minsi %150, %c32_i64 : i64
-        %152 = arith.minsi %135, %c32_i64 : i64
-        %153 = arith.maxsi %68, %c0_i64_3 : i64
-        %154 = arith.minsi %153, %c16_i64 : i64
-        %155 = arith.ceildivsi %149, %c16_i64 : i64
-        %156 = arith.ceildivsi %154, %c16_i64 : i64
-        %157 = arith.minsi %151, %152 : i64
-        %158 = arith.ceildivsi %157, %c16_i64 : i64
-        %159 = arith.addi %arg14, %c1 : index
-        %160 = arith.cmpi sge, %159, %20 : index
-        %161 = arith.cmpi sgt, %155, %c0_i64_3 : i64
-        %162 = arith.select %161, %156, %c0_i64_3 : i64
-        %163 = arith.index_cast %162 : i64 to index
-        %164 = arith.divsi %157, %c16_i64 : i64
-        %165 = arith.minsi %158, %164 : i64
-        %166 = arith.maxsi %165, %c0_i64_3 : i64
-        %167 = arith.divsi %149, %c16_i64 : i64
-        %168 = arith.minsi %155, %167 : i64
-        %169 = arith.maxsi %168, %c1_i64_2 : i64
-        %170 = arith.minsi %149, %c16_i64 : i64
-        scf.if %160 {
-          %171 = arith.maxsi %158, %c1_i64_2 : i64
-          %172 = arith.ceildivsi %85, %171 : i64
-          scf.for %arg17 = %c0 to %163 step %c1 {
-            %176 = arith.index_cast %arg17 : index to i64
-            %177 = arith.subi %176, %c1_i64_2 : i64
-            %178 = arith.cmpi sge, %177, %c0_i64_3 : i64
-            %179 = arith.cmpi slt, %177, %99 : i64
+        %139 = arith.addi %129, %c15_i64 : i64
+        %140 = arith.divui %139, %c16_i64 : i64
+        %141 = arith.cmpi sgt, %122, %c0_i64_3 : i64
+        %142 = arith.extui %141 : i1 to i64
+        %143 = arith.muli %140, %142 : i64
+        %144 = arith.index_cast %143 : i64 to index
+        scf.for %arg17 = %c0 to %144 step %c1 {
+          %167 = arith.index_cast %arg17 : index to i64
+          %168 = arith.muli %167, %c16_i64 : i64
+          %169 = arith.maxsi %168, %c0_i64_3 : i64
+          %170 = arith.addi %168, %c16_i64 : i64
+          %171 = arith.minsi %170, %122 : i64
+          %172 = arith.subi %171, %169 : i64
+          %173 = arith.addi %168, %c64_i64 : i64
+          %174 = arith.subi %169, %168 : i64
+          %175 = arith.addi %173, %174 : i64
+          %176 = arith.minsi %64, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %175, %176, %172) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %145 = arith.minsi %75, %c32_i64 : i64
+        %146 = arith.maxsi %108, %c0_i64_3 : i64
+        %147 = arith.minsi %146, %c32_i64 : i64
+        %148 = arith.minsi %131, %c32_i64 : i64
+        %149 = arith.maxsi %64, %c0_i64_3 : i64
+        %150 = arith.minsi %149, %c16_i64 : i64
+        %151 = arith.ceildivsi %145, %c16_i64 : i64
+        %152 = arith.ceildivsi %150, %c16_i64 : i64
+        %153 = arith.minsi %147, %148 : i64
+        %154 = arith.ceildivsi %153, %c16_i64 : i64
+        %155 = arith.addi %arg14, %c1 : index
+        %156 = arith.cmpi sge, %155, %20 : index
+        %157 = arith.cmpi sgt, %151, %c0_i64_3 : i64
+        %158 = arith.select %157, %152, %c0_i64_3 : i64
+        %159 = arith.index_cast %158 : i64 to index
+        %160 = arith.divsi %153, %c16_i64 : i64
+        %161 = arith.minsi %154, %160 : i64
+        %162 = arith.maxsi %161, %c0_i64_3 : i64
+        %163 = arith.divsi %145, %c16_i64 : i64
+        %164 = arith.minsi %151, %163 : i64
+        %165 = arith.maxsi %164, %c1_i64_2 : i64
+        %166 = arith.minsi %145, %c16_i64 : i64
+        scf.if %156 {
+          %167 = arith.maxsi %154, %c1_i64_2 : i64
+          %168 = arith.ceildivsi %81, %167 : i64
+          scf.for %arg17 = %c0 to %159 step %c1 {
+            %172 = arith.index_cast %arg17 : index to i64
+            %173 = arith.subi %172, %c1_i64_2 : i64
+            %174 = arith.cmpi sge, %173, %c0_i64_3 : i64
+            %175 = arith.cmpi slt, %173, %95 : i64
+            %176 = arith.andi %174, %175 : i1
+            %177 = arith.subi %158, %c1_i64_2 : i64
+            %178 = arith.cmpi eq, %172, %177 : i64
+            %179 = arith.cmpi slt, %172, %95 : i64
             %180 = arith.andi %178, %179 : i1
-            %181 = arith.subi %162, %c1_i64_2 : i64
-            %182 = arith.cmpi eq, %176, %181 : i64
-            %183 = arith.cmpi slt, %176, %99 : i64
-            %184 = arith.andi %182, %183 : i1
-            %185 = arith.subi %158, %c1_i64_2 : i64
-            %186 = arith.select %184, %185, %c-1_i64 : i64
-            %187 = arith.muli %176, %c16_i64 : i64
-            %188 = arith.subi %154, %187 : i64
-            %189 = arith.minsi %188, %c16_i64 : i64
-            %190 = arith.index_cast %166 : i64 to index
-            scf.for %arg18 = %c0 to %190 step %c1 {
-              %198 = arith.index_cast %arg18 : index to i64
-              scf.if %180 {
-                %204 = arith.muli %198, %172 : i64
-                %205 = arith.minsi %204, %85 : i64
-                %206 = arith.addi %205, %172 : i64
-                %207 = arith.minsi %206, %85 : i64
+            %181 = arith.subi %154, %c1_i64_2 : i64
+            %182 = arith.select %180, %181, %c-1_i64 : i64
+            %183 = arith.muli %172, %c16_i64 : i64
+            %184 = arith.subi %150, %183 : i64
+            %185 = arith.minsi %184, %c16_i64 : i64
+            %186 = arith.index_cast %162 : i64 to index
+            scf.for %arg18 = %c0 to %186 step %c1 {
+              %194 = arith.index_cast %arg18 : index to i64
+              scf.if %176 {
+                %200 = arith.muli %194, %168 : i64
+                %201 = arith.minsi %200, %81 : i64
+                %202 = arith.addi %201, %168 : i64
+                %203 = arith.minsi %202, %81 : i64
+                %204 = arith.index_cast %201 : i64 to index
+                %205 = arith.index_cast %203 : i64 to index
+                scf.for %arg19 = %204 to %205 step %c1 {
+                  %206 = arith.index_cast %arg19 : index to i64
+                  %207 = arith.addi %74, %206 : i64
+                  %208 = arith.muli %207, %c16_i64 : i64
+                  %209 = arith.maxsi %208, %62 : i64
+                  %210 = arith.addi %208, %c16_i64 : i64
+                  %211 = arith.minsi %210, %69 : i64
+                  %212 = arith.subi %211, %209 : i64
+                  %213 = arith.subi %209, %62 : i64
+                  %214 = arith.muli %213, %92 : i64
+                  %215 = arith.addi %91, %214 : i64
+                  %216 = arith.muli %173, %c16_i64 : i64
+                  %217 = arith.addi %215, %216 : i64
+                  %218 = arith.addi %208, %216 : i64
+                  %219 = arith.ori %218, %c2147483648_i64 : i64
+                  %220 = arith.subi %209, %208 : i64
+                  %221 = arith.addi %219, %220 : i64
+                  %222 = arith.subi %64, %216 : i64
+                  %223 = arith.minsi %222, %c16_i64 : i64
+                  "instgem.mvout"(%217, %221, %223, %212) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %195 = arith.ori %183, %c3221225472_i64 : i64
+              %196 = arith.muli %194, %c16_i64 : i64
+              %197 = arith.addi %196, %183 : i64
+              %198 = arith.addi %197, %c64_i64 : i64
+              "instgem.preload"(%198, %185, %c16_i64, %195, %185, %166) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%196, %c16_i64, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %199 = arith.cmpi eq, %194, %182 : i64
+              scf.if %199 {
+                %200 = arith.index_cast %165 : i64 to index
+                scf.for %arg19 = %c1 to %200 step %c1 {
+                  %202 = arith.index_cast %arg19 : index to i64
+                  %203 = arith.muli %202, %c16_i64 : i64
+                  %204 = arith.addi %203, %183 : i64
+                  %205 = arith.ori %204, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %185, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %206 = arith.muli %202, %c32_i64 : i64
+                  %207 = arith.addi %206, %196 : i64
+                  "instgem.compute_accumulated"(%207, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %208 = arith.subi %202, %c1_i64_2 : i64
+                  %209 = arith.subi %208, %74 : i64
+                  %210 = arith.cmpi sge, %209, %c0_i64_3 : i64
+                  %211 = arith.cmpi slt, %209, %81 : i64
+                  %212 = arith.andi %210, %211 : i1
+                  scf.if %212 {
+                    %213 = arith.muli %208, %c16_i64 : i64
+                    %214 = arith.maxsi %213, %62 : i64
+                    %215 = arith.addi %213, %c16_i64 : i64
+                    %216 = arith.minsi %215, %69 : i64
+                    %217 = arith.subi %216, %214 : i64
+                    %218 = arith.subi %214, %62 : i64
+                    %219 = arith.muli %218, %92 : i64
+                    %220 = arith.addi %91, %219 : i64
+                    %221 = arith.addi %220, %183 : i64
+                    %222 = arith.addi %213, %183 : i64
+                    %223 = arith.ori %222, %c2147483648_i64 : i64
+                    %224 = arith.subi %214, %213 : i64
+                    %225 = arith.addi %223, %224 : i64
+                    %226 = arith.subi %64, %183 : i64
+                    %227 = arith.minsi %226, %c16_i64 : i64
+                    "instgem.mvout"(%221, %225, %227, %217) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %201 = arith.index_cast %151 : i64 to index
+                scf.for %arg19 = %200 to %201 step %c1 {
+                  %202 = arith.index_cast %arg19 : index to i64
+                  %203 = arith.muli %202, %c16_i64 : i64
+                  %204 = arith.subi %145, %203 : i64
+                  %205 = arith.minsi %204, %c16_i64 : i64
+                  %206 = arith.addi %203, %183 : i64
+                  %207 = arith.ori %206, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %185, %205) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %208 = arith.muli %202, %c32_i64 : i64
+                  %209 = arith.addi %208, %196 : i64
+                  "instgem.compute_accumulated"(%209, %c16_i64, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %210 = arith.subi %202, %c1_i64_2 : i64
+                  %211 = arith.subi %210, %74 : i64
+                  %212 = arith.cmpi sge, %211, %c0_i64_3 : i64
+                  %213 = arith.cmpi slt, %211, %81 : i64
+                  %214 = arith.andi %212, %213 : i1
+                  scf.if %214 {
+                    %215 = arith.muli %210, %c16_i64 : i64
+                    %216 = arith.maxsi %215, %62 : i64
+                    %217 = arith.addi %215, %c16_i64 : i64
+                    %218 = arith.minsi %217, %69 : i64
+                    %219 = arith.subi %218, %216 : i64
+                    %220 = arith.subi %216, %62 : i64
+                    %221 = arith.muli %220, %92 : i64
+                    %222 = arith.addi %91, %221 : i64
+                    %223 = arith.addi %222, %183 : i64
+                    %224 = arith.addi %215, %183 : i64
+                    %225 = arith.ori %224, %c2147483648_i64 : i64
+                    %226 = arith.subi %216, %215 : i64
+                    %227 = arith.addi %225, %226 : i64
+                    %228 = arith.subi %64, %183 : i64
+                    %229 = arith.minsi %228, %c16_i64 : i64
+                    "instgem.mvout"(%223, %227, %229, %219) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              } else {
+                %200 = arith.index_cast %165 : i64 to index
+                scf.for %arg19 = %c1 to %200 step %c1 {
+                  %202 = arith.index_cast %arg19 : index to i64
+                  %203 = arith.muli %202, %c16_i64 : i64
+                  %204 = arith.addi %203, %183 : i64
+                  %205 = arith.ori %204, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %205, %185, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %206 = arith.muli %202, %c32_i64 : i64
+                  %207 = arith.addi %206, %196 : i64
+                  "instgem.compute_accumulated"(%207, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %201 = arith.index_cast %151 : i64 to index
+                scf.for %arg19 = %200 to %201 step %c1 {
+                  %202 = arith.index_cast %arg19 : index to i64
+                  %203 = arith.muli %202, %c16_i64 : i64
+                  %204 = arith.subi %145, %203 : i64
+                  %205 = arith.minsi %204, %c16_i64 : i64
+                  %206 = arith.addi %203, %183 : i64
+                  %207 = arith.ori %206, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %207, %185, %205) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %208 = arith.muli %202, %c32_i64 : i64
+                  %209 = arith.addi %208, %196 : i64
+                  "instgem.compute_accumulated"(%209, %c16_i64, %205, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+            %187 = arith.index_cast %154 : i64 to index
+            scf.for %arg18 = %186 to %187 step %c1 {
+              %194 = arith.index_cast %arg18 : index to i64
+              %195 = arith.muli %194, %c16_i64 : i64
+              %196 = arith.subi %147, %195 : i64
+              %197 = arith.minsi %196, %c16_i64 : i64
+              %198 = arith.subi %148, %195 : i64
+              %199 = arith.minsi %198, %c16_i64 : i64
+              scf.if %176 {
+                %204 = arith.muli %194, %168 : i64
+                %205 = arith.minsi %204, %81 : i64
+                %206 = arith.addi %205, %168 : i64
+                %207 = arith.minsi %206, %81 : i64
                 %208 = arith.index_cast %205 : i64 to index
                 %209 = arith.index_cast %207 : i64 to index
                 scf.for %arg19 = %208 to %209 step %c1 {
                   %210 = arith.index_cast %arg19 : index to i64
-                  %211 = arith.addi %78, %210 : i64
+                  %211 = arith.addi %74, %210 : i64
                   %212 = arith.muli %211, %c16_i64 : i64
-                  %213 = arith.maxsi %212, %66 : i64
+                  %213 = arith.maxsi %212, %62 : i64
                   %214 = arith.addi %212, %c16_i64 : i64
-                  %215 = arith.minsi %214, %73 : i64
+                  %215 = arith.minsi %214, %69 : i64
                   %216 = arith.subi %215, %213 : i64
-                  %217 = arith.subi %213, %66 : i64
-                  %218 = arith.muli %217, %96 : i64
-                  %219 = arith.addi %95, %218 : i64
-                  %220 = arith.muli %177, %c16_i64 : i64
+                  %217 = arith.subi %213, %62 : i64
+                  %218 = arith.muli %217, %92 : i64
+                  %219 = arith.addi %91, %218 : i64
+                  %220 = arith.muli %173, %c16_i64 : i64
                   %221 = arith.addi %219, %220 : i64
                   %222 = arith.addi %212, %220 : i64
                   %223 = arith.ori %222, %c2147483648_i64 : i64
                   %224 = arith.subi %213, %212 : i64
                   %225 = arith.addi %223, %224 : i64
-                  %226 = arith.subi %68, %220 : i64
+                  %226 = arith.subi %64, %220 : i64
                   %227 = arith.minsi %226, %c16_i64 : i64
                   "instgem.mvout"(%221, %225, %227, %216) : (i64, i64, i64, i64) -> ()
                 }
               }
-              %199 = arith.ori %187, %c3221225472_i64 : i64
-              %200 = arith.muli %198, %c16_i64 : i64
-              %201 = arith.addi %200, %187 : i64
+              %200 = arith.ori %183, %c3221225472_i64 : i64
+              %201 = arith.addi %195, %183 : i64
               %202 = arith.addi %201, %c64_i64 : i64
-              "instgem.preload"(%202, %189, %c16_i64, %199, %189, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%200, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %203 = arith.cmpi eq, %198, %186 : i64
+              "instgem.preload"(%202, %185, %199, %200, %185, %166) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%195, %197, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %203 = arith.cmpi eq, %194, %182 : i64
               scf.if %203 {
-                %204 = arith.index_cast %169 : i64 to index
+                %204 = arith.index_cast %165 : i64 to index
                 scf.for %arg19 = %c1 to %204 step %c1 {
                   %206 = arith.index_cast %arg19 : index to i64
                   %207 = arith.muli %206, %c16_i64 : i64
-                  %208 = arith.addi %207, %187 : i64
+                  %208 = arith.addi %207, %183 : i64
                   %209 = arith.ori %208, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %189, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %185, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   %210 = arith.muli %206, %c32_i64 : i64
-                  %211 = arith.addi %210, %200 : i64
-                  "instgem.compute_accumulated"(%211, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %211 = arith.addi %210, %195 : i64
+                  "instgem.compute_accumulated"(%211, %197, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   %212 = arith.subi %206, %c1_i64_2 : i64
-                  %213 = arith.subi %212, %78 : i64
+                  %213 = arith.subi %212, %74 : i64
                   %214 = arith.cmpi sge, %213, %c0_i64_3 : i64
-                  %215 = arith.cmpi slt, %213, %85 : i64
+                  %215 = arith.cmpi slt, %213, %81 : i64
                   %216 = arith.andi %214, %215 : i1
                   scf.if %216 {
                     %217 = arith.muli %212, %c16_i64 : i64
-                    %218 = arith.maxsi %217, %66 : i64
+                    %218 = arith.maxsi %217, %62 : i64
                     %219 = arith.addi %217, %c16_i64 : i64
-                    %220 = arith.minsi %219, %73 : i64
+                    %220 = arith.minsi %219, %69 : i64
                     %221 = arith.subi %220, %218 : i64
-                    %222 = arith.subi %218, %66 : i64
-                    %223 = arith.muli %222, %96 : i64
-                    %224 = arith.addi %95, %223 : i64
-                    %225 = arith.addi %224, %187 : i64
-                    %226 = arith.addi %217, %187 : i64
+                    %222 = arith.subi %218, %62 : i64
+                    %223 = arith.muli %222, %92 : i64
+                    %224 = arith.addi %91, %223 : i64
+                    %225 = arith.addi %224, %183 : i64
+                    %226 = arith.addi %217, %183 : i64
                     %227 = arith.ori %226, %c2147483648_i64 : i64
                     %228 = arith.subi %218, %217 : i64
                     %229 = arith.addi %227, %228 : i64
-                    %230 = arith.subi %68, %187 : i64
+                    %230 = arith.subi %64, %183 : i64
                     %231 = arith.minsi %230, %c16_i64 : i64
                     "instgem.mvout"(%225, %229, %231, %221) : (i64, i64, i64, i64) -> ()
                   }
                 }
-                %205 = arith.index_cast %155 : i64 to index
+                %205 = arith.index_cast %151 : i64 to index
                 scf.for %arg19 = %204 to %205 step %c1 {
                   %206 = arith.index_cast %arg19 : index to i64
                   %207 = arith.muli %206, %c16_i64 : i64
-                  %208 = arith.subi %149, %207 : i64
+                  %208 = arith.subi %145, %207 : i64
                   %209 = arith.minsi %208, %c16_i64 : i64
-                  %210 = arith.addi %207, %187 : i64
+                  %210 = arith.addi %207, %183 : i64
                   %211 = arith.ori %210, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %189, %209) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %185, %209) : (i64, i64, i64, i64, i64, i64) -> ()
                   %212 = arith.muli %206, %c32_i64 : i64
-                  %213 = arith.addi %212, %200 : i64
-                  "instgem.compute_accumulated"(%213, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %213 = arith.addi %212, %195 : i64
+                  "instgem.compute_accumulated"(%213, %197, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   %214 = arith.subi %206, %c1_i64_2 : i64
-                  %215 = arith.subi %214, %78 : i64
+                  %215 = arith.subi %214, %74 : i64
                   %216 = arith.cmpi sge, %215, %c0_i64_3 : i64
-                  %217 = arith.cmpi slt, %215, %85 : i64
+                  %217 = arith.cmpi slt, %215, %81 : i64
                   %218 = arith.andi %216, %217 : i1
                   scf.if %218 {
                     %219 = arith.muli %214, %c16_i64 : i64
-                    %220 = arith.maxsi %219, %66 : i64
+                    %220 = arith.maxsi %219, %62 : i64
                     %221 = arith.addi %219, %c16_i64 : i64
-                    %222 = arith.minsi %221, %73 : i64
+                    %222 = arith.minsi %221, %69 : i64
                     %223 = arith.subi %222, %220 : i64
-                    %224 = arith.subi %220, %66 : i64
-                    %225 = arith.muli %224, %96 : i64
-                    %226 = arith.addi %95, %225 : i64
-                    %227 = arith.addi %226, %187 : i64
-                    %228 = arith.addi %219, %187 : i64
+                    %224 = arith.subi %220, %62 : i64
+                    %225 = arith.muli %224, %92 : i64
+                    %226 = arith.addi %91, %225 : i64
+                    %227 = arith.addi %226, %183 : i64
+                    %228 = arith.addi %219, %183 : i64
                     %229 = arith.ori %228, %c2147483648_i64 : i64
                     %230 = arith.subi %220, %219 : i64
                     %231 = arith.addi %229, %230 : i64
-                    %232 = arith.subi %68, %187 : i64
+                    %232 = arith.subi %64, %183 : i64
                     %233 = arith.minsi %232, %c16_i64 : i64
                     "instgem.mvout"(%227, %231, %233, %223) : (i64, i64, i64, i64) -> ()
                   }
                 }
               } else {
-                %204 = arith.index_cast %169 : i64 to index
+                %204 = arith.index_cast %165 : i64 to index
                 scf.for %arg19 = %c1 to %204 step %c1 {
                   %206 = arith.index_cast %arg19 : index to i64
                   %207 = arith.muli %206, %c16_i64 : i64
-                  %208 = arith.addi %207, %187 : i64
+                  %208 = arith.addi %207, %183 : i64
                   %209 = arith.ori %208, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %189, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %209, %185, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   %210 = arith.muli %206, %c32_i64 : i64
-                  %211 = arith.addi %210, %200 : i64
-                  "instgem.compute_accumulated"(%211, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %211 = arith.addi %210, %195 : i64
+                  "instgem.compute_accumulated"(%211, %197, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %205 = arith.index_cast %155 : i64 to index
+                %205 = arith.index_cast %151 : i64 to index
                 scf.for %arg19 = %204 to %205 step %c1 {
                   %206 = arith.index_cast %arg19 : index to i64
                   %207 = arith.muli %206, %c16_i64 : i64
-                  %208 = arith.subi %149, %207 : i64
+                  %208 = arith.subi %145, %207 : i64
                   %209 = arith.minsi %208, %c16_i64 : i64
-                  %210 = arith.addi %207, %187 : i64
+                  %210 = arith.addi %207, %183 : i64
                   %211 = arith.ori %210, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %189, %209) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %211, %185, %209) : (i64, i64, i64, i64, i64, i64) -> ()
                   %212 = arith.muli %206, %c32_i64 : i64
-                  %213 = arith.addi %212, %200 : i64
-                  "instgem.compute_accumulated"(%213, %c16_i64, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %213 = arith.addi %212, %195 : i64
+                  "instgem.compute_accumulated"(%213, %197, %209, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             }
-            %191 = arith.index_cast %158 : i64 to index
-            scf.for %arg18 = %190 to %191 step %c1 {
-              %198 = arith.index_cast %arg18 : index to i64
-              %199 = arith.muli %198, %c16_i64 : i64
-              %200 = arith.subi %151, %199 : i64
-              %201 = arith.minsi %200, %c16_i64 : i64
-              %202 = arith.subi %152, %199 : i64
-              %203 = arith.minsi %202, %c16_i64 : i64
-              scf.if %180 {
-                %208 = arith.muli %198, %172 : i64
-                %209 = arith.minsi %208, %85 : i64
-                %210 = arith.addi %209, %172 : i64
-                %211 = arith.minsi %210, %85 : i64
-                %212 = arith.index_cast %209 : i64 to index
-                %213 = arith.index_cast %211 : i64 to index
-                scf.for %arg19 = %212 to %213 step %c1 {
-                  %214 = arith.index_cast %arg19 : index to i64
-                  %215 = arith.addi %78, %214 : i64
-                  %216 = arith.muli %215, %c16_i64 : i64
-                  %217 = arith.maxsi %216, %66 : i64
-                  %218 = arith.addi %216, %c16_i64 : i64
-                  %219 = arith.minsi %218, %73 : i64
-                  %220 = arith.subi %219, %217 : i64
-                  %221 = arith.subi %217, %66 : i64
-                  %222 = arith.muli %221, %96 : i64
-                  %223 = arith.addi %95, %222 : i64
-                  %224 = arith.muli %177, %c16_i64 : i64
-                  %225 = arith.addi %223, %224 : i64
-                  %226 = arith.addi %216, %224 : i64
-                  %227 = arith.ori %226, %c2147483648_i64 : i64
-                  %228 = arith.subi %217, %216 : i64
-                  %229 = arith.addi %227, %228 : i64
-                  %230 = arith.subi %68, %224 : i64
-                  %231 = arith.minsi %230, %c16_i64 : i64
-                  "instgem.mvout"(%225, %229, %231, %220) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %204 = arith.ori %187, %c3221225472_i64 : i64
-              %205 = arith.addi %199, %187 : i64
-              %206 = arith.addi %205, %c64_i64 : i64
-              "instgem.preload"(%206, %189, %203, %204, %189, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%199, %201, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %207 = arith.cmpi eq, %198, %186 : i64
-              scf.if %207 {
-                %208 = arith.index_cast %169 : i64 to index
-                scf.for %arg19 = %c1 to %208 step %c1 {
-                  %210 = arith.index_cast %arg19 : index to i64
-                  %211 = arith.muli %210, %c16_i64 : i64
-                  %212 = arith.addi %211, %187 : i64
-                  %213 = arith.ori %212, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %189, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %214 = arith.muli %210, %c32_i64 : i64
-                  %215 = arith.addi %214, %199 : i64
-                  "instgem.compute_accumulated"(%215, %201, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %216 = arith.subi %210, %c1_i64_2 : i64
-                  %217 = arith.subi %216, %78 : i64
-                  %218 = arith.cmpi sge, %217, %c0_i64_3 : i64
-                  %219 = arith.cmpi slt, %217, %85 : i64
-                  %220 = arith.andi %218, %219 : i1
-                  scf.if %220 {
-                    %221 = arith.muli %216, %c16_i64 : i64
-                    %222 = arith.maxsi %221, %66 : i64
-                    %223 = arith.addi %221, %c16_i64 : i64
-                    %224 = arith.minsi %223, %73 : i64
-                    %225 = arith.subi %224, %222 : i64
-                    %226 = arith.subi %222, %66 : i64
-                    %227 = arith.muli %226, %96 : i64
-                    %228 = arith.addi %95, %227 : i64
-                    %229 = arith.addi %228, %187 : i64
-                    %230 = arith.addi %221, %187 : i64
-                    %231 = arith.ori %230, %c2147483648_i64 : i64
-                    %232 = arith.subi %222, %221 : i64
-                    %233 = arith.addi %231, %232 : i64
-                    %234 = arith.subi %68, %187 : i64
-                    %235 = arith.minsi %234, %c16_i64 : i64
-                    "instgem.mvout"(%229, %233, %235, %225) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %209 = arith.index_cast %155 : i64 to index
-                scf.for %arg19 = %208 to %209 step %c1 {
-                  %210 = arith.index_cast %arg19 : index to i64
-                  %211 = arith.muli %210, %c16_i64 : i64
-                  %212 = arith.subi %149, %211 : i64
-                  %213 = arith.minsi %212, %c16_i64 : i64
-                  %214 = arith.addi %211, %187 : i64
-                  %215 = arith.ori %214, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %189, %213) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %216 = arith.muli %210, %c32_i64 : i64
-                  %217 = arith.addi %216, %199 : i64
-                  "instgem.compute_accumulated"(%217, %201, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %218 = arith.subi %210, %c1_i64_2 : i64
-                  %219 = arith.subi %218, %78 : i64
-                  %220 = arith.cmpi sge, %219, %c0_i64_3 : i64
-                  %221 = arith.cmpi slt, %219, %85 : i64
-                  %222 = arith.andi %220, %221 : i1
-                  scf.if %222 {
-                    %223 = arith.muli %218, %c16_i64 : i64
-                    %224 = arith.maxsi %223, %66 : i64
-                    %225 = arith.addi %223, %c16_i64 : i64
-                    %226 = arith.minsi %225, %73 : i64
-                    %227 = arith.subi %226, %224 : i64
-                    %228 = arith.subi %224, %66 : i64
-                    %229 = arith.muli %228, %96 : i64
-                    %230 = arith.addi %95, %229 : i64
-                    %231 = arith.addi %230, %187 : i64
-                    %232 = arith.addi %223, %187 : i64
-                    %233 = arith.ori %232, %c2147483648_i64 : i64
-                    %234 = arith.subi %224, %223 : i64
-                    %235 = arith.addi %233, %234 : i64
-                    %236 = arith.subi %68, %187 : i64
-                    %237 = arith.minsi %236, %c16_i64 : i64
-                    "instgem.mvout"(%231, %235, %237, %227) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-              } else {
-                %208 = arith.index_cast %169 : i64 to index
-                scf.for %arg19 = %c1 to %208 step %c1 {
-                  %210 = arith.index_cast %arg19 : index to i64
-                  %211 = arith.muli %210, %c16_i64 : i64
-                  %212 = arith.addi %211, %187 : i64
-                  %213 = arith.ori %212, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %189, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %214 = arith.muli %210, %c32_i64 : i64
-                  %215 = arith.addi %214, %199 : i64
-                  "instgem.compute_accumulated"(%215, %201, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %209 = arith.index_cast %155 : i64 to index
-                scf.for %arg19 = %208 to %209 step %c1 {
-                  %210 = arith.index_cast %arg19 : index to i64
-                  %211 = arith.muli %210, %c16_i64 : i64
-                  %212 = arith.subi %149, %211 : i64
-                  %213 = arith.minsi %212, %c16_i64 : i64
-                  %214 = arith.addi %211, %187 : i64
-                  %215 = arith.ori %214, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %189, %213) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %216 = arith.muli %210, %c32_i64 : i64
-                  %217 = arith.addi %216, %199 : i64
-                  "instgem.compute_accumulated"(%217, %201, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-            }
-            scf.if %180 {
-              %198 = arith.muli %158, %172 : i64
-              %199 = arith.minsi %198, %85 : i64
-              %200 = arith.index_cast %199 : i64 to index
-              scf.for %arg18 = %200 to %86 step %c1 {
-                %201 = arith.index_cast %arg18 : index to i64
-                %202 = arith.addi %78, %201 : i64
-                %203 = arith.muli %202, %c16_i64 : i64
-                %204 = arith.maxsi %203, %66 : i64
-                %205 = arith.addi %203, %c16_i64 : i64
-                %206 = arith.minsi %205, %73 : i64
-                %207 = arith.subi %206, %204 : i64
-                %208 = arith.subi %204, %66 : i64
-                %209 = arith.muli %208, %96 : i64
-                %210 = arith.addi %95, %209 : i64
-                %211 = arith.muli %177, %c16_i64 : i64
+            scf.if %176 {
+              %194 = arith.muli %154, %168 : i64
+              %195 = arith.minsi %194, %81 : i64
+              %196 = arith.index_cast %195 : i64 to index
+              scf.for %arg18 = %196 to %82 step %c1 {
+                %197 = arith.index_cast %arg18 : index to i64
+                %198 = arith.addi %74, %197 : i64
+                %199 = arith.muli %198, %c16_i64 : i64
+                %200 = arith.maxsi %199, %62 : i64
+                %201 = arith.addi %199, %c16_i64 : i64
+                %202 = arith.minsi %201, %69 : i64
+                %203 = arith.subi %202, %200 : i64
+                %204 = arith.subi %200, %62 : i64
+                %205 = arith.muli %204, %92 : i64
+                %206 = arith.addi %91, %205 : i64
+                %207 = arith.muli %173, %c16_i64 : i64
+                %208 = arith.addi %206, %207 : i64
+                %209 = arith.addi %199, %207 : i64
+                %210 = arith.ori %209, %c2147483648_i64 : i64
+                %211 = arith.subi %200, %199 : i64
                 %212 = arith.addi %210, %211 : i64
-                %213 = arith.addi %203, %211 : i64
-                %214 = arith.ori %213, %c2147483648_i64 : i64
-                %215 = arith.subi %204, %203 : i64
-                %216 = arith.addi %214, %215 : i64
-                %217 = arith.subi %68, %211 : i64
-                %218 = arith.minsi %217, %c16_i64 : i64
-                "instgem.mvout"(%212, %216, %218, %207) : (i64, i64, i64, i64) -> ()
+                %213 = arith.subi %64, %207 : i64
+                %214 = arith.minsi %213, %c16_i64 : i64
+                "instgem.mvout"(%208, %212, %214, %203) : (i64, i64, i64, i64) -> ()
               }
             }
-            %192 = arith.cmpi sgt, %158, %c0_i64_3 : i64
-            %193 = arith.subi %155, %c1_i64_2 : i64
-            %194 = arith.subi %193, %78 : i64
-            %195 = arith.maxsi %194, %c0_i64_3 : i64
-            %196 = arith.minsi %195, %85 : i64
-            %197 = arith.select %192, %196, %c0_i64_3 : i64
-            scf.if %184 {
-              %198 = arith.index_cast %197 : i64 to index
-              scf.for %arg18 = %198 to %86 step %c1 {
-                %199 = arith.index_cast %arg18 : index to i64
-                %200 = arith.addi %78, %199 : i64
-                %201 = arith.muli %200, %c16_i64 : i64
-                %202 = arith.maxsi %201, %66 : i64
-                %203 = arith.addi %201, %c16_i64 : i64
-                %204 = arith.minsi %203, %73 : i64
-                %205 = arith.subi %204, %202 : i64
-                %206 = arith.subi %202, %66 : i64
-                %207 = arith.muli %206, %96 : i64
-                %208 = arith.addi %95, %207 : i64
-                %209 = arith.addi %208, %187 : i64
-                %210 = arith.addi %201, %187 : i64
-                %211 = arith.ori %210, %c2147483648_i64 : i64
-                %212 = arith.subi %202, %201 : i64
-                %213 = arith.addi %211, %212 : i64
-                %214 = arith.subi %68, %187 : i64
-                %215 = arith.minsi %214, %c16_i64 : i64
-                "instgem.mvout"(%209, %213, %215, %205) : (i64, i64, i64, i64) -> ()
+            %188 = arith.cmpi sgt, %154, %c0_i64_3 : i64
+            %189 = arith.subi %151, %c1_i64_2 : i64
+            %190 = arith.subi %189, %74 : i64
+            %191 = arith.maxsi %190, %c0_i64_3 : i64
+            %192 = arith.minsi %191, %81 : i64
+            %193 = arith.select %188, %192, %c0_i64_3 : i64
+            scf.if %180 {
+              %194 = arith.index_cast %193 : i64 to index
+              scf.for %arg18 = %194 to %82 step %c1 {
+                %195 = arith.index_cast %arg18 : index to i64
+                %196 = arith.addi %74, %195 : i64
+                %197 = arith.muli %196, %c16_i64 : i64
+                %198 = arith.maxsi %197, %62 : i64
+                %199 = arith.addi %197, %c16_i64 : i64
+                %200 = arith.minsi %199, %69 : i64
+                %201 = arith.subi %200, %198 : i64
+                %202 = arith.subi %198, %62 : i64
+                %203 = arith.muli %202, %92 : i64
+                %204 = arith.addi %91, %203 : i64
+                %205 = arith.addi %204, %183 : i64
+                %206 = arith.addi %197, %183 : i64
+                %207 = arith.ori %206, %c2147483648_i64 : i64
+                %208 = arith.subi %198, %197 : i64
+                %209 = arith.addi %207, %208 : i64
+                %210 = arith.subi %64, %183 : i64
+                %211 = arith.minsi %210, %c16_i64 : i64
+                "instgem.mvout"(%205, %209, %211, %201) : (i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
-          %173 = arith.minsi %162, %99 : i64
-          %174 = arith.index_cast %173 : i64 to index
-          %175 = arith.index_cast %99 : i64 to index
-          scf.for %arg17 = %174 to %175 step %c1 {
-            %176 = arith.index_cast %arg17 : index to i64
-            scf.for %arg18 = %c0 to %86 step %c1 {
-              %177 = arith.index_cast %arg18 : index to i64
-              %178 = arith.addi %78, %177 : i64
-              %179 = arith.muli %178, %c16_i64 : i64
-              %180 = arith.maxsi %179, %66 : i64
-              %181 = arith.addi %179, %c16_i64 : i64
-              %182 = arith.minsi %181, %73 : i64
-              %183 = arith.subi %182, %180 : i64
-              %184 = arith.subi %180, %66 : i64
-              %185 = arith.muli %184, %96 : i64
-              %186 = arith.addi %95, %185 : i64
-              %187 = arith.muli %176, %c16_i64 : i64
+          %169 = arith.minsi %158, %95 : i64
+          %170 = arith.index_cast %169 : i64 to index
+          %171 = arith.index_cast %95 : i64 to index
+          scf.for %arg17 = %170 to %171 step %c1 {
+            %172 = arith.index_cast %arg17 : index to i64
+            scf.for %arg18 = %c0 to %82 step %c1 {
+              %173 = arith.index_cast %arg18 : index to i64
+              %174 = arith.addi %74, %173 : i64
+              %175 = arith.muli %174, %c16_i64 : i64
+              %176 = arith.maxsi %175, %62 : i64
+              %177 = arith.addi %175, %c16_i64 : i64
+              %178 = arith.minsi %177, %69 : i64
+              %179 = arith.subi %178, %176 : i64
+              %180 = arith.subi %176, %62 : i64
+              %181 = arith.muli %180, %92 : i64
+              %182 = arith.addi %91, %181 : i64
+              %183 = arith.muli %172, %c16_i64 : i64
+              %184 = arith.addi %182, %183 : i64
+              %185 = arith.addi %175, %183 : i64
+              %186 = arith.ori %185, %c2147483648_i64 : i64
+              %187 = arith.subi %176, %175 : i64
               %188 = arith.addi %186, %187 : i64
-              %189 = arith.addi %179, %187 : i64
-              %190 = arith.ori %189, %c2147483648_i64 : i64
-              %191 = arith.subi %180, %179 : i64
-              %192 = arith.addi %190, %191 : i64
-              %193 = arith.subi %68, %187 : i64
-              %194 = arith.minsi %193, %c16_i64 : i64
-              "instgem.mvout"(%188, %192, %194, %183) : (i64, i64, i64, i64) -> ()
+              %189 = arith.subi %64, %183 : i64
+              %190 = arith.minsi %189, %c16_i64 : i64
+              "instgem.mvout"(%184, %188, %190, %179) : (i64, i64, i64, i64) -> ()
             }
           }
         } else {
-          scf.for %arg17 = %c0 to %163 step %c1 {
-            %171 = arith.index_cast %arg17 : index to i64
-            %172 = arith.muli %171, %c16_i64 : i64
-            %173 = arith.subi %154, %172 : i64
-            %174 = arith.minsi %173, %c16_i64 : i64
-            %175 = arith.index_cast %166 : i64 to index
-            scf.for %arg18 = %c0 to %175 step %c1 {
-              %177 = arith.index_cast %arg18 : index to i64
-              %178 = arith.ori %172, %c3221225472_i64 : i64
-              %179 = arith.muli %177, %c16_i64 : i64
-              %180 = arith.addi %179, %172 : i64
+          scf.for %arg17 = %c0 to %159 step %c1 {
+            %167 = arith.index_cast %arg17 : index to i64
+            %168 = arith.muli %167, %c16_i64 : i64
+            %169 = arith.subi %150, %168 : i64
+            %170 = arith.minsi %169, %c16_i64 : i64
+            %171 = arith.index_cast %162 : i64 to index
+            scf.for %arg18 = %c0 to %171 step %c1 {
+              %173 = arith.index_cast %arg18 : index to i64
+              %174 = arith.ori %168, %c3221225472_i64 : i64
+              %175 = arith.muli %173, %c16_i64 : i64
+              %176 = arith.addi %175, %168 : i64
+              %177 = arith.addi %176, %c64_i64 : i64
+              "instgem.preload"(%177, %170, %c16_i64, %174, %170, %166) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%175, %c16_i64, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %178 = arith.index_cast %165 : i64 to index
+              scf.for %arg19 = %c1 to %178 step %c1 {
+                %180 = arith.index_cast %arg19 : index to i64
+                %181 = arith.muli %180, %c16_i64 : i64
+                %182 = arith.addi %181, %168 : i64
+                %183 = arith.ori %182, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %170, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %184 = arith.muli %180, %c32_i64 : i64
+                %185 = arith.addi %184, %175 : i64
+                "instgem.compute_accumulated"(%185, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %179 = arith.index_cast %151 : i64 to index
+              scf.for %arg19 = %178 to %179 step %c1 {
+                %180 = arith.index_cast %arg19 : index to i64
+                %181 = arith.muli %180, %c16_i64 : i64
+                %182 = arith.subi %145, %181 : i64
+                %183 = arith.minsi %182, %c16_i64 : i64
+                %184 = arith.addi %181, %168 : i64
+                %185 = arith.ori %184, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %170, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+                %186 = arith.muli %180, %c32_i64 : i64
+                %187 = arith.addi %186, %175 : i64
+                "instgem.compute_accumulated"(%187, %c16_i64, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %172 = arith.index_cast %154 : i64 to index
+            scf.for %arg18 = %171 to %172 step %c1 {
+              %173 = arith.index_cast %arg18 : index to i64
+              %174 = arith.muli %173, %c16_i64 : i64
+              %175 = arith.subi %147, %174 : i64
+              %176 = arith.minsi %175, %c16_i64 : i64
+              %177 = arith.subi %148, %174 : i64
+              %178 = arith.minsi %177, %c16_i64 : i64
+              %179 = arith.ori %168, %c3221225472_i64 : i64
+              %180 = arith.addi %174, %168 : i64
               %181 = arith.addi %180, %c64_i64 : i64
-              "instgem.preload"(%181, %174, %c16_i64, %178, %174, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%179, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %182 = arith.index_cast %169 : i64 to index
+              "instgem.preload"(%181, %170, %178, %179, %170, %166) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%174, %176, %166, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %182 = arith.index_cast %165 : i64 to index
               scf.for %arg19 = %c1 to %182 step %c1 {
                 %184 = arith.index_cast %arg19 : index to i64
                 %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.addi %185, %172 : i64
+                %186 = arith.addi %185, %168 : i64
                 %187 = arith.ori %186, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %174, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %170, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 %188 = arith.muli %184, %c32_i64 : i64
-                %189 = arith.addi %188, %179 : i64
-                "instgem.compute_accumulated"(%189, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %189 = arith.addi %188, %174 : i64
+                "instgem.compute_accumulated"(%189, %176, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %183 = arith.index_cast %155 : i64 to index
+              %183 = arith.index_cast %151 : i64 to index
               scf.for %arg19 = %182 to %183 step %c1 {
                 %184 = arith.index_cast %arg19 : index to i64
                 %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.subi %149, %185 : i64
+                %186 = arith.subi %145, %185 : i64
                 %187 = arith.minsi %186, %c16_i64 : i64
-                %188 = arith.addi %185, %172 : i64
+                %188 = arith.addi %185, %168 : i64
                 %189 = arith.ori %188, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %174, %187) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %170, %187) : (i64, i64, i64, i64, i64, i64) -> ()
                 %190 = arith.muli %184, %c32_i64 : i64
-                %191 = arith.addi %190, %179 : i64
-                "instgem.compute_accumulated"(%191, %c16_i64, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %176 = arith.index_cast %158 : i64 to index
-            scf.for %arg18 = %175 to %176 step %c1 {
-              %177 = arith.index_cast %arg18 : index to i64
-              %178 = arith.muli %177, %c16_i64 : i64
-              %179 = arith.subi %151, %178 : i64
-              %180 = arith.minsi %179, %c16_i64 : i64
-              %181 = arith.subi %152, %178 : i64
-              %182 = arith.minsi %181, %c16_i64 : i64
-              %183 = arith.ori %172, %c3221225472_i64 : i64
-              %184 = arith.addi %178, %172 : i64
-              %185 = arith.addi %184, %c64_i64 : i64
-              "instgem.preload"(%185, %174, %182, %183, %174, %170) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%178, %180, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %186 = arith.index_cast %169 : i64 to index
-              scf.for %arg19 = %c1 to %186 step %c1 {
-                %188 = arith.index_cast %arg19 : index to i64
-                %189 = arith.muli %188, %c16_i64 : i64
-                %190 = arith.addi %189, %172 : i64
-                %191 = arith.ori %190, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %191, %174, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %192 = arith.muli %188, %c32_i64 : i64
-                %193 = arith.addi %192, %178 : i64
-                "instgem.compute_accumulated"(%193, %180, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %187 = arith.index_cast %155 : i64 to index
-              scf.for %arg19 = %186 to %187 step %c1 {
-                %188 = arith.index_cast %arg19 : index to i64
-                %189 = arith.muli %188, %c16_i64 : i64
-                %190 = arith.subi %149, %189 : i64
-                %191 = arith.minsi %190, %c16_i64 : i64
-                %192 = arith.addi %189, %172 : i64
-                %193 = arith.ori %192, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %174, %191) : (i64, i64, i64, i64, i64, i64) -> ()
-                %194 = arith.muli %188, %c32_i64 : i64
-                %195 = arith.addi %194, %178 : i64
-                "instgem.compute_accumulated"(%195, %180, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %191 = arith.addi %190, %174 : i64
+                "instgem.compute_accumulated"(%191, %176, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
         }
-        scf.yield %104, %119 : index, index
+        scf.yield %100, %115 : index, index
       }
-      %101 = arith.cmpi sle, %20, %c0 : index
-      scf.if %101 {
-        %102 = arith.muli %85, %99 : i64
-        %103 = arith.index_cast %102 : i64 to index
-        scf.for %arg14 = %c0 to %103 step %c1 {
-          %104 = arith.index_cast %arg14 : index to i64
-          %105 = arith.remsi %104, %85 : i64
-          %106 = arith.divsi %104, %85 : i64
-          %107 = arith.addi %78, %105 : i64
-          %108 = arith.muli %107, %c16_i64 : i64
-          %109 = arith.maxsi %108, %66 : i64
-          %110 = arith.addi %108, %c16_i64 : i64
-          %111 = arith.minsi %110, %73 : i64
-          %112 = arith.subi %111, %109 : i64
-          %113 = arith.subi %109, %66 : i64
-          %114 = arith.muli %113, %96 : i64
-          %115 = arith.addi %95, %114 : i64
-          %116 = arith.muli %106, %c16_i64 : i64
+      %97 = arith.cmpi sle, %20, %c0 : index
+      scf.if %97 {
+        %98 = arith.muli %81, %95 : i64
+        %99 = arith.index_cast %98 : i64 to index
+        scf.for %arg14 = %c0 to %99 step %c1 {
+          %100 = arith.index_cast %arg14 : index to i64
+          %101 = arith.remsi %100, %81 : i64
+          %102 = arith.divsi %100, %81 : i64
+          %103 = arith.addi %74, %101 : i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.maxsi %104, %62 : i64
+          %106 = arith.addi %104, %c16_i64 : i64
+          %107 = arith.minsi %106, %69 : i64
+          %108 = arith.subi %107, %105 : i64
+          %109 = arith.subi %105, %62 : i64
+          %110 = arith.muli %109, %92 : i64
+          %111 = arith.addi %91, %110 : i64
+          %112 = arith.muli %102, %c16_i64 : i64
+          %113 = arith.addi %111, %112 : i64
+          %114 = arith.addi %104, %112 : i64
+          %115 = arith.ori %114, %c2147483648_i64 : i64
+          %116 = arith.subi %105, %104 : i64
           %117 = arith.addi %115, %116 : i64
-          %118 = arith.addi %108, %116 : i64
-          %119 = arith.ori %118, %c2147483648_i64 : i64
-          %120 = arith.subi %109, %108 : i64
-          %121 = arith.addi %119, %120 : i64
-          %122 = arith.subi %68, %116 : i64
-          %123 = arith.minsi %122, %c16_i64 : i64
-          "instgem.mvout"(%117, %121, %123, %112) : (i64, i64, i64, i64) -> ()
+          %118 = arith.subi %64, %112 : i64
+          %119 = arith.minsi %118, %c16_i64 : i64
+          "instgem.mvout"(%113, %117, %119, %108) : (i64, i64, i64, i64) -> ()
         }
       }
     }

@@ -55,6 +55,50 @@
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -173,984 +217,1385 @@ module {
     %23 = arith.addi %12, %c32 : index
     %24 = arith.subi %13, %c1 : index
     %25 = arith.muli %24, %c32 : index
-    %26 = arith.addi %25, %c32 : index
-    %27 = arith.cmpi sge, %15, %c0 : index
-    %28 = arith.cmpi sle, %15, %c32 : index
-    %29 = arith.cmpi sge, %14, %c0 : index
-    %30 = arith.cmpi sle, %14, %arg7 : index
-    %31 = arith.cmpi sge, %22, %c0 : index
-    %32 = arith.cmpi sle, %22, %arg7 : index
-    %33 = arith.cmpi sge, %18, %c0 : index
-    %34 = arith.cmpi sle, %18, %c32 : index
-    %35 = arith.cmpi sge, %12, %c0 : index
-    %36 = arith.cmpi sle, %12, %arg4 : index
-    %37 = arith.cmpi sge, %23, %c0 : index
-    %38 = arith.cmpi sle, %23, %arg4 : index
-    %39 = arith.cmpi sge, %21, %c0 : index
-    %40 = arith.cmpi sle, %21, %c32 : index
-    %41 = arith.cmpi sle, %25, %arg5 : index
-    %42 = arith.cmpi sle, %26, %arg5 : index
-    %43 = arith.andi %27, %28 : i1
-    %44 = arith.andi %43, %29 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %32 : i1
-    %48 = arith.andi %47, %33 : i1
-    %49 = arith.andi %48, %34 : i1
-    %50 = arith.andi %49, %35 : i1
-    %51 = arith.andi %50, %36 : i1
-    %52 = arith.andi %51, %37 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    %55 = arith.andi %54, %40 : i1
-    %56 = arith.andi %55, %37 : i1
-    %57 = arith.andi %56, %38 : i1
-    %58 = arith.andi %57, %41 : i1
-    %59 = arith.andi %58, %42 : i1
-    %60 = arith.andi %59, %41 : i1
-    %61 = arith.andi %60, %42 : i1
-    scf.if %61 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %62 = arith.cmpi sle, %13, %c0 : index
-      scf.if %62 {
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c4 step %c1 {
-          %103 = arith.index_cast %arg10 : index to i64
-          %104 = arith.remsi %103, %c2_i64_1 : i64
-          %105 = arith.divsi %103, %c2_i64_1 : i64
-          %106 = arith.muli %105, %c16_i64 : i64
-          %107 = arith.subi %c32_i64, %106 : i64
-          %108 = arith.minsi %107, %c16_i64 : i64
-          %109 = arith.muli %104, %c32_i64 : i64
-          %110 = arith.addi %109, %106 : i64
-          %111 = arith.ori %110, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %111, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %63:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %103 = arith.addi %arg11, %c32 : index
-        %subview_14 = memref.subview %reinterpret_cast[%12, %arg11] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %104 = arith.index_cast %intptr_20 : index to i64
-        %105 = arith.index_cast %offset_17 : index to i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg13 = %c0 to %c2 step %c1 {
-          %124 = arith.index_cast %arg13 : index to i64
-          %125 = arith.muli %124, %c16_i64 : i64
-          %126 = arith.maxsi %125, %c0_i64_3 : i64
-          %127 = arith.addi %125, %c16_i64 : i64
-          %128 = arith.minsi %127, %c32_i64 : i64
-          %129 = arith.subi %128, %126 : i64
-          %130 = arith.muli %126, %107 : i64
-          %131 = arith.addi %106, %130 : i64
-          %132 = arith.muli %124, %c32_i64 : i64
-          %133 = arith.subi %126, %125 : i64
-          %134 = arith.addi %132, %133 : i64
-          "instgem.mvin"(%131, %134, %c32_i64, %129) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %108 = arith.addi %arg12, %c32 : index
-        %109 = arith.minsi %arg6, %c32 : index
-        %110 = arith.maxsi %15, %c0 : index
-        %111 = arith.minsi %110, %c32 : index
-        %112 = arith.subi %109, %15 : index
-        %113 = arith.cmpi sgt, %111, %c0 : index
-        scf.if %113 {
-          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+    %26 = arith.cmpi sge, %15, %c0 : index
+    %27 = arith.cmpi sle, %15, %c32 : index
+    %28 = arith.cmpi sge, %14, %c0 : index
+    %29 = arith.cmpi sle, %14, %arg7 : index
+    %30 = arith.cmpi sge, %22, %c0 : index
+    %31 = arith.cmpi sle, %22, %arg7 : index
+    %32 = arith.cmpi sge, %18, %c0 : index
+    %33 = arith.cmpi sle, %18, %c32 : index
+    %34 = arith.cmpi sge, %12, %c0 : index
+    %35 = arith.cmpi sle, %12, %arg4 : index
+    %36 = arith.cmpi sge, %23, %c0 : index
+    %37 = arith.cmpi sle, %23, %arg4 : index
+    %38 = arith.cmpi sge, %21, %c0 : index
+    %39 = arith.cmpi sle, %21, %c32 : index
+    %40 = arith.cmpi sle, %25, %arg5 : index
+    %41 = arith.andi %26, %27 : i1
+    %42 = arith.andi %41, %28 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %30 : i1
+    %45 = arith.andi %44, %31 : i1
+    %46 = arith.andi %45, %32 : i1
+    %47 = arith.andi %46, %33 : i1
+    %48 = arith.andi %47, %34 : i1
+    %49 = arith.andi %48, %35 : i1
+    %50 = arith.andi %49, %36 : i1
+    %51 = arith.andi %50, %37 : i1
+    %52 = arith.andi %51, %38 : i1
+    %53 = arith.andi %52, %39 : i1
+    %54 = arith.andi %53, %36 : i1
+    %55 = arith.andi %54, %37 : i1
+    %56 = arith.andi %55, %40 : i1
+    %57 = arith.andi %56, %40 : i1
+    scf.if %57 {
+      %58 = arith.addi %25, %c32 : index
+      %59 = arith.cmpi sle, %58, %arg5 : index
+      %60 = arith.andi %59, %59 : i1
+      scf.if %60 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %61 = arith.cmpi sle, %13, %c0 : index
+        scf.if %61 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %102 = arith.index_cast %arg10 : index to i64
+            %103 = arith.remsi %102, %c2_i64_1 : i64
+            %104 = arith.divsi %102, %c2_i64_1 : i64
+            %105 = arith.muli %104, %c16_i64 : i64
+            %106 = arith.subi %c32_i64, %105 : i64
+            %107 = arith.minsi %106, %c16_i64 : i64
+            %108 = arith.muli %103, %c32_i64 : i64
+            %109 = arith.addi %108, %105 : i64
+            %110 = arith.ori %109, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %110, %107, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
         }
-        %subview_21 = memref.subview %reinterpret_cast_4[%arg12, %15] [32, %112] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-        %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %114 = arith.index_cast %112 : index to i64
-        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %115 = arith.index_cast %intptr_27 : index to i64
-        %116 = arith.index_cast %offset_24 : index to i64
-        %117 = arith.addi %115, %116 : i64
-        %118 = arith.index_cast %strides_26#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg13 = %c0 to %c2 step %c1 {
-          %124 = arith.index_cast %arg13 : index to i64
-          %125 = arith.muli %124, %c16_i64 : i64
-          %126 = arith.maxsi %125, %c0_i64_3 : i64
-          %127 = arith.addi %125, %c16_i64 : i64
-          %128 = arith.minsi %127, %c32_i64 : i64
-          %129 = arith.subi %128, %126 : i64
-          %130 = arith.muli %126, %118 : i64
-          %131 = arith.addi %117, %130 : i64
-          %132 = arith.muli %124, %c32_i64 : i64
-          %133 = arith.addi %132, %c64_i64 : i64
-          %134 = arith.subi %126, %125 : i64
-          %135 = arith.addi %133, %134 : i64
-          %136 = arith.minsi %114, %c64_i64 : i64
-          "instgem.mvin"(%131, %135, %136, %129) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %119 = arith.maxsi %114, %c0_i64_3 : i64
-        %120 = arith.minsi %119, %c32_i64 : i64
-        %121 = arith.ceildivsi %120, %c16_i64 : i64
-        %122 = arith.cmpi eq, %arg10, %c0 : index
-        %123 = arith.index_cast %121 : i64 to index
-        scf.if %122 {
-          scf.for %arg13 = %c0 to %123 step %c1 {
-            %125 = arith.index_cast %arg13 : index to i64
-            %126 = arith.muli %125, %c16_i64 : i64
-            %127 = arith.subi %120, %126 : i64
-            %128 = arith.minsi %127, %c16_i64 : i64
-            %129 = arith.ori %126, %c2147483648_i64 : i64
-            %130 = arith.addi %126, %c64_i64 : i64
-            "instgem.preload"(%130, %128, %c16_i64, %129, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %131 = arith.addi %126, %c32_i64 : i64
-            %132 = arith.ori %131, %c2147483648_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %132, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %133 = arith.ori %126, %c3221225472_i64 : i64
-            %134 = arith.addi %126, %c96_i64 : i64
-            "instgem.preload"(%134, %128, %c16_i64, %133, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %135 = arith.ori %131, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %135, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          } {gemmini.compute_nest}
-          %124 = arith.cmpi slt, %121, %c2_i64_1 : i64
-          scf.if %124 {
-            scf.for %arg13 = %c0 to %c4 step %c1 {
-              %125 = arith.index_cast %arg13 : index to i64
-              %126 = arith.remsi %125, %c2_i64_1 : i64
-              %127 = arith.divsi %125, %c2_i64_1 : i64
-              %128 = arith.muli %127, %c16_i64 : i64
-              %129 = arith.subi %c32_i64, %128 : i64
-              %130 = arith.minsi %129, %c16_i64 : i64
-              %131 = arith.muli %126, %c32_i64 : i64
-              %132 = arith.addi %131, %128 : i64
-              %133 = arith.ori %132, %c2147483648_i64 : i64
-              %134 = arith.cmpi sge, %126, %c2_i64_1 : i64
-              %135 = arith.cmpi sge, %127, %121 : i64
-              %136 = arith.ori %134, %135 : i1
-              scf.if %136 {
-                "instgem.mvin"(%c0_i64_3, %133, %130, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %62:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %102 = arith.addi %arg11, %c32 : index
+          %subview_14 = memref.subview %reinterpret_cast[%12, %arg11] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %103 = arith.index_cast %intptr_20 : index to i64
+          %104 = arith.index_cast %offset_17 : index to i64
+          %105 = arith.addi %103, %104 : i64
+          %106 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %123 = arith.index_cast %arg13 : index to i64
+            %124 = arith.muli %123, %c16_i64 : i64
+            %125 = arith.maxsi %124, %c0_i64_3 : i64
+            %126 = arith.addi %124, %c16_i64 : i64
+            %127 = arith.minsi %126, %c32_i64 : i64
+            %128 = arith.subi %127, %125 : i64
+            %129 = arith.muli %125, %106 : i64
+            %130 = arith.addi %105, %129 : i64
+            %131 = arith.muli %123, %c32_i64 : i64
+            %132 = arith.subi %125, %124 : i64
+            %133 = arith.addi %131, %132 : i64
+            "instgem.mvin"(%130, %133, %c32_i64, %128) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %107 = arith.addi %arg12, %c32 : index
+          %108 = arith.minsi %arg6, %c32 : index
+          %109 = arith.maxsi %15, %c0 : index
+          %110 = arith.minsi %109, %c32 : index
+          %111 = arith.subi %108, %15 : index
+          %112 = arith.cmpi sgt, %110, %c0 : index
+          scf.if %112 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %subview_21 = memref.subview %reinterpret_cast_4[%arg12, %15] [32, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %113 = arith.index_cast %111 : index to i64
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %114 = arith.index_cast %intptr_27 : index to i64
+          %115 = arith.index_cast %offset_24 : index to i64
+          %116 = arith.addi %114, %115 : i64
+          %117 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %123 = arith.index_cast %arg13 : index to i64
+            %124 = arith.muli %123, %c16_i64 : i64
+            %125 = arith.maxsi %124, %c0_i64_3 : i64
+            %126 = arith.addi %124, %c16_i64 : i64
+            %127 = arith.minsi %126, %c32_i64 : i64
+            %128 = arith.subi %127, %125 : i64
+            %129 = arith.muli %125, %117 : i64
+            %130 = arith.addi %116, %129 : i64
+            %131 = arith.muli %123, %c32_i64 : i64
+            %132 = arith.addi %131, %c64_i64 : i64
+            %133 = arith.subi %125, %124 : i64
+            %134 = arith.addi %132, %133 : i64
+            %135 = arith.minsi %113, %c64_i64 : i64
+            "instgem.mvin"(%130, %134, %135, %128) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %118 = arith.maxsi %113, %c0_i64_3 : i64
+          %119 = arith.minsi %118, %c32_i64 : i64
+          %120 = arith.ceildivsi %119, %c16_i64 : i64
+          %121 = arith.cmpi eq, %arg10, %c0 : index
+          %122 = arith.index_cast %120 : i64 to index
+          scf.if %121 {
+            scf.for %arg13 = %c0 to %122 step %c1 {
+              %124 = arith.index_cast %arg13 : index to i64
+              %125 = arith.muli %124, %c16_i64 : i64
+              %126 = arith.subi %119, %125 : i64
+              %127 = arith.minsi %126, %c16_i64 : i64
+              %128 = arith.ori %125, %c2147483648_i64 : i64
+              %129 = arith.addi %125, %c64_i64 : i64
+              "instgem.preload"(%129, %127, %c16_i64, %128, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %130 = arith.addi %125, %c32_i64 : i64
+              %131 = arith.ori %130, %c2147483648_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %131, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %132 = arith.ori %125, %c3221225472_i64 : i64
+              %133 = arith.addi %125, %c96_i64 : i64
+              "instgem.preload"(%133, %127, %c16_i64, %132, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %134 = arith.ori %130, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %134, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            } {gemmini.compute_nest}
+            %123 = arith.cmpi slt, %120, %c2_i64_1 : i64
+            scf.if %123 {
+              scf.for %arg13 = %c0 to %c4 step %c1 {
+                %124 = arith.index_cast %arg13 : index to i64
+                %125 = arith.remsi %124, %c2_i64_1 : i64
+                %126 = arith.divsi %124, %c2_i64_1 : i64
+                %127 = arith.muli %126, %c16_i64 : i64
+                %128 = arith.subi %c32_i64, %127 : i64
+                %129 = arith.minsi %128, %c16_i64 : i64
+                %130 = arith.muli %125, %c32_i64 : i64
+                %131 = arith.addi %130, %127 : i64
+                %132 = arith.ori %131, %c2147483648_i64 : i64
+                %133 = arith.cmpi sge, %125, %c2_i64_1 : i64
+                %134 = arith.cmpi sge, %126, %120 : i64
+                %135 = arith.ori %133, %134 : i1
+                scf.if %135 {
+                  "instgem.mvin"(%c0_i64_3, %132, %129, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
               }
             }
+          } else {
+            scf.for %arg13 = %c0 to %122 step %c1 {
+              %123 = arith.index_cast %arg13 : index to i64
+              %124 = arith.muli %123, %c16_i64 : i64
+              %125 = arith.subi %119, %124 : i64
+              %126 = arith.minsi %125, %c16_i64 : i64
+              scf.for %arg14 = %c0 to %c2 step %c1 {
+                %127 = arith.index_cast %arg14 : index to i64
+                %128 = arith.ori %124, %c3221225472_i64 : i64
+                %129 = arith.muli %127, %c32_i64 : i64
+                %130 = arith.addi %129, %124 : i64
+                %131 = arith.addi %130, %c64_i64 : i64
+                "instgem.preload"(%131, %126, %c16_i64, %128, %126, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %132 = arith.muli %127, %c16_i64 : i64
+                "instgem.compute_preloaded"(%132, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %133 = arith.addi %124, %c32_i64 : i64
+                %134 = arith.ori %133, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %134, %126, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %135 = arith.addi %132, %c32_i64 : i64
+                "instgem.compute_accumulated"(%135, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
           }
-        } else {
-          scf.for %arg13 = %c0 to %123 step %c1 {
-            %124 = arith.index_cast %arg13 : index to i64
-            %125 = arith.muli %124, %c16_i64 : i64
-            %126 = arith.subi %120, %125 : i64
-            %127 = arith.minsi %126, %c16_i64 : i64
-            scf.for %arg14 = %c0 to %c2 step %c1 {
-              %128 = arith.index_cast %arg14 : index to i64
-              %129 = arith.ori %125, %c3221225472_i64 : i64
-              %130 = arith.muli %128, %c32_i64 : i64
-              %131 = arith.addi %130, %125 : i64
-              %132 = arith.addi %131, %c64_i64 : i64
-              "instgem.preload"(%132, %127, %c16_i64, %129, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %133 = arith.muli %128, %c16_i64 : i64
-              "instgem.compute_preloaded"(%133, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %134 = arith.addi %125, %c32_i64 : i64
-              %135 = arith.ori %134, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %135, %127, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %136 = arith.addi %133, %c32_i64 : i64
-              "instgem.compute_accumulated"(%136, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.yield %102, %107 : index, index
+        }
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %102 = arith.index_cast %arg10 : index to i64
+          %103 = arith.remsi %102, %c2_i64_1 : i64
+          %104 = arith.divsi %102, %c2_i64_1 : i64
+          %105 = arith.muli %104, %c16_i64 : i64
+          %106 = arith.subi %c32_i64, %105 : i64
+          %107 = arith.minsi %106, %c16_i64 : i64
+          %108 = arith.muli %103, %c32_i64 : i64
+          %109 = arith.addi %108, %105 : i64
+          %110 = arith.addi %109, %c64_i64 : i64
+          %111 = arith.ori %110, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %111, %107, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %63 = arith.minsi %arg6, %c32 : index
+        %64 = arith.subi %63, %15 : index
+        %subview = memref.subview %reinterpret_cast_5[%15, %14] [%64, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %65 = arith.index_cast %15 : index to i64
+        %66 = arith.index_cast %64 : index to i64
+        %67 = arith.addi %65, %66 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %68 = arith.index_cast %intptr : index to i64
+        %69 = arith.index_cast %offset : index to i64
+        %70 = arith.addi %68, %69 : i64
+        %71 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %71) : (i64, i64, i64, i64, i64, i64) -> ()
+        %72 = arith.maxsi %65, %c0_i64_3 : i64
+        %73 = arith.divui %72, %c16_i64 : i64
+        %74 = arith.maxsi %67, %c0_i64_3 : i64
+        %75 = arith.addi %74, %c15_i64 : i64
+        %76 = arith.divui %75, %c16_i64 : i64
+        %77 = arith.subi %76, %73 : i64
+        %78 = arith.cmpi sgt, %66, %c0_i64_3 : i64
+        %79 = arith.extui %78 : i1 to i64
+        %80 = arith.muli %77, %79 : i64
+        %81 = arith.index_cast %80 : i64 to index
+        scf.for %arg10 = %c0 to %81 step %c1 {
+          %102 = arith.index_cast %arg10 : index to i64
+          %103 = arith.addi %73, %102 : i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.maxsi %104, %65 : i64
+          %106 = arith.addi %104, %c16_i64 : i64
+          %107 = arith.minsi %106, %67 : i64
+          %108 = arith.subi %107, %105 : i64
+          %109 = arith.subi %105, %65 : i64
+          %110 = arith.muli %109, %71 : i64
+          %111 = arith.addi %70, %110 : i64
+          %112 = arith.muli %103, %c32_i64 : i64
+          %113 = arith.addi %112, %c128_i64 : i64
+          %114 = arith.subi %105, %104 : i64
+          %115 = arith.addi %113, %114 : i64
+          "instgem.mvin"(%111, %115, %c32_i64, %108) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %82 = arith.addi %72, %c15_i64 : i64
+        %83 = arith.divui %82, %c16_i64 : i64
+        %84 = arith.cmpi sgt, %65, %c0_i64_3 : i64
+        %85 = arith.extui %84 : i1 to i64
+        %86 = arith.muli %83, %85 : i64
+        %87 = arith.index_cast %86 : i64 to index
+        scf.for %arg10 = %c0 to %87 step %c1 {
+          %102 = arith.index_cast %arg10 : index to i64
+          %103 = arith.muli %102, %c16_i64 : i64
+          %104 = arith.maxsi %103, %c0_i64_3 : i64
+          %105 = arith.addi %103, %c16_i64 : i64
+          %106 = arith.minsi %105, %65 : i64
+          %107 = arith.subi %106, %104 : i64
+          %108 = arith.muli %102, %c32_i64 : i64
+          %109 = arith.addi %108, %c128_i64 : i64
+          %110 = arith.subi %104, %103 : i64
+          %111 = arith.addi %109, %110 : i64
+          "instgem.mvin"(%c0_i64_3, %111, %c32_i64, %107) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %88 = arith.minsi %74, %c32_i64 : i64
+        %89 = arith.bitcast %arg8 : f32 to i32
+        %90 = arith.extui %89 : i32 to i64
+        "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %90, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %91 = arith.minsi %88, %c32_i64 : i64
+        %92 = arith.ceildivsi %91, %c16_i64 : i64
+        %93 = arith.divsi %91, %c16_i64 : i64
+        %94 = arith.minsi %92, %93 : i64
+        %95 = arith.maxsi %94, %c0_i64_3 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %102 = arith.index_cast %arg10 : index to i64
+          %103 = arith.muli %102, %c16_i64 : i64
+          %104 = arith.subi %c32_i64, %103 : i64
+          %105 = arith.minsi %104, %c16_i64 : i64
+          %106 = arith.index_cast %95 : i64 to index
+          scf.for %arg11 = %c0 to %106 step %c1 {
+            %108 = arith.index_cast %arg11 : index to i64
+            %109 = arith.addi %103, %c64_i64 : i64
+            %110 = arith.ori %109, %c3221225472_i64 : i64
+            %111 = arith.muli %108, %c32_i64 : i64
+            %112 = arith.addi %111, %103 : i64
+            %113 = arith.addi %112, %c128_i64 : i64
+            "instgem.preload"(%113, %105, %c16_i64, %110, %105, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %114 = arith.muli %108, %c16_i64 : i64
+            %115 = arith.ori %114, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%115, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %116 = arith.addi %103, %c96_i64 : i64
+            %117 = arith.ori %116, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %117, %105, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %118 = arith.addi %114, %c32_i64 : i64
+            %119 = arith.ori %118, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%119, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %107 = arith.index_cast %92 : i64 to index
+          scf.for %arg11 = %106 to %107 step %c1 {
+            %108 = arith.index_cast %arg11 : index to i64
+            %109 = arith.muli %108, %c16_i64 : i64
+            %110 = arith.subi %c32_i64, %109 : i64
+            %111 = arith.minsi %110, %c16_i64 : i64
+            %112 = arith.subi %88, %109 : i64
+            %113 = arith.minsi %112, %c16_i64 : i64
+            %114 = arith.addi %103, %c64_i64 : i64
+            %115 = arith.ori %114, %c3221225472_i64 : i64
+            %116 = arith.muli %108, %c32_i64 : i64
+            %117 = arith.addi %116, %103 : i64
+            %118 = arith.addi %117, %c128_i64 : i64
+            "instgem.preload"(%118, %105, %113, %115, %105, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %119 = arith.ori %109, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%119, %111, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %120 = arith.addi %103, %c96_i64 : i64
+            %121 = arith.ori %120, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %121, %105, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %122 = arith.addi %109, %c32_i64 : i64
+            %123 = arith.ori %122, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%123, %111, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %14] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %96 = arith.index_cast %intptr_13 : index to i64
+        %97 = arith.index_cast %offset_10 : index to i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.index_cast %strides_12#0 : index to i64
+        %100 = arith.bitcast %arg9 : f32 to i32
+        %101 = arith.extui %100 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %99, %101) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %102 = arith.index_cast %arg10 : index to i64
+          %103 = arith.remsi %102, %c2_i64_1 : i64
+          %104 = arith.divsi %102, %c2_i64_1 : i64
+          %105 = arith.muli %103, %c16_i64 : i64
+          %106 = arith.maxsi %105, %c0_i64_3 : i64
+          %107 = arith.addi %105, %c16_i64 : i64
+          %108 = arith.minsi %107, %c32_i64 : i64
+          %109 = arith.subi %108, %106 : i64
+          %110 = arith.muli %106, %99 : i64
+          %111 = arith.addi %98, %110 : i64
+          %112 = arith.muli %104, %c16_i64 : i64
+          %113 = arith.addi %111, %112 : i64
+          %114 = arith.muli %103, %c32_i64 : i64
+          %115 = arith.addi %114, %112 : i64
+          %116 = arith.addi %115, %c64_i64 : i64
+          %117 = arith.ori %116, %c2147483648_i64 : i64
+          %118 = arith.subi %106, %105 : i64
+          %119 = arith.addi %117, %118 : i64
+          %120 = arith.subi %c32_i64, %112 : i64
+          %121 = arith.minsi %120, %c16_i64 : i64
+          "instgem.mvout"(%113, %119, %121, %109) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %61 = arith.cmpi sle, %13, %c0 : index
+        scf.if %61 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %102 = arith.index_cast %arg10 : index to i64
+            %103 = arith.remsi %102, %c2_i64_1 : i64
+            %104 = arith.divsi %102, %c2_i64_1 : i64
+            %105 = arith.muli %104, %c16_i64 : i64
+            %106 = arith.subi %c32_i64, %105 : i64
+            %107 = arith.minsi %106, %c16_i64 : i64
+            %108 = arith.muli %103, %c32_i64 : i64
+            %109 = arith.addi %108, %105 : i64
+            %110 = arith.ori %109, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %110, %107, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %62:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %102 = arith.addi %arg11, %c32 : index
+          %103 = arith.minsi %102, %arg5 : index
+          %104 = arith.subi %103, %arg11 : index
+          %subview_14 = memref.subview %reinterpret_cast[%12, %arg11] [32, %104] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %105 = arith.index_cast %104 : index to i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %106 = arith.index_cast %intptr_20 : index to i64
+          %107 = arith.index_cast %offset_17 : index to i64
+          %108 = arith.addi %106, %107 : i64
+          %109 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %109) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %144 = arith.index_cast %arg13 : index to i64
+            %145 = arith.muli %144, %c16_i64 : i64
+            %146 = arith.maxsi %145, %c0_i64_3 : i64
+            %147 = arith.addi %145, %c16_i64 : i64
+            %148 = arith.minsi %147, %c32_i64 : i64
+            %149 = arith.subi %148, %146 : i64
+            %150 = arith.muli %146, %109 : i64
+            %151 = arith.addi %108, %150 : i64
+            %152 = arith.muli %144, %c32_i64 : i64
+            %153 = arith.subi %146, %145 : i64
+            %154 = arith.addi %152, %153 : i64
+            %155 = arith.minsi %105, %c64_i64 : i64
+            "instgem.mvin"(%151, %154, %155, %149) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %110 = arith.addi %arg12, %c32 : index
+          %111 = arith.minsi %110, %arg5 : index
+          %112 = arith.subi %111, %arg12 : index
+          %113 = arith.minsi %arg6, %c32 : index
+          %114 = arith.maxsi %15, %c0 : index
+          %115 = arith.minsi %114, %c32 : index
+          %116 = arith.subi %113, %15 : index
+          %117 = arith.cmpi sgt, %115, %c0 : index
+          scf.if %117 {
+            func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+          }
+          %subview_21 = memref.subview %reinterpret_cast_4[%arg12, %15] [%112, %116] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %118 = arith.index_cast %112 : index to i64
+          %119 = arith.index_cast %116 : index to i64
+          %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %120 = arith.index_cast %intptr_26 : index to i64
+          %121 = arith.index_cast %offset_23 : index to i64
+          %122 = arith.addi %120, %121 : i64
+          %123 = arith.index_cast %strides_25#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %123) : (i64, i64, i64, i64, i64, i64) -> ()
+          %124 = arith.maxsi %118, %c0_i64_3 : i64
+          %125 = arith.addi %124, %c15_i64 : i64
+          %126 = arith.divui %125, %c16_i64 : i64
+          %127 = arith.cmpi sgt, %118, %c0_i64_3 : i64
+          %128 = arith.extui %127 : i1 to i64
+          %129 = arith.muli %126, %128 : i64
+          %130 = arith.index_cast %129 : i64 to index
+          scf.for %arg13 = %c0 to %130 step %c1 {
+            %144 = arith.index_cast %arg13 : index to i64
+            %145 = arith.muli %144, %c16_i64 : i64
+            %146 = arith.maxsi %145, %c0_i64_3 : i64
+            %147 = arith.addi %145, %c16_i64 : i64
+            %148 = arith.minsi %147, %118 : i64
+            %149 = arith.subi %148, %146 : i64
+            %150 = arith.muli %146, %123 : i64
+            %151 = arith.addi %122, %150 : i64
+            %152 = arith.muli %144, %c32_i64 : i64
+            %153 = arith.addi %152, %c64_i64 : i64
+            %154 = arith.subi %146, %145 : i64
+            %155 = arith.addi %153, %154 : i64
+            %156 = arith.minsi %119, %c64_i64 : i64
+            "instgem.mvin"(%151, %155, %156, %149) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %131 = arith.maxsi %105, %c0_i64_3 : i64
+          %132 = arith.minsi %131, %c32_i64 : i64
+          %133 = arith.minsi %124, %c32_i64 : i64
+          %134 = arith.maxsi %119, %c0_i64_3 : i64
+          %135 = arith.minsi %134, %c32_i64 : i64
+          %136 = arith.ceildivsi %135, %c16_i64 : i64
+          %137 = arith.minsi %132, %133 : i64
+          %138 = arith.ceildivsi %137, %c16_i64 : i64
+          %139 = arith.cmpi eq, %arg10, %c0 : index
+          %140 = arith.index_cast %136 : i64 to index
+          %141 = arith.divsi %137, %c16_i64 : i64
+          %142 = arith.minsi %138, %141 : i64
+          %143 = arith.maxsi %142, %c0_i64_3 : i64
+          scf.if %139 {
+            scf.for %arg13 = %c0 to %140 step %c1 {
+              %147 = arith.index_cast %arg13 : index to i64
+              %148 = arith.muli %147, %c16_i64 : i64
+              %149 = arith.subi %135, %148 : i64
+              %150 = arith.minsi %149, %c16_i64 : i64
+              %151 = arith.cmpi sgt, %143, %c0_i64_3 : i64
+              scf.if %151 {
+                %154 = arith.ori %148, %c2147483648_i64 : i64
+                %155 = arith.addi %148, %c64_i64 : i64
+                "instgem.preload"(%155, %150, %c16_i64, %154, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %156 = arith.addi %148, %c32_i64 : i64
+                %157 = arith.ori %156, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %152 = arith.index_cast %143 : i64 to index
+              scf.for %arg14 = %c1 to %152 step %c1 {
+                %154 = arith.index_cast %arg14 : index to i64
+                %155 = arith.ori %148, %c3221225472_i64 : i64
+                %156 = arith.muli %154, %c32_i64 : i64
+                %157 = arith.addi %156, %148 : i64
+                %158 = arith.addi %157, %c64_i64 : i64
+                "instgem.preload"(%158, %150, %c16_i64, %155, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %159 = arith.muli %154, %c16_i64 : i64
+                "instgem.compute_preloaded"(%159, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %160 = arith.addi %148, %c32_i64 : i64
+                %161 = arith.ori %160, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %161, %150, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %162 = arith.addi %159, %c32_i64 : i64
+                "instgem.compute_accumulated"(%162, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %153 = arith.index_cast %138 : i64 to index
+              scf.for %arg14 = %152 to %153 step %c1 {
+                %154 = arith.index_cast %arg14 : index to i64
+                %155 = arith.muli %154, %c16_i64 : i64
+                %156 = arith.subi %132, %155 : i64
+                %157 = arith.minsi %156, %c16_i64 : i64
+                %158 = arith.subi %133, %155 : i64
+                %159 = arith.minsi %158, %c16_i64 : i64
+                %160 = arith.cmpi eq, %154, %c0_i64_3 : i64
+                %161 = arith.select %160, %c2147483648_i64, %c3221225472_i64 : i64
+                %162 = arith.ori %148, %161 : i64
+                %163 = arith.select %160, %c16_i64, %150 : i64
+                %164 = arith.muli %154, %c32_i64 : i64
+                %165 = arith.addi %164, %148 : i64
+                %166 = arith.addi %165, %c64_i64 : i64
+                "instgem.preload"(%166, %150, %159, %162, %163, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%155, %157, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %167 = arith.addi %148, %c32_i64 : i64
+                %168 = arith.ori %167, %161 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %168, %163, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %169 = arith.addi %155, %c32_i64 : i64
+                "instgem.compute_accumulated"(%169, %157, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
+            %144 = arith.cmpi eq, %138, %c0_i64_3 : i64
+            %145 = arith.cmpi slt, %136, %c2_i64_1 : i64
+            %146 = arith.ori %144, %145 : i1
+            scf.if %146 {
+              scf.for %arg13 = %c0 to %c4 step %c1 {
+                %147 = arith.index_cast %arg13 : index to i64
+                %148 = arith.remsi %147, %c2_i64_1 : i64
+                %149 = arith.divsi %147, %c2_i64_1 : i64
+                %150 = arith.muli %149, %c16_i64 : i64
+                %151 = arith.subi %c32_i64, %150 : i64
+                %152 = arith.minsi %151, %c16_i64 : i64
+                %153 = arith.muli %148, %c32_i64 : i64
+                %154 = arith.addi %153, %150 : i64
+                %155 = arith.ori %154, %c2147483648_i64 : i64
+                %156 = arith.cmpi sge, %148, %c2_i64_1 : i64
+                %157 = arith.cmpi sge, %149, %136 : i64
+                %158 = arith.ori %144, %156 : i1
+                %159 = arith.ori %158, %157 : i1
+                scf.if %159 {
+                  "instgem.mvin"(%c0_i64_3, %155, %152, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
             }
-          } {gemmini.compute_nest}
+          } else {
+            scf.for %arg13 = %c0 to %140 step %c1 {
+              %144 = arith.index_cast %arg13 : index to i64
+              %145 = arith.muli %144, %c16_i64 : i64
+              %146 = arith.subi %135, %145 : i64
+              %147 = arith.minsi %146, %c16_i64 : i64
+              %148 = arith.index_cast %143 : i64 to index
+              scf.for %arg14 = %c0 to %148 step %c1 {
+                %150 = arith.index_cast %arg14 : index to i64
+                %151 = arith.ori %145, %c3221225472_i64 : i64
+                %152 = arith.muli %150, %c32_i64 : i64
+                %153 = arith.addi %152, %145 : i64
+                %154 = arith.addi %153, %c64_i64 : i64
+                "instgem.preload"(%154, %147, %c16_i64, %151, %147, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %155 = arith.muli %150, %c16_i64 : i64
+                "instgem.compute_preloaded"(%155, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %156 = arith.addi %145, %c32_i64 : i64
+                %157 = arith.ori %156, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %147, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %158 = arith.addi %155, %c32_i64 : i64
+                "instgem.compute_accumulated"(%158, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %149 = arith.index_cast %138 : i64 to index
+              scf.for %arg14 = %148 to %149 step %c1 {
+                %150 = arith.index_cast %arg14 : index to i64
+                %151 = arith.muli %150, %c16_i64 : i64
+                %152 = arith.subi %132, %151 : i64
+                %153 = arith.minsi %152, %c16_i64 : i64
+                %154 = arith.subi %133, %151 : i64
+                %155 = arith.minsi %154, %c16_i64 : i64
+                %156 = arith.ori %145, %c3221225472_i64 : i64
+                %157 = arith.muli %150, %c32_i64 : i64
+                %158 = arith.addi %157, %145 : i64
+                %159 = arith.addi %158, %c64_i64 : i64
+                "instgem.preload"(%159, %147, %155, %156, %147, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%151, %153, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %160 = arith.addi %145, %c32_i64 : i64
+                %161 = arith.ori %160, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %161, %147, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %162 = arith.addi %151, %c32_i64 : i64
+                "instgem.compute_accumulated"(%162, %153, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } {gemmini.compute_nest}
+          }
+          scf.yield %102, %110 : index, index
         }
-        scf.yield %103, %108 : index, index
-      }
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %103 = arith.index_cast %arg10 : index to i64
-        %104 = arith.remsi %103, %c2_i64_1 : i64
-        %105 = arith.divsi %103, %c2_i64_1 : i64
-        %106 = arith.muli %105, %c16_i64 : i64
-        %107 = arith.subi %c32_i64, %106 : i64
-        %108 = arith.minsi %107, %c16_i64 : i64
-        %109 = arith.muli %104, %c32_i64 : i64
-        %110 = arith.addi %109, %106 : i64
-        %111 = arith.addi %110, %c64_i64 : i64
-        %112 = arith.ori %111, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %112, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %64 = arith.minsi %arg6, %c32 : index
-      %65 = arith.subi %64, %15 : index
-      %subview = memref.subview %reinterpret_cast_5[%15, %14] [%65, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %66 = arith.index_cast %15 : index to i64
-      %67 = arith.index_cast %65 : index to i64
-      %68 = arith.addi %66, %67 : i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %69 = arith.index_cast %intptr : index to i64
-      %70 = arith.index_cast %offset : index to i64
-      %71 = arith.addi %69, %70 : i64
-      %72 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
-      %73 = arith.maxsi %66, %c0_i64_3 : i64
-      %74 = arith.divui %73, %c16_i64 : i64
-      %75 = arith.maxsi %68, %c0_i64_3 : i64
-      %76 = arith.addi %75, %c15_i64 : i64
-      %77 = arith.divui %76, %c16_i64 : i64
-      %78 = arith.subi %77, %74 : i64
-      %79 = arith.cmpi sgt, %67, %c0_i64_3 : i64
-      %80 = arith.extui %79 : i1 to i64
-      %81 = arith.muli %78, %80 : i64
-      %82 = arith.index_cast %81 : i64 to index
-      scf.for %arg10 = %c0 to %82 step %c1 {
-        %103 = arith.index_cast %arg10 : index to i64
-        %104 = arith.addi %74, %103 : i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %66 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %68 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.subi %106, %66 : i64
-        %111 = arith.muli %110, %72 : i64
-        %112 = arith.addi %71, %111 : i64
-        %113 = arith.muli %104, %c32_i64 : i64
-        %114 = arith.addi %113, %c128_i64 : i64
-        %115 = arith.subi %106, %105 : i64
-        %116 = arith.addi %114, %115 : i64
-        "instgem.mvin"(%112, %116, %c32_i64, %109) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %83 = arith.addi %73, %c15_i64 : i64
-      %84 = arith.divui %83, %c16_i64 : i64
-      %85 = arith.cmpi sgt, %66, %c0_i64_3 : i64
-      %86 = arith.extui %85 : i1 to i64
-      %87 = arith.muli %84, %86 : i64
-      %88 = arith.index_cast %87 : i64 to index
-      scf.for %arg10 = %c0 to %88 step %c1 {
-        %103 = arith.index_cast %arg10 : index to i64
-        %104 = arith.muli %103, %c16_i64 : i64
-        %105 = arith.maxsi %104, %c0_i64_3 : i64
-        %106 = arith.addi %104, %c16_i64 : i64
-        %107 = arith.minsi %106, %66 : i64
-        %108 = arith.subi %107, %105 : i64
-        %109 = arith.muli %103, %c32_i64 : i64
-        %110 = arith.addi %109, %c128_i64 : i64
-        %111 = arith.subi %105, %104 : i64
-        %112 = arith.addi %110, %111 : i64
-        "instgem.mvin"(%c0_i64_3, %112, %c32_i64, %108) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %89 = arith.minsi %75, %c32_i64 : i64
-      %90 = arith.bitcast %arg8 : f32 to i32
-      %91 = arith.extui %90 : i32 to i64
-      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %91, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %92 = arith.minsi %89, %c32_i64 : i64
-      %93 = arith.ceildivsi %92, %c16_i64 : i64
-      %94 = arith.divsi %92, %c16_i64 : i64
-      %95 = arith.minsi %93, %94 : i64
-      %96 = arith.maxsi %95, %c0_i64_3 : i64
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %103 = arith.index_cast %arg10 : index to i64
-        %104 = arith.muli %103, %c16_i64 : i64
-        %105 = arith.subi %c32_i64, %104 : i64
-        %106 = arith.minsi %105, %c16_i64 : i64
-        %107 = arith.index_cast %96 : i64 to index
-        scf.for %arg11 = %c0 to %107 step %c1 {
-          %109 = arith.index_cast %arg11 : index to i64
-          %110 = arith.addi %104, %c64_i64 : i64
-          %111 = arith.ori %110, %c3221225472_i64 : i64
-          %112 = arith.muli %109, %c32_i64 : i64
-          %113 = arith.addi %112, %104 : i64
-          %114 = arith.addi %113, %c128_i64 : i64
-          "instgem.preload"(%114, %106, %c16_i64, %111, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %115 = arith.muli %109, %c16_i64 : i64
-          %116 = arith.ori %115, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%116, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %117 = arith.addi %104, %c96_i64 : i64
-          %118 = arith.ori %117, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %118, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %119 = arith.addi %115, %c32_i64 : i64
-          %120 = arith.ori %119, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%120, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %102 = arith.index_cast %arg10 : index to i64
+          %103 = arith.remsi %102, %c2_i64_1 : i64
+          %104 = arith.divsi %102, %c2_i64_1 : i64
+          %105 = arith.muli %104, %c16_i64 : i64
+          %106 = arith.subi %c32_i64, %105 : i64
+          %107 = arith.minsi %106, %c16_i64 : i64
+          %108 = arith.muli %103, %c32_i64 : i64
+          %109 = arith.addi %108, %105 : i64
+          %110 = arith.addi %109, %c64_i64 : i64
+          %111 = arith.ori %110, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %111, %107, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %63 = arith.minsi %arg6, %c32 : index
+        %64 = arith.subi %63, %15 : index
+        %subview = memref.subview %reinterpret_cast_5[%15, %14] [%64, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %65 = arith.index_cast %15 : index to i64
+        %66 = arith.index_cast %64 : index to i64
+        %67 = arith.addi %65, %66 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %68 = arith.index_cast %intptr : index to i64
+        %69 = arith.index_cast %offset : index to i64
+        %70 = arith.addi %68, %69 : i64
+        %71 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %71) : (i64, i64, i64, i64, i64, i64) -> ()
+        %72 = arith.maxsi %65, %c0_i64_3 : i64
+        %73 = arith.divui %72, %c16_i64 : i64
+        %74 = arith.maxsi %67, %c0_i64_3 : i64
+        %75 = arith.addi %74, %c15_i64 : i64
+        %76 = arith.divui %75, %c16_i64 : i64
+        %77 = arith.subi %76, %73 : i64
+        %78 = arith.cmpi sgt, %66, %c0_i64_3 : i64
+        %79 = arith.extui %78 : i1 to i64
+        %80 = arith.muli %77, %79 : i64
+        %81 = arith.index_cast %80 : i64 to index
+        scf.for %arg10 = %c0 to %81 step %c1 {
+          %102 = arith.index_cast %arg10 : index to i64
+          %103 = arith.addi %73, %102 : i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.maxsi %104, %65 : i64
+          %106 = arith.addi %104, %c16_i64 : i64
+          %107 = arith.minsi %106, %67 : i64
+          %108 = arith.subi %107, %105 : i64
+          %109 = arith.subi %105, %65 : i64
+          %110 = arith.muli %109, %71 : i64
+          %111 = arith.addi %70, %110 : i64
+          %112 = arith.muli %103, %c32_i64 : i64
+          %113 = arith.addi %112, %c128_i64 : i64
+          %114 = arith.subi %105, %104 : i64
+          %115 = arith.addi %113, %114 : i64
+          "instgem.mvin"(%111, %115, %c32_i64, %108) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %82 = arith.addi %72, %c15_i64 : i64
+        %83 = arith.divui %82, %c16_i64 : i64
+        %84 = arith.cmpi sgt, %65, %c0_i64_3 : i64
+        %85 = arith.extui %84 : i1 to i64
+        %86 = arith.muli %83, %85 : i64
+        %87 = arith.index_cast %86 : i64 to index
+        scf.for %arg10 = %c0 to %87 step %c1 {
+          %102 = arith.index_cast %arg10 : index to i64
+          %103 = arith.muli %102, %c16_i64 : i64
+          %104 = arith.maxsi %103, %c0_i64_3 : i64
+          %105 = arith.addi %103, %c16_i64 : i64
+          %106 = arith.minsi %105, %65 : i64
+          %107 = arith.subi %106, %104 : i64
+          %108 = arith.muli %102, %c32_i64 : i64
+          %109 = arith.addi %108, %c128_i64 : i64
+          %110 = arith.subi %104, %103 : i64
+          %111 = arith.addi %109, %110 : i64
+          "instgem.mvin"(%c0_i64_3, %111, %c32_i64, %107) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %88 = arith.minsi %74, %c32_i64 : i64
+        %89 = arith.bitcast %arg8 : f32 to i32
+        %90 = arith.extui %89 : i32 to i64
+        "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %90, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %91 = arith.minsi %88, %c32_i64 : i64
+        %92 = arith.ceildivsi %91, %c16_i64 : i64
+        %93 = arith.divsi %91, %c16_i64 : i64
+        %94 = arith.minsi %92, %93 : i64
+        %95 = arith.maxsi %94, %c0_i64_3 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %102 = arith.index_cast %arg10 : index to i64
+          %103 = arith.muli %102, %c16_i64 : i64
+          %104 = arith.subi %c32_i64, %103 : i64
+          %105 = arith.minsi %104, %c16_i64 : i64
+          %106 = arith.index_cast %95 : i64 to index
+          scf.for %arg11 = %c0 to %106 step %c1 {
+            %108 = arith.index_cast %arg11 : index to i64
+            %109 = arith.addi %103, %c64_i64 : i64
+            %110 = arith.ori %109, %c3221225472_i64 : i64
+            %111 = arith.muli %108, %c32_i64 : i64
+            %112 = arith.addi %111, %103 : i64
+            %113 = arith.addi %112, %c128_i64 : i64
+            "instgem.preload"(%113, %105, %c16_i64, %110, %105, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %114 = arith.muli %108, %c16_i64 : i64
+            %115 = arith.ori %114, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%115, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %116 = arith.addi %103, %c96_i64 : i64
+            %117 = arith.ori %116, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %117, %105, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %118 = arith.addi %114, %c32_i64 : i64
+            %119 = arith.ori %118, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%119, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %107 = arith.index_cast %92 : i64 to index
+          scf.for %arg11 = %106 to %107 step %c1 {
+            %108 = arith.index_cast %arg11 : index to i64
+            %109 = arith.muli %108, %c16_i64 : i64
+            %110 = arith.subi %c32_i64, %109 : i64
+            %111 = arith.minsi %110, %c16_i64 : i64
+            %112 = arith.subi %88, %109 : i64
+            %113 = arith.minsi %112, %c16_i64 : i64
+            %114 = arith.addi %103, %c64_i64 : i64
+            %115 = arith.ori %114, %c3221225472_i64 : i64
+            %116 = arith.muli %108, %c32_i64 : i64
+            %117 = arith.addi %116, %103 : i64
+            %118 = arith.addi %117, %c128_i64 : i64
+            "instgem.preload"(%118, %105, %113, %115, %105, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %119 = arith.ori %109, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%119, %111, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %120 = arith.addi %103, %c96_i64 : i64
+            %121 = arith.ori %120, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %121, %105, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %122 = arith.addi %109, %c32_i64 : i64
+            %123 = arith.ori %122, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%123, %111, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %14] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %96 = arith.index_cast %intptr_13 : index to i64
+        %97 = arith.index_cast %offset_10 : index to i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.index_cast %strides_12#0 : index to i64
+        %100 = arith.bitcast %arg9 : f32 to i32
+        %101 = arith.extui %100 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %99, %101) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         }
-        %108 = arith.index_cast %93 : i64 to index
-        scf.for %arg11 = %107 to %108 step %c1 {
-          %109 = arith.index_cast %arg11 : index to i64
-          %110 = arith.muli %109, %c16_i64 : i64
-          %111 = arith.subi %c32_i64, %110 : i64
-          %112 = arith.minsi %111, %c16_i64 : i64
-          %113 = arith.subi %89, %110 : i64
-          %114 = arith.minsi %113, %c16_i64 : i64
-          %115 = arith.addi %104, %c64_i64 : i64
-          %116 = arith.ori %115, %c3221225472_i64 : i64
-          %117 = arith.muli %109, %c32_i64 : i64
-          %118 = arith.addi %117, %104 : i64
-          %119 = arith.addi %118, %c128_i64 : i64
-          "instgem.preload"(%119, %106, %114, %116, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %120 = arith.ori %110, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%120, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %121 = arith.addi %104, %c96_i64 : i64
-          %122 = arith.ori %121, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %122, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %123 = arith.addi %110, %c32_i64 : i64
-          %124 = arith.ori %123, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%124, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %102 = arith.index_cast %arg10 : index to i64
+          %103 = arith.remsi %102, %c2_i64_1 : i64
+          %104 = arith.divsi %102, %c2_i64_1 : i64
+          %105 = arith.muli %103, %c16_i64 : i64
+          %106 = arith.maxsi %105, %c0_i64_3 : i64
+          %107 = arith.addi %105, %c16_i64 : i64
+          %108 = arith.minsi %107, %c32_i64 : i64
+          %109 = arith.subi %108, %106 : i64
+          %110 = arith.muli %106, %99 : i64
+          %111 = arith.addi %98, %110 : i64
+          %112 = arith.muli %104, %c16_i64 : i64
+          %113 = arith.addi %111, %112 : i64
+          %114 = arith.muli %103, %c32_i64 : i64
+          %115 = arith.addi %114, %112 : i64
+          %116 = arith.addi %115, %c64_i64 : i64
+          %117 = arith.ori %116, %c2147483648_i64 : i64
+          %118 = arith.subi %106, %105 : i64
+          %119 = arith.addi %117, %118 : i64
+          %120 = arith.subi %c32_i64, %112 : i64
+          %121 = arith.minsi %120, %c16_i64 : i64
+          "instgem.mvout"(%113, %119, %121, %109) : (i64, i64, i64, i64) -> ()
         }
-      } {gemmini.compute_nest}
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview_7 = memref.subview %reinterpret_cast_6[%12, %14] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %97 = arith.index_cast %intptr_13 : index to i64
-      %98 = arith.index_cast %offset_10 : index to i64
-      %99 = arith.addi %97, %98 : i64
-      %100 = arith.index_cast %strides_12#0 : index to i64
-      %101 = arith.bitcast %arg9 : f32 to i32
-      %102 = arith.extui %101 : i32 to i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %100, %102) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %103 = arith.index_cast %arg10 : index to i64
-        %104 = arith.remsi %103, %c2_i64_1 : i64
-        %105 = arith.divsi %103, %c2_i64_1 : i64
-        %106 = arith.muli %104, %c16_i64 : i64
-        %107 = arith.maxsi %106, %c0_i64_3 : i64
-        %108 = arith.addi %106, %c16_i64 : i64
-        %109 = arith.minsi %108, %c32_i64 : i64
-        %110 = arith.subi %109, %107 : i64
-        %111 = arith.muli %107, %100 : i64
-        %112 = arith.addi %99, %111 : i64
-        %113 = arith.muli %105, %c16_i64 : i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.muli %104, %c32_i64 : i64
-        %116 = arith.addi %115, %113 : i64
-        %117 = arith.addi %116, %c64_i64 : i64
-        %118 = arith.ori %117, %c2147483648_i64 : i64
-        %119 = arith.subi %107, %106 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.subi %c32_i64, %113 : i64
-        %122 = arith.minsi %121, %c16_i64 : i64
-        "instgem.mvout"(%114, %120, %122, %110) : (i64, i64, i64, i64) -> ()
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %62 = arith.cmpi sle, %13, %c0 : index
-      scf.if %62 {
+      %58 = arith.cmpi sle, %13, %c0 : index
+      scf.if %58 {
         "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c4 step %c1 {
-          %136 = arith.index_cast %arg10 : index to i64
-          %137 = arith.remsi %136, %c2_i64_1 : i64
-          %138 = arith.divsi %136, %c2_i64_1 : i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.subi %c32_i64, %139 : i64
-          %141 = arith.minsi %140, %c16_i64 : i64
-          %142 = arith.muli %137, %c32_i64 : i64
-          %143 = arith.addi %142, %139 : i64
-          %144 = arith.ori %143, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %144, %141, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %132 = arith.index_cast %arg10 : index to i64
+          %133 = arith.remsi %132, %c2_i64_1 : i64
+          %134 = arith.divsi %132, %c2_i64_1 : i64
+          %135 = arith.muli %134, %c16_i64 : i64
+          %136 = arith.subi %c32_i64, %135 : i64
+          %137 = arith.minsi %136, %c16_i64 : i64
+          %138 = arith.muli %133, %c32_i64 : i64
+          %139 = arith.addi %138, %135 : i64
+          %140 = arith.ori %139, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %140, %137, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %63:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %136 = arith.maxsi %23, %c0 : index
-        %137 = arith.minsi %136, %arg4 : index
-        %138 = arith.maxsi %21, %c0 : index
-        %139 = arith.minsi %138, %c32 : index
-        %140 = arith.subi %137, %20 : index
-        %141 = arith.maxsi %arg11, %c0 : index
-        %142 = arith.minsi %141, %arg5 : index
-        %143 = arith.addi %arg11, %c32 : index
-        %144 = arith.maxsi %143, %c0 : index
-        %145 = arith.minsi %144, %arg5 : index
-        %146 = arith.subi %142, %arg11 : index
-        %147 = arith.maxsi %146, %c0 : index
-        %148 = arith.minsi %147, %c32 : index
-        %149 = arith.subi %145, %142 : index
-        %150 = arith.cmpi sgt, %148, %c0 : index
-        scf.if %150 {
+      %59:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %132 = arith.maxsi %23, %c0 : index
+        %133 = arith.minsi %132, %arg4 : index
+        %134 = arith.maxsi %21, %c0 : index
+        %135 = arith.minsi %134, %c32 : index
+        %136 = arith.subi %133, %20 : index
+        %137 = arith.maxsi %arg11, %c0 : index
+        %138 = arith.minsi %137, %arg5 : index
+        %139 = arith.addi %arg11, %c32 : index
+        %140 = arith.maxsi %139, %c0 : index
+        %141 = arith.minsi %140, %arg5 : index
+        %142 = arith.subi %138, %arg11 : index
+        %143 = arith.maxsi %142, %c0 : index
+        %144 = arith.minsi %143, %c32 : index
+        %145 = arith.subi %141, %138 : index
+        %146 = arith.cmpi sgt, %144, %c0 : index
+        scf.if %146 {
           func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
         }
-        %subview_13 = memref.subview %reinterpret_cast[%20, %142] [%140, %149] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %151 = arith.index_cast %139 : index to i64
-        %152 = arith.index_cast %140 : index to i64
-        %153 = arith.index_cast %149 : index to i64
-        %154 = arith.addi %151, %152 : i64
+        %subview_13 = memref.subview %reinterpret_cast[%20, %138] [%136, %145] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %147 = arith.index_cast %135 : index to i64
+        %148 = arith.index_cast %136 : index to i64
+        %149 = arith.index_cast %145 : index to i64
+        %150 = arith.addi %147, %148 : i64
         %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %155 = arith.index_cast %intptr_18 : index to i64
-        %156 = arith.index_cast %offset_15 : index to i64
-        %157 = arith.addi %155, %156 : i64
-        %158 = arith.index_cast %strides_17#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %158) : (i64, i64, i64, i64, i64, i64) -> ()
-        %159 = arith.maxsi %151, %c0_i64_3 : i64
-        %160 = arith.divui %159, %c16_i64 : i64
-        %161 = arith.maxsi %154, %c0_i64_3 : i64
-        %162 = arith.addi %161, %c15_i64 : i64
-        %163 = arith.divui %162, %c16_i64 : i64
-        %164 = arith.subi %163, %160 : i64
-        %165 = arith.cmpi sgt, %152, %c0_i64_3 : i64
-        %166 = arith.extui %165 : i1 to i64
-        %167 = arith.muli %164, %166 : i64
-        %168 = arith.index_cast %167 : i64 to index
-        scf.for %arg13 = %c0 to %168 step %c1 {
-          %234 = arith.index_cast %arg13 : index to i64
-          %235 = arith.addi %160, %234 : i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.maxsi %236, %151 : i64
-          %238 = arith.addi %236, %c16_i64 : i64
-          %239 = arith.minsi %238, %154 : i64
-          %240 = arith.subi %239, %237 : i64
-          %241 = arith.subi %237, %151 : i64
-          %242 = arith.muli %241, %158 : i64
-          %243 = arith.addi %157, %242 : i64
-          %244 = arith.muli %235, %c32_i64 : i64
-          %245 = arith.subi %237, %236 : i64
-          %246 = arith.addi %244, %245 : i64
-          %247 = arith.minsi %153, %c64_i64 : i64
-          "instgem.mvin"(%243, %246, %247, %240) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %169 = arith.addi %159, %c15_i64 : i64
-        %170 = arith.divui %169, %c16_i64 : i64
-        %171 = arith.cmpi sgt, %151, %c0_i64_3 : i64
-        %172 = arith.extui %171 : i1 to i64
-        %173 = arith.muli %170, %172 : i64
-        %174 = arith.index_cast %173 : i64 to index
-        scf.for %arg13 = %c0 to %174 step %c1 {
-          %234 = arith.index_cast %arg13 : index to i64
-          %235 = arith.muli %234, %c16_i64 : i64
-          %236 = arith.maxsi %235, %c0_i64_3 : i64
-          %237 = arith.addi %235, %c16_i64 : i64
-          %238 = arith.minsi %237, %151 : i64
-          %239 = arith.subi %238, %236 : i64
-          %240 = arith.muli %234, %c32_i64 : i64
-          %241 = arith.subi %236, %235 : i64
+        %151 = arith.index_cast %intptr_18 : index to i64
+        %152 = arith.index_cast %offset_15 : index to i64
+        %153 = arith.addi %151, %152 : i64
+        %154 = arith.index_cast %strides_17#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
+        %155 = arith.maxsi %147, %c0_i64_3 : i64
+        %156 = arith.divui %155, %c16_i64 : i64
+        %157 = arith.maxsi %150, %c0_i64_3 : i64
+        %158 = arith.addi %157, %c15_i64 : i64
+        %159 = arith.divui %158, %c16_i64 : i64
+        %160 = arith.subi %159, %156 : i64
+        %161 = arith.cmpi sgt, %148, %c0_i64_3 : i64
+        %162 = arith.extui %161 : i1 to i64
+        %163 = arith.muli %160, %162 : i64
+        %164 = arith.index_cast %163 : i64 to index
+        scf.for %arg13 = %c0 to %164 step %c1 {
+          %230 = arith.index_cast %arg13 : index to i64
+          %231 = arith.addi %156, %230 : i64
+          %232 = arith.muli %231, %c16_i64 : i64
+          %233 = arith.maxsi %232, %147 : i64
+          %234 = arith.addi %232, %c16_i64 : i64
+          %235 = arith.minsi %234, %150 : i64
+          %236 = arith.subi %235, %233 : i64
+          %237 = arith.subi %233, %147 : i64
+          %238 = arith.muli %237, %154 : i64
+          %239 = arith.addi %153, %238 : i64
+          %240 = arith.muli %231, %c32_i64 : i64
+          %241 = arith.subi %233, %232 : i64
           %242 = arith.addi %240, %241 : i64
-          %243 = arith.minsi %153, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %242, %243, %239) : (i64, i64, i64, i64) -> ()
+          %243 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%239, %242, %243, %236) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %175 = arith.maxsi %arg12, %c0 : index
-        %176 = arith.minsi %175, %arg5 : index
-        %177 = arith.addi %arg12, %c32 : index
-        %178 = arith.maxsi %177, %c0 : index
-        %179 = arith.minsi %178, %arg5 : index
-        %180 = arith.subi %176, %arg12 : index
-        %181 = arith.maxsi %180, %c0 : index
+        %165 = arith.addi %155, %c15_i64 : i64
+        %166 = arith.divui %165, %c16_i64 : i64
+        %167 = arith.cmpi sgt, %147, %c0_i64_3 : i64
+        %168 = arith.extui %167 : i1 to i64
+        %169 = arith.muli %166, %168 : i64
+        %170 = arith.index_cast %169 : i64 to index
+        scf.for %arg13 = %c0 to %170 step %c1 {
+          %230 = arith.index_cast %arg13 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %c0_i64_3 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %147 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.muli %230, %c32_i64 : i64
+          %237 = arith.subi %232, %231 : i64
+          %238 = arith.addi %236, %237 : i64
+          %239 = arith.minsi %149, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %238, %239, %235) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %171 = arith.maxsi %arg12, %c0 : index
+        %172 = arith.minsi %171, %arg5 : index
+        %173 = arith.addi %arg12, %c32 : index
+        %174 = arith.maxsi %173, %c0 : index
+        %175 = arith.minsi %174, %arg5 : index
+        %176 = arith.subi %172, %arg12 : index
+        %177 = arith.maxsi %176, %c0 : index
+        %178 = arith.minsi %177, %c32 : index
+        %179 = arith.subi %175, %172 : index
+        %180 = arith.minsi %arg6, %c32 : index
+        %181 = arith.maxsi %15, %c0 : index
         %182 = arith.minsi %181, %c32 : index
-        %183 = arith.subi %179, %176 : index
-        %184 = arith.minsi %arg6, %c32 : index
-        %185 = arith.maxsi %15, %c0 : index
-        %186 = arith.minsi %185, %c32 : index
-        %187 = arith.subi %184, %15 : index
-        %188 = arith.cmpi sgt, %186, %c0 : index
-        scf.if %188 {
+        %183 = arith.subi %180, %15 : index
+        %184 = arith.cmpi sgt, %182, %c0 : index
+        scf.if %184 {
           func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
         }
-        %subview_19 = memref.subview %reinterpret_cast_4[%176, %15] [%183, %187] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %189 = arith.index_cast %182 : index to i64
-        %190 = arith.index_cast %183 : index to i64
-        %191 = arith.index_cast %187 : index to i64
-        %192 = arith.addi %189, %190 : i64
+        %subview_19 = memref.subview %reinterpret_cast_4[%172, %15] [%179, %183] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %185 = arith.index_cast %178 : index to i64
+        %186 = arith.index_cast %179 : index to i64
+        %187 = arith.index_cast %183 : index to i64
+        %188 = arith.addi %185, %186 : i64
         %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %193 = arith.index_cast %intptr_24 : index to i64
-        %194 = arith.index_cast %offset_21 : index to i64
-        %195 = arith.addi %193, %194 : i64
-        %196 = arith.index_cast %strides_23#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %196) : (i64, i64, i64, i64, i64, i64) -> ()
-        %197 = arith.maxsi %189, %c0_i64_3 : i64
-        %198 = arith.divui %197, %c16_i64 : i64
-        %199 = arith.maxsi %192, %c0_i64_3 : i64
-        %200 = arith.addi %199, %c15_i64 : i64
-        %201 = arith.divui %200, %c16_i64 : i64
-        %202 = arith.subi %201, %198 : i64
-        %203 = arith.cmpi sgt, %190, %c0_i64_3 : i64
-        %204 = arith.extui %203 : i1 to i64
-        %205 = arith.muli %202, %204 : i64
-        %206 = arith.index_cast %205 : i64 to index
-        scf.for %arg13 = %c0 to %206 step %c1 {
-          %234 = arith.index_cast %arg13 : index to i64
-          %235 = arith.addi %198, %234 : i64
-          %236 = arith.muli %235, %c16_i64 : i64
-          %237 = arith.maxsi %236, %189 : i64
-          %238 = arith.addi %236, %c16_i64 : i64
-          %239 = arith.minsi %238, %192 : i64
-          %240 = arith.subi %239, %237 : i64
-          %241 = arith.subi %237, %189 : i64
-          %242 = arith.muli %241, %196 : i64
-          %243 = arith.addi %195, %242 : i64
-          %244 = arith.muli %235, %c32_i64 : i64
-          %245 = arith.addi %244, %c64_i64 : i64
-          %246 = arith.subi %237, %236 : i64
-          %247 = arith.addi %245, %246 : i64
-          %248 = arith.minsi %191, %c64_i64 : i64
-          "instgem.mvin"(%243, %247, %248, %240) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %207 = arith.addi %197, %c15_i64 : i64
-        %208 = arith.divui %207, %c16_i64 : i64
-        %209 = arith.cmpi sgt, %189, %c0_i64_3 : i64
-        %210 = arith.extui %209 : i1 to i64
-        %211 = arith.muli %208, %210 : i64
-        %212 = arith.index_cast %211 : i64 to index
-        scf.for %arg13 = %c0 to %212 step %c1 {
-          %234 = arith.index_cast %arg13 : index to i64
-          %235 = arith.muli %234, %c16_i64 : i64
-          %236 = arith.maxsi %235, %c0_i64_3 : i64
-          %237 = arith.addi %235, %c16_i64 : i64
-          %238 = arith.minsi %237, %189 : i64
-          %239 = arith.subi %238, %236 : i64
-          %240 = arith.muli %234, %c32_i64 : i64
+        %189 = arith.index_cast %intptr_24 : index to i64
+        %190 = arith.index_cast %offset_21 : index to i64
+        %191 = arith.addi %189, %190 : i64
+        %192 = arith.index_cast %strides_23#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %192) : (i64, i64, i64, i64, i64, i64) -> ()
+        %193 = arith.maxsi %185, %c0_i64_3 : i64
+        %194 = arith.divui %193, %c16_i64 : i64
+        %195 = arith.maxsi %188, %c0_i64_3 : i64
+        %196 = arith.addi %195, %c15_i64 : i64
+        %197 = arith.divui %196, %c16_i64 : i64
+        %198 = arith.subi %197, %194 : i64
+        %199 = arith.cmpi sgt, %186, %c0_i64_3 : i64
+        %200 = arith.extui %199 : i1 to i64
+        %201 = arith.muli %198, %200 : i64
+        %202 = arith.index_cast %201 : i64 to index
+        scf.for %arg13 = %c0 to %202 step %c1 {
+          %230 = arith.index_cast %arg13 : index to i64
+          %231 = arith.addi %194, %230 : i64
+          %232 = arith.muli %231, %c16_i64 : i64
+          %233 = arith.maxsi %232, %185 : i64
+          %234 = arith.addi %232, %c16_i64 : i64
+          %235 = arith.minsi %234, %188 : i64
+          %236 = arith.subi %235, %233 : i64
+          %237 = arith.subi %233, %185 : i64
+          %238 = arith.muli %237, %192 : i64
+          %239 = arith.addi %191, %238 : i64
+          %240 = arith.muli %231, %c32_i64 : i64
           %241 = arith.addi %240, %c64_i64 : i64
-          %242 = arith.subi %236, %235 : i64
+          %242 = arith.subi %233, %232 : i64
           %243 = arith.addi %241, %242 : i64
-          %244 = arith.minsi %191, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %243, %244, %239) : (i64, i64, i64, i64) -> ()
+          %244 = arith.minsi %187, %c64_i64 : i64
+          "instgem.mvin"(%239, %243, %244, %236) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %213 = arith.minsi %161, %c32_i64 : i64
-        %214 = arith.maxsi %153, %c0_i64_3 : i64
-        %215 = arith.minsi %214, %c32_i64 : i64
-        %216 = arith.minsi %199, %c32_i64 : i64
-        %217 = arith.maxsi %191, %c0_i64_3 : i64
-        %218 = arith.minsi %217, %c32_i64 : i64
-        %219 = arith.ceildivsi %213, %c16_i64 : i64
-        %220 = arith.ceildivsi %218, %c16_i64 : i64
-        %221 = arith.minsi %215, %216 : i64
-        %222 = arith.ceildivsi %221, %c16_i64 : i64
-        %223 = arith.cmpi eq, %arg10, %c0 : index
-        %224 = arith.cmpi sgt, %219, %c0_i64_3 : i64
-        %225 = arith.select %224, %220, %c0_i64_3 : i64
-        %226 = arith.index_cast %225 : i64 to index
-        %227 = arith.divsi %221, %c16_i64 : i64
-        %228 = arith.minsi %222, %227 : i64
-        %229 = arith.maxsi %228, %c0_i64_3 : i64
-        %230 = arith.divsi %213, %c16_i64 : i64
-        %231 = arith.minsi %219, %230 : i64
-        %232 = arith.maxsi %231, %c1_i64_2 : i64
-        %233 = arith.minsi %213, %c16_i64 : i64
-        scf.if %223 {
-          scf.for %arg13 = %c0 to %226 step %c1 {
-            %239 = arith.index_cast %arg13 : index to i64
-            %240 = arith.muli %239, %c16_i64 : i64
-            %241 = arith.subi %218, %240 : i64
-            %242 = arith.minsi %241, %c16_i64 : i64
-            %243 = arith.cmpi sgt, %229, %c0_i64_3 : i64
-            scf.if %243 {
-              %246 = arith.ori %240, %c2147483648_i64 : i64
-              %247 = arith.addi %240, %c64_i64 : i64
-              "instgem.preload"(%247, %242, %c16_i64, %246, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %248 = arith.index_cast %232 : i64 to index
-              scf.for %arg14 = %c1 to %248 step %c1 {
-                %250 = arith.index_cast %arg14 : index to i64
-                %251 = arith.muli %250, %c32_i64 : i64
-                %252 = arith.addi %251, %240 : i64
-                %253 = arith.ori %252, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%251, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %203 = arith.addi %193, %c15_i64 : i64
+        %204 = arith.divui %203, %c16_i64 : i64
+        %205 = arith.cmpi sgt, %185, %c0_i64_3 : i64
+        %206 = arith.extui %205 : i1 to i64
+        %207 = arith.muli %204, %206 : i64
+        %208 = arith.index_cast %207 : i64 to index
+        scf.for %arg13 = %c0 to %208 step %c1 {
+          %230 = arith.index_cast %arg13 : index to i64
+          %231 = arith.muli %230, %c16_i64 : i64
+          %232 = arith.maxsi %231, %c0_i64_3 : i64
+          %233 = arith.addi %231, %c16_i64 : i64
+          %234 = arith.minsi %233, %185 : i64
+          %235 = arith.subi %234, %232 : i64
+          %236 = arith.muli %230, %c32_i64 : i64
+          %237 = arith.addi %236, %c64_i64 : i64
+          %238 = arith.subi %232, %231 : i64
+          %239 = arith.addi %237, %238 : i64
+          %240 = arith.minsi %187, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %239, %240, %235) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %209 = arith.minsi %157, %c32_i64 : i64
+        %210 = arith.maxsi %149, %c0_i64_3 : i64
+        %211 = arith.minsi %210, %c32_i64 : i64
+        %212 = arith.minsi %195, %c32_i64 : i64
+        %213 = arith.maxsi %187, %c0_i64_3 : i64
+        %214 = arith.minsi %213, %c32_i64 : i64
+        %215 = arith.ceildivsi %209, %c16_i64 : i64
+        %216 = arith.ceildivsi %214, %c16_i64 : i64
+        %217 = arith.minsi %211, %212 : i64
+        %218 = arith.ceildivsi %217, %c16_i64 : i64
+        %219 = arith.cmpi eq, %arg10, %c0 : index
+        %220 = arith.cmpi sgt, %215, %c0_i64_3 : i64
+        %221 = arith.select %220, %216, %c0_i64_3 : i64
+        %222 = arith.index_cast %221 : i64 to index
+        %223 = arith.divsi %217, %c16_i64 : i64
+        %224 = arith.minsi %218, %223 : i64
+        %225 = arith.maxsi %224, %c0_i64_3 : i64
+        %226 = arith.divsi %209, %c16_i64 : i64
+        %227 = arith.minsi %215, %226 : i64
+        %228 = arith.maxsi %227, %c1_i64_2 : i64
+        %229 = arith.minsi %209, %c16_i64 : i64
+        scf.if %219 {
+          scf.for %arg13 = %c0 to %222 step %c1 {
+            %235 = arith.index_cast %arg13 : index to i64
+            %236 = arith.muli %235, %c16_i64 : i64
+            %237 = arith.subi %214, %236 : i64
+            %238 = arith.minsi %237, %c16_i64 : i64
+            %239 = arith.cmpi sgt, %225, %c0_i64_3 : i64
+            scf.if %239 {
+              %242 = arith.ori %236, %c2147483648_i64 : i64
+              %243 = arith.addi %236, %c64_i64 : i64
+              "instgem.preload"(%243, %238, %c16_i64, %242, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %229, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %244 = arith.index_cast %228 : i64 to index
+              scf.for %arg14 = %c1 to %244 step %c1 {
+                %246 = arith.index_cast %arg14 : index to i64
+                %247 = arith.muli %246, %c32_i64 : i64
+                %248 = arith.addi %247, %236 : i64
+                %249 = arith.ori %248, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%247, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %249 = arith.index_cast %219 : i64 to index
-              scf.for %arg14 = %248 to %249 step %c1 {
-                %250 = arith.index_cast %arg14 : index to i64
+              %245 = arith.index_cast %215 : i64 to index
+              scf.for %arg14 = %244 to %245 step %c1 {
+                %246 = arith.index_cast %arg14 : index to i64
+                %247 = arith.muli %246, %c16_i64 : i64
+                %248 = arith.subi %209, %247 : i64
+                %249 = arith.minsi %248, %c16_i64 : i64
+                %250 = arith.muli %246, %c32_i64 : i64
+                %251 = arith.addi %250, %236 : i64
+                %252 = arith.ori %251, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%250, %c16_i64, %249, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %240 = arith.index_cast %225 : i64 to index
+            scf.for %arg14 = %c1 to %240 step %c1 {
+              %242 = arith.index_cast %arg14 : index to i64
+              %243 = arith.ori %236, %c3221225472_i64 : i64
+              %244 = arith.muli %242, %c32_i64 : i64
+              %245 = arith.addi %244, %236 : i64
+              %246 = arith.addi %245, %c64_i64 : i64
+              "instgem.preload"(%246, %238, %c16_i64, %243, %238, %229) : (i64, i64, i64, i64, i64, i64) -> ()
+              %247 = arith.muli %242, %c16_i64 : i64
+              "instgem.compute_preloaded"(%247, %c16_i64, %229, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %248 = arith.index_cast %228 : i64 to index
+              scf.for %arg15 = %c1 to %248 step %c1 {
+                %250 = arith.index_cast %arg15 : index to i64
+                %251 = arith.muli %250, %c32_i64 : i64
+                %252 = arith.addi %251, %236 : i64
+                %253 = arith.ori %252, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %238, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %254 = arith.addi %251, %247 : i64
+                "instgem.compute_accumulated"(%254, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %249 = arith.index_cast %215 : i64 to index
+              scf.for %arg15 = %248 to %249 step %c1 {
+                %250 = arith.index_cast %arg15 : index to i64
                 %251 = arith.muli %250, %c16_i64 : i64
-                %252 = arith.subi %213, %251 : i64
+                %252 = arith.subi %209, %251 : i64
                 %253 = arith.minsi %252, %c16_i64 : i64
                 %254 = arith.muli %250, %c32_i64 : i64
-                %255 = arith.addi %254, %240 : i64
-                %256 = arith.ori %255, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%254, %c16_i64, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %255 = arith.addi %254, %236 : i64
+                %256 = arith.ori %255, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %238, %253) : (i64, i64, i64, i64, i64, i64) -> ()
+                %257 = arith.addi %254, %247 : i64
+                "instgem.compute_accumulated"(%257, %c16_i64, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            %244 = arith.index_cast %229 : i64 to index
-            scf.for %arg14 = %c1 to %244 step %c1 {
-              %246 = arith.index_cast %arg14 : index to i64
-              %247 = arith.ori %240, %c3221225472_i64 : i64
-              %248 = arith.muli %246, %c32_i64 : i64
-              %249 = arith.addi %248, %240 : i64
-              %250 = arith.addi %249, %c64_i64 : i64
-              "instgem.preload"(%250, %242, %c16_i64, %247, %242, %233) : (i64, i64, i64, i64, i64, i64) -> ()
-              %251 = arith.muli %246, %c16_i64 : i64
-              "instgem.compute_preloaded"(%251, %c16_i64, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %252 = arith.index_cast %232 : i64 to index
-              scf.for %arg15 = %c1 to %252 step %c1 {
-                %254 = arith.index_cast %arg15 : index to i64
-                %255 = arith.muli %254, %c32_i64 : i64
-                %256 = arith.addi %255, %240 : i64
-                %257 = arith.ori %256, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %242, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %258 = arith.addi %255, %251 : i64
-                "instgem.compute_accumulated"(%258, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %241 = arith.index_cast %218 : i64 to index
+            scf.for %arg14 = %240 to %241 step %c1 {
+              %242 = arith.index_cast %arg14 : index to i64
+              %243 = arith.muli %242, %c16_i64 : i64
+              %244 = arith.subi %211, %243 : i64
+              %245 = arith.minsi %244, %c16_i64 : i64
+              %246 = arith.subi %212, %243 : i64
+              %247 = arith.minsi %246, %c16_i64 : i64
+              %248 = arith.cmpi eq, %242, %c0_i64_3 : i64
+              %249 = arith.select %248, %c2147483648_i64, %c3221225472_i64 : i64
+              %250 = arith.ori %236, %249 : i64
+              %251 = arith.select %248, %c16_i64, %229 : i64
+              %252 = arith.select %248, %c16_i64, %238 : i64
+              %253 = arith.muli %242, %c32_i64 : i64
+              %254 = arith.addi %253, %236 : i64
+              %255 = arith.addi %254, %c64_i64 : i64
+              "instgem.preload"(%255, %238, %247, %250, %252, %251) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%243, %245, %229, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %256 = arith.index_cast %228 : i64 to index
+              scf.for %arg15 = %c1 to %256 step %c1 {
+                %258 = arith.index_cast %arg15 : index to i64
+                %259 = arith.muli %258, %c32_i64 : i64
+                %260 = arith.addi %259, %236 : i64
+                %261 = arith.ori %260, %249 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %261, %252, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %262 = arith.addi %259, %243 : i64
+                "instgem.compute_accumulated"(%262, %245, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %253 = arith.index_cast %219 : i64 to index
-              scf.for %arg15 = %252 to %253 step %c1 {
-                %254 = arith.index_cast %arg15 : index to i64
-                %255 = arith.muli %254, %c16_i64 : i64
-                %256 = arith.subi %213, %255 : i64
-                %257 = arith.minsi %256, %c16_i64 : i64
-                %258 = arith.muli %254, %c32_i64 : i64
-                %259 = arith.addi %258, %240 : i64
-                %260 = arith.ori %259, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %242, %257) : (i64, i64, i64, i64, i64, i64) -> ()
-                %261 = arith.addi %258, %251 : i64
-                "instgem.compute_accumulated"(%261, %c16_i64, %257, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %245 = arith.index_cast %222 : i64 to index
-            scf.for %arg14 = %244 to %245 step %c1 {
-              %246 = arith.index_cast %arg14 : index to i64
-              %247 = arith.muli %246, %c16_i64 : i64
-              %248 = arith.subi %215, %247 : i64
-              %249 = arith.minsi %248, %c16_i64 : i64
-              %250 = arith.subi %216, %247 : i64
-              %251 = arith.minsi %250, %c16_i64 : i64
-              %252 = arith.cmpi eq, %246, %c0_i64_3 : i64
-              %253 = arith.select %252, %c2147483648_i64, %c3221225472_i64 : i64
-              %254 = arith.ori %240, %253 : i64
-              %255 = arith.select %252, %c16_i64, %233 : i64
-              %256 = arith.select %252, %c16_i64, %242 : i64
-              %257 = arith.muli %246, %c32_i64 : i64
-              %258 = arith.addi %257, %240 : i64
-              %259 = arith.addi %258, %c64_i64 : i64
-              "instgem.preload"(%259, %242, %251, %254, %256, %255) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%247, %249, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %260 = arith.index_cast %232 : i64 to index
-              scf.for %arg15 = %c1 to %260 step %c1 {
-                %262 = arith.index_cast %arg15 : index to i64
-                %263 = arith.muli %262, %c32_i64 : i64
-                %264 = arith.addi %263, %240 : i64
-                %265 = arith.ori %264, %253 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %265, %256, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %266 = arith.addi %263, %247 : i64
-                "instgem.compute_accumulated"(%266, %249, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %261 = arith.index_cast %219 : i64 to index
-              scf.for %arg15 = %260 to %261 step %c1 {
-                %262 = arith.index_cast %arg15 : index to i64
-                %263 = arith.muli %262, %c16_i64 : i64
-                %264 = arith.subi %213, %263 : i64
-                %265 = arith.minsi %264, %c16_i64 : i64
-                %266 = arith.muli %262, %c32_i64 : i64
-                %267 = arith.addi %266, %240 : i64
-                %268 = arith.ori %267, %253 : i64
-                %269 = arith.select %252, %c16_i64, %265 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %268, %256, %269) : (i64, i64, i64, i64, i64, i64) -> ()
-                %270 = arith.addi %266, %247 : i64
-                "instgem.compute_accumulated"(%270, %249, %265, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %257 = arith.index_cast %215 : i64 to index
+              scf.for %arg15 = %256 to %257 step %c1 {
+                %258 = arith.index_cast %arg15 : index to i64
+                %259 = arith.muli %258, %c16_i64 : i64
+                %260 = arith.subi %209, %259 : i64
+                %261 = arith.minsi %260, %c16_i64 : i64
+                %262 = arith.muli %258, %c32_i64 : i64
+                %263 = arith.addi %262, %236 : i64
+                %264 = arith.ori %263, %249 : i64
+                %265 = arith.select %248, %c16_i64, %261 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %264, %252, %265) : (i64, i64, i64, i64, i64, i64) -> ()
+                %266 = arith.addi %262, %243 : i64
+                "instgem.compute_accumulated"(%266, %245, %261, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
-          %234 = arith.cmpi eq, %222, %c0_i64_3 : i64
-          %235 = arith.cmpi slt, %219, %c2_i64_1 : i64
-          %236 = arith.cmpi slt, %225, %c2_i64_1 : i64
-          %237 = arith.ori %234, %235 : i1
-          %238 = arith.ori %237, %236 : i1
-          scf.if %238 {
+          %230 = arith.cmpi eq, %218, %c0_i64_3 : i64
+          %231 = arith.cmpi slt, %215, %c2_i64_1 : i64
+          %232 = arith.cmpi slt, %221, %c2_i64_1 : i64
+          %233 = arith.ori %230, %231 : i1
+          %234 = arith.ori %233, %232 : i1
+          scf.if %234 {
             scf.for %arg13 = %c0 to %c4 step %c1 {
-              %239 = arith.index_cast %arg13 : index to i64
-              %240 = arith.remsi %239, %c2_i64_1 : i64
-              %241 = arith.divsi %239, %c2_i64_1 : i64
-              %242 = arith.muli %241, %c16_i64 : i64
-              %243 = arith.subi %c32_i64, %242 : i64
-              %244 = arith.minsi %243, %c16_i64 : i64
-              %245 = arith.muli %240, %c32_i64 : i64
-              %246 = arith.addi %245, %242 : i64
-              %247 = arith.ori %246, %c2147483648_i64 : i64
-              %248 = arith.cmpi sge, %240, %219 : i64
-              %249 = arith.cmpi sge, %241, %225 : i64
-              %250 = arith.ori %234, %248 : i1
-              %251 = arith.ori %250, %249 : i1
-              scf.if %251 {
-                "instgem.mvin"(%c0_i64_3, %247, %244, %c16_i64) : (i64, i64, i64, i64) -> ()
+              %235 = arith.index_cast %arg13 : index to i64
+              %236 = arith.remsi %235, %c2_i64_1 : i64
+              %237 = arith.divsi %235, %c2_i64_1 : i64
+              %238 = arith.muli %237, %c16_i64 : i64
+              %239 = arith.subi %c32_i64, %238 : i64
+              %240 = arith.minsi %239, %c16_i64 : i64
+              %241 = arith.muli %236, %c32_i64 : i64
+              %242 = arith.addi %241, %238 : i64
+              %243 = arith.ori %242, %c2147483648_i64 : i64
+              %244 = arith.cmpi sge, %236, %215 : i64
+              %245 = arith.cmpi sge, %237, %221 : i64
+              %246 = arith.ori %230, %244 : i1
+              %247 = arith.ori %246, %245 : i1
+              scf.if %247 {
+                "instgem.mvin"(%c0_i64_3, %243, %240, %c16_i64) : (i64, i64, i64, i64) -> ()
               }
             }
           }
         } else {
-          scf.for %arg13 = %c0 to %226 step %c1 {
-            %234 = arith.index_cast %arg13 : index to i64
-            %235 = arith.muli %234, %c16_i64 : i64
-            %236 = arith.subi %218, %235 : i64
-            %237 = arith.minsi %236, %c16_i64 : i64
-            %238 = arith.index_cast %229 : i64 to index
-            scf.for %arg14 = %c0 to %238 step %c1 {
-              %240 = arith.index_cast %arg14 : index to i64
-              %241 = arith.ori %235, %c3221225472_i64 : i64
-              %242 = arith.muli %240, %c32_i64 : i64
-              %243 = arith.addi %242, %235 : i64
-              %244 = arith.addi %243, %c64_i64 : i64
-              "instgem.preload"(%244, %237, %c16_i64, %241, %237, %233) : (i64, i64, i64, i64, i64, i64) -> ()
-              %245 = arith.muli %240, %c16_i64 : i64
-              "instgem.compute_preloaded"(%245, %c16_i64, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %246 = arith.index_cast %232 : i64 to index
+          scf.for %arg13 = %c0 to %222 step %c1 {
+            %230 = arith.index_cast %arg13 : index to i64
+            %231 = arith.muli %230, %c16_i64 : i64
+            %232 = arith.subi %214, %231 : i64
+            %233 = arith.minsi %232, %c16_i64 : i64
+            %234 = arith.index_cast %225 : i64 to index
+            scf.for %arg14 = %c0 to %234 step %c1 {
+              %236 = arith.index_cast %arg14 : index to i64
+              %237 = arith.ori %231, %c3221225472_i64 : i64
+              %238 = arith.muli %236, %c32_i64 : i64
+              %239 = arith.addi %238, %231 : i64
+              %240 = arith.addi %239, %c64_i64 : i64
+              "instgem.preload"(%240, %233, %c16_i64, %237, %233, %229) : (i64, i64, i64, i64, i64, i64) -> ()
+              %241 = arith.muli %236, %c16_i64 : i64
+              "instgem.compute_preloaded"(%241, %c16_i64, %229, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %242 = arith.index_cast %228 : i64 to index
+              scf.for %arg15 = %c1 to %242 step %c1 {
+                %244 = arith.index_cast %arg15 : index to i64
+                %245 = arith.muli %244, %c32_i64 : i64
+                %246 = arith.addi %245, %231 : i64
+                %247 = arith.ori %246, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %247, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %248 = arith.addi %245, %241 : i64
+                "instgem.compute_accumulated"(%248, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %243 = arith.index_cast %215 : i64 to index
+              scf.for %arg15 = %242 to %243 step %c1 {
+                %244 = arith.index_cast %arg15 : index to i64
+                %245 = arith.muli %244, %c16_i64 : i64
+                %246 = arith.subi %209, %245 : i64
+                %247 = arith.minsi %246, %c16_i64 : i64
+                %248 = arith.muli %244, %c32_i64 : i64
+                %249 = arith.addi %248, %231 : i64
+                %250 = arith.ori %249, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %250, %233, %247) : (i64, i64, i64, i64, i64, i64) -> ()
+                %251 = arith.addi %248, %241 : i64
+                "instgem.compute_accumulated"(%251, %c16_i64, %247, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %235 = arith.index_cast %218 : i64 to index
+            scf.for %arg14 = %234 to %235 step %c1 {
+              %236 = arith.index_cast %arg14 : index to i64
+              %237 = arith.muli %236, %c16_i64 : i64
+              %238 = arith.subi %211, %237 : i64
+              %239 = arith.minsi %238, %c16_i64 : i64
+              %240 = arith.subi %212, %237 : i64
+              %241 = arith.minsi %240, %c16_i64 : i64
+              %242 = arith.ori %231, %c3221225472_i64 : i64
+              %243 = arith.muli %236, %c32_i64 : i64
+              %244 = arith.addi %243, %231 : i64
+              %245 = arith.addi %244, %c64_i64 : i64
+              "instgem.preload"(%245, %233, %241, %242, %233, %229) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%237, %239, %229, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %246 = arith.index_cast %228 : i64 to index
               scf.for %arg15 = %c1 to %246 step %c1 {
                 %248 = arith.index_cast %arg15 : index to i64
                 %249 = arith.muli %248, %c32_i64 : i64
-                %250 = arith.addi %249, %235 : i64
+                %250 = arith.addi %249, %231 : i64
                 %251 = arith.ori %250, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %237, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %252 = arith.addi %249, %245 : i64
-                "instgem.compute_accumulated"(%252, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %251, %233, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %252 = arith.addi %249, %237 : i64
+                "instgem.compute_accumulated"(%252, %239, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %247 = arith.index_cast %219 : i64 to index
+              %247 = arith.index_cast %215 : i64 to index
               scf.for %arg15 = %246 to %247 step %c1 {
                 %248 = arith.index_cast %arg15 : index to i64
                 %249 = arith.muli %248, %c16_i64 : i64
-                %250 = arith.subi %213, %249 : i64
+                %250 = arith.subi %209, %249 : i64
                 %251 = arith.minsi %250, %c16_i64 : i64
                 %252 = arith.muli %248, %c32_i64 : i64
-                %253 = arith.addi %252, %235 : i64
+                %253 = arith.addi %252, %231 : i64
                 %254 = arith.ori %253, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %237, %251) : (i64, i64, i64, i64, i64, i64) -> ()
-                %255 = arith.addi %252, %245 : i64
-                "instgem.compute_accumulated"(%255, %c16_i64, %251, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %239 = arith.index_cast %222 : i64 to index
-            scf.for %arg14 = %238 to %239 step %c1 {
-              %240 = arith.index_cast %arg14 : index to i64
-              %241 = arith.muli %240, %c16_i64 : i64
-              %242 = arith.subi %215, %241 : i64
-              %243 = arith.minsi %242, %c16_i64 : i64
-              %244 = arith.subi %216, %241 : i64
-              %245 = arith.minsi %244, %c16_i64 : i64
-              %246 = arith.ori %235, %c3221225472_i64 : i64
-              %247 = arith.muli %240, %c32_i64 : i64
-              %248 = arith.addi %247, %235 : i64
-              %249 = arith.addi %248, %c64_i64 : i64
-              "instgem.preload"(%249, %237, %245, %246, %237, %233) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%241, %243, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %250 = arith.index_cast %232 : i64 to index
-              scf.for %arg15 = %c1 to %250 step %c1 {
-                %252 = arith.index_cast %arg15 : index to i64
-                %253 = arith.muli %252, %c32_i64 : i64
-                %254 = arith.addi %253, %235 : i64
-                %255 = arith.ori %254, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %237, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %256 = arith.addi %253, %241 : i64
-                "instgem.compute_accumulated"(%256, %243, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %251 = arith.index_cast %219 : i64 to index
-              scf.for %arg15 = %250 to %251 step %c1 {
-                %252 = arith.index_cast %arg15 : index to i64
-                %253 = arith.muli %252, %c16_i64 : i64
-                %254 = arith.subi %213, %253 : i64
-                %255 = arith.minsi %254, %c16_i64 : i64
-                %256 = arith.muli %252, %c32_i64 : i64
-                %257 = arith.addi %256, %235 : i64
-                %258 = arith.ori %257, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %258, %237, %255) : (i64, i64, i64, i64, i64, i64) -> ()
-                %259 = arith.addi %256, %241 : i64
-                "instgem.compute_accumulated"(%259, %243, %255, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %254, %233, %251) : (i64, i64, i64, i64, i64, i64) -> ()
+                %255 = arith.addi %252, %237 : i64
+                "instgem.compute_accumulated"(%255, %239, %251, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
         }
-        scf.yield %143, %177 : index, index
+        scf.yield %139, %173 : index, index
       }
       %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %136 = arith.index_cast %arg10 : index to i64
-        %137 = arith.remsi %136, %c2_i64_1 : i64
-        %138 = arith.divsi %136, %c2_i64_1 : i64
-        %139 = arith.muli %138, %c16_i64 : i64
-        %140 = arith.subi %c32_i64, %139 : i64
-        %141 = arith.minsi %140, %c16_i64 : i64
-        %142 = arith.muli %137, %c32_i64 : i64
-        %143 = arith.addi %142, %139 : i64
-        %144 = arith.addi %143, %c64_i64 : i64
-        %145 = arith.ori %144, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %145, %141, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %132 = arith.index_cast %arg10 : index to i64
+        %133 = arith.remsi %132, %c2_i64_1 : i64
+        %134 = arith.divsi %132, %c2_i64_1 : i64
+        %135 = arith.muli %134, %c16_i64 : i64
+        %136 = arith.subi %c32_i64, %135 : i64
+        %137 = arith.minsi %136, %c16_i64 : i64
+        %138 = arith.muli %133, %c32_i64 : i64
+        %139 = arith.addi %138, %135 : i64
+        %140 = arith.addi %139, %c64_i64 : i64
+        %141 = arith.ori %140, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %141, %137, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %64 = arith.minsi %arg6, %c32 : index
-      %65 = arith.maxsi %15, %c0 : index
-      %66 = arith.minsi %65, %c32 : index
-      %67 = arith.subi %64, %15 : index
-      %68 = arith.maxsi %22, %c0 : index
-      %69 = arith.minsi %68, %arg7 : index
-      %70 = arith.maxsi %18, %c0 : index
-      %71 = arith.minsi %70, %c32 : index
-      %72 = arith.subi %69, %17 : index
-      %73 = arith.cmpi sgt, %71, %c0 : index
-      scf.if %73 {
+      %60 = arith.minsi %arg6, %c32 : index
+      %61 = arith.maxsi %15, %c0 : index
+      %62 = arith.minsi %61, %c32 : index
+      %63 = arith.subi %60, %15 : index
+      %64 = arith.maxsi %22, %c0 : index
+      %65 = arith.minsi %64, %arg7 : index
+      %66 = arith.maxsi %18, %c0 : index
+      %67 = arith.minsi %66, %c32 : index
+      %68 = arith.subi %65, %17 : index
+      %69 = arith.cmpi sgt, %67, %c0 : index
+      scf.if %69 {
         func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_5[%15, %17] [%67, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %74 = arith.index_cast %66 : index to i64
-      %75 = arith.index_cast %67 : index to i64
-      %76 = arith.index_cast %72 : index to i64
-      %77 = arith.addi %74, %75 : i64
+      %subview = memref.subview %reinterpret_cast_5[%15, %17] [%63, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %70 = arith.index_cast %62 : index to i64
+      %71 = arith.index_cast %63 : index to i64
+      %72 = arith.index_cast %68 : index to i64
+      %73 = arith.addi %70, %71 : i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %78 = arith.index_cast %intptr : index to i64
-      %79 = arith.index_cast %offset : index to i64
-      %80 = arith.addi %78, %79 : i64
-      %81 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
-      %82 = arith.maxsi %74, %c0_i64_3 : i64
-      %83 = arith.divui %82, %c16_i64 : i64
-      %84 = arith.maxsi %77, %c0_i64_3 : i64
-      %85 = arith.addi %84, %c15_i64 : i64
-      %86 = arith.divui %85, %c16_i64 : i64
-      %87 = arith.subi %86, %83 : i64
-      %88 = arith.cmpi sgt, %75, %c0_i64_3 : i64
-      %89 = arith.extui %88 : i1 to i64
-      %90 = arith.muli %87, %89 : i64
-      %91 = arith.index_cast %90 : i64 to index
-      scf.for %arg10 = %c0 to %91 step %c1 {
-        %136 = arith.index_cast %arg10 : index to i64
-        %137 = arith.addi %83, %136 : i64
-        %138 = arith.muli %137, %c16_i64 : i64
-        %139 = arith.maxsi %138, %74 : i64
-        %140 = arith.addi %138, %c16_i64 : i64
-        %141 = arith.minsi %140, %77 : i64
-        %142 = arith.subi %141, %139 : i64
-        %143 = arith.subi %139, %74 : i64
-        %144 = arith.muli %143, %81 : i64
-        %145 = arith.addi %80, %144 : i64
-        %146 = arith.muli %137, %c32_i64 : i64
-        %147 = arith.addi %146, %c128_i64 : i64
-        %148 = arith.subi %139, %138 : i64
-        %149 = arith.addi %147, %148 : i64
-        %150 = arith.minsi %76, %c64_i64 : i64
-        "instgem.mvin"(%145, %149, %150, %142) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %92 = arith.addi %82, %c15_i64 : i64
-      %93 = arith.divui %92, %c16_i64 : i64
-      %94 = arith.cmpi sgt, %74, %c0_i64_3 : i64
-      %95 = arith.extui %94 : i1 to i64
-      %96 = arith.muli %93, %95 : i64
-      %97 = arith.index_cast %96 : i64 to index
-      scf.for %arg10 = %c0 to %97 step %c1 {
-        %136 = arith.index_cast %arg10 : index to i64
-        %137 = arith.muli %136, %c16_i64 : i64
-        %138 = arith.maxsi %137, %c0_i64_3 : i64
-        %139 = arith.addi %137, %c16_i64 : i64
-        %140 = arith.minsi %139, %74 : i64
-        %141 = arith.subi %140, %138 : i64
-        %142 = arith.muli %136, %c32_i64 : i64
+      %74 = arith.index_cast %intptr : index to i64
+      %75 = arith.index_cast %offset : index to i64
+      %76 = arith.addi %74, %75 : i64
+      %77 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %77) : (i64, i64, i64, i64, i64, i64) -> ()
+      %78 = arith.maxsi %70, %c0_i64_3 : i64
+      %79 = arith.divui %78, %c16_i64 : i64
+      %80 = arith.maxsi %73, %c0_i64_3 : i64
+      %81 = arith.addi %80, %c15_i64 : i64
+      %82 = arith.divui %81, %c16_i64 : i64
+      %83 = arith.subi %82, %79 : i64
+      %84 = arith.cmpi sgt, %71, %c0_i64_3 : i64
+      %85 = arith.extui %84 : i1 to i64
+      %86 = arith.muli %83, %85 : i64
+      %87 = arith.index_cast %86 : i64 to index
+      scf.for %arg10 = %c0 to %87 step %c1 {
+        %132 = arith.index_cast %arg10 : index to i64
+        %133 = arith.addi %79, %132 : i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.maxsi %134, %70 : i64
+        %136 = arith.addi %134, %c16_i64 : i64
+        %137 = arith.minsi %136, %73 : i64
+        %138 = arith.subi %137, %135 : i64
+        %139 = arith.subi %135, %70 : i64
+        %140 = arith.muli %139, %77 : i64
+        %141 = arith.addi %76, %140 : i64
+        %142 = arith.muli %133, %c32_i64 : i64
         %143 = arith.addi %142, %c128_i64 : i64
-        %144 = arith.subi %138, %137 : i64
+        %144 = arith.subi %135, %134 : i64
         %145 = arith.addi %143, %144 : i64
-        %146 = arith.minsi %76, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %145, %146, %141) : (i64, i64, i64, i64) -> ()
+        %146 = arith.minsi %72, %c64_i64 : i64
+        "instgem.mvin"(%141, %145, %146, %138) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %98 = arith.minsi %84, %c32_i64 : i64
-      %99 = arith.maxsi %76, %c0_i64_3 : i64
-      %100 = arith.minsi %99, %c32_i64 : i64
-      %101 = arith.bitcast %arg8 : f32 to i32
-      %102 = arith.extui %101 : i32 to i64
-      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %102, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %103 = arith.ceildivsi %100, %c16_i64 : i64
-      %104 = arith.minsi %98, %c32_i64 : i64
-      %105 = arith.ceildivsi %104, %c16_i64 : i64
-      %106 = arith.index_cast %103 : i64 to index
-      %107 = arith.divsi %104, %c16_i64 : i64
-      %108 = arith.minsi %105, %107 : i64
-      %109 = arith.maxsi %108, %c0_i64_3 : i64
-      scf.for %arg10 = %c0 to %106 step %c1 {
-        %136 = arith.index_cast %arg10 : index to i64
-        %137 = arith.muli %136, %c16_i64 : i64
-        %138 = arith.subi %100, %137 : i64
-        %139 = arith.minsi %138, %c16_i64 : i64
-        %140 = arith.index_cast %109 : i64 to index
-        scf.for %arg11 = %c0 to %140 step %c1 {
-          %142 = arith.index_cast %arg11 : index to i64
-          %143 = arith.addi %137, %c64_i64 : i64
-          %144 = arith.ori %143, %c3221225472_i64 : i64
-          %145 = arith.muli %142, %c32_i64 : i64
-          %146 = arith.addi %145, %137 : i64
-          %147 = arith.addi %146, %c128_i64 : i64
-          "instgem.preload"(%147, %139, %c16_i64, %144, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %148 = arith.muli %142, %c16_i64 : i64
+      %88 = arith.addi %78, %c15_i64 : i64
+      %89 = arith.divui %88, %c16_i64 : i64
+      %90 = arith.cmpi sgt, %70, %c0_i64_3 : i64
+      %91 = arith.extui %90 : i1 to i64
+      %92 = arith.muli %89, %91 : i64
+      %93 = arith.index_cast %92 : i64 to index
+      scf.for %arg10 = %c0 to %93 step %c1 {
+        %132 = arith.index_cast %arg10 : index to i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.maxsi %133, %c0_i64_3 : i64
+        %135 = arith.addi %133, %c16_i64 : i64
+        %136 = arith.minsi %135, %70 : i64
+        %137 = arith.subi %136, %134 : i64
+        %138 = arith.muli %132, %c32_i64 : i64
+        %139 = arith.addi %138, %c128_i64 : i64
+        %140 = arith.subi %134, %133 : i64
+        %141 = arith.addi %139, %140 : i64
+        %142 = arith.minsi %72, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %141, %142, %137) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %94 = arith.minsi %80, %c32_i64 : i64
+      %95 = arith.maxsi %72, %c0_i64_3 : i64
+      %96 = arith.minsi %95, %c32_i64 : i64
+      %97 = arith.bitcast %arg8 : f32 to i32
+      %98 = arith.extui %97 : i32 to i64
+      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %98, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %99 = arith.ceildivsi %96, %c16_i64 : i64
+      %100 = arith.minsi %94, %c32_i64 : i64
+      %101 = arith.ceildivsi %100, %c16_i64 : i64
+      %102 = arith.index_cast %99 : i64 to index
+      %103 = arith.divsi %100, %c16_i64 : i64
+      %104 = arith.minsi %101, %103 : i64
+      %105 = arith.maxsi %104, %c0_i64_3 : i64
+      scf.for %arg10 = %c0 to %102 step %c1 {
+        %132 = arith.index_cast %arg10 : index to i64
+        %133 = arith.muli %132, %c16_i64 : i64
+        %134 = arith.subi %96, %133 : i64
+        %135 = arith.minsi %134, %c16_i64 : i64
+        %136 = arith.index_cast %105 : i64 to index
+        scf.for %arg11 = %c0 to %136 step %c1 {
+          %138 = arith.index_cast %arg11 : index to i64
+          %139 = arith.addi %133, %c64_i64 : i64
+          %140 = arith.ori %139, %c3221225472_i64 : i64
+          %141 = arith.muli %138, %c32_i64 : i64
+          %142 = arith.addi %141, %133 : i64
+          %143 = arith.addi %142, %c128_i64 : i64
+          "instgem.preload"(%143, %135, %c16_i64, %140, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %144 = arith.muli %138, %c16_i64 : i64
+          %145 = arith.ori %144, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%145, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %146 = arith.addi %133, %c96_i64 : i64
+          %147 = arith.ori %146, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %147, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %148 = arith.addi %144, %c32_i64 : i64
           %149 = arith.ori %148, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%149, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %150 = arith.addi %137, %c96_i64 : i64
-          %151 = arith.ori %150, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %152 = arith.addi %148, %c32_i64 : i64
-          %153 = arith.ori %152, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%153, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_accumulated"(%149, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-        %141 = arith.index_cast %105 : i64 to index
-        scf.for %arg11 = %140 to %141 step %c1 {
-          %142 = arith.index_cast %arg11 : index to i64
-          %143 = arith.muli %142, %c16_i64 : i64
-          %144 = arith.subi %c32_i64, %143 : i64
-          %145 = arith.minsi %144, %c16_i64 : i64
-          %146 = arith.subi %98, %143 : i64
-          %147 = arith.minsi %146, %c16_i64 : i64
-          %148 = arith.addi %137, %c64_i64 : i64
-          %149 = arith.ori %148, %c3221225472_i64 : i64
-          %150 = arith.muli %142, %c32_i64 : i64
-          %151 = arith.addi %150, %137 : i64
-          %152 = arith.addi %151, %c128_i64 : i64
-          "instgem.preload"(%152, %139, %147, %149, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %153 = arith.ori %143, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%153, %145, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %154 = arith.addi %137, %c96_i64 : i64
-          %155 = arith.ori %154, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %156 = arith.addi %143, %c32_i64 : i64
-          %157 = arith.ori %156, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%157, %145, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %137 = arith.index_cast %101 : i64 to index
+        scf.for %arg11 = %136 to %137 step %c1 {
+          %138 = arith.index_cast %arg11 : index to i64
+          %139 = arith.muli %138, %c16_i64 : i64
+          %140 = arith.subi %c32_i64, %139 : i64
+          %141 = arith.minsi %140, %c16_i64 : i64
+          %142 = arith.subi %94, %139 : i64
+          %143 = arith.minsi %142, %c16_i64 : i64
+          %144 = arith.addi %133, %c64_i64 : i64
+          %145 = arith.ori %144, %c3221225472_i64 : i64
+          %146 = arith.muli %138, %c32_i64 : i64
+          %147 = arith.addi %146, %133 : i64
+          %148 = arith.addi %147, %c128_i64 : i64
+          "instgem.preload"(%148, %135, %143, %145, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %149 = arith.ori %139, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%149, %141, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %150 = arith.addi %133, %c96_i64 : i64
+          %151 = arith.ori %150, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %151, %135, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %152 = arith.addi %139, %c32_i64 : i64
+          %153 = arith.ori %152, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%153, %141, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
       } {gemmini.compute_nest}
       %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %110 = arith.maxsi %23, %c0 : index
-      %111 = arith.minsi %110, %arg4 : index
-      %112 = arith.maxsi %21, %c0 : index
-      %113 = arith.minsi %112, %c32 : index
-      %114 = arith.subi %111, %20 : index
-      scf.if %73 {
+      %106 = arith.maxsi %23, %c0 : index
+      %107 = arith.minsi %106, %arg4 : index
+      %108 = arith.maxsi %21, %c0 : index
+      %109 = arith.minsi %108, %c32 : index
+      %110 = arith.subi %107, %20 : index
+      scf.if %69 {
         func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_7 = memref.subview %reinterpret_cast_6[%20, %17] [%114, %72] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %115 = arith.index_cast %113 : index to i64
-      %116 = arith.index_cast %114 : index to i64
+      %subview_7 = memref.subview %reinterpret_cast_6[%20, %17] [%110, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %111 = arith.index_cast %109 : index to i64
+      %112 = arith.index_cast %110 : index to i64
       %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %117 = arith.index_cast %intptr_12 : index to i64
-      %118 = arith.index_cast %offset_9 : index to i64
-      %119 = arith.addi %117, %118 : i64
-      %120 = arith.index_cast %strides_11#0 : index to i64
-      %121 = arith.bitcast %arg9 : f32 to i32
-      %122 = arith.extui %121 : i32 to i64
+      %113 = arith.index_cast %intptr_12 : index to i64
+      %114 = arith.index_cast %offset_9 : index to i64
+      %115 = arith.addi %113, %114 : i64
+      %116 = arith.index_cast %strides_11#0 : index to i64
+      %117 = arith.bitcast %arg9 : f32 to i32
+      %118 = arith.extui %117 : i32 to i64
       scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %120, %122) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %116, %118) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %123 = arith.maxsi %115, %c0_i64_3 : i64
+      %119 = arith.maxsi %111, %c0_i64_3 : i64
+      %120 = arith.divui %119, %c16_i64 : i64
+      %121 = arith.addi %111, %112 : i64
+      %122 = arith.maxsi %121, %c0_i64_3 : i64
+      %123 = arith.addi %122, %c15_i64 : i64
       %124 = arith.divui %123, %c16_i64 : i64
-      %125 = arith.addi %115, %116 : i64
-      %126 = arith.maxsi %125, %c0_i64_3 : i64
-      %127 = arith.addi %126, %c15_i64 : i64
-      %128 = arith.divui %127, %c16_i64 : i64
-      %129 = arith.subi %128, %124 : i64
-      %130 = arith.cmpi sgt, %116, %c0_i64_3 : i64
-      %131 = arith.extui %130 : i1 to i64
-      %132 = arith.muli %129, %131 : i64
-      %133 = arith.ceildivsi %76, %c16_i64 : i64
-      %134 = arith.muli %132, %133 : i64
-      %135 = arith.index_cast %134 : i64 to index
-      scf.for %arg10 = %c0 to %135 step %c1 {
-        %136 = arith.index_cast %arg10 : index to i64
-        %137 = arith.remsi %136, %132 : i64
-        %138 = arith.divsi %136, %132 : i64
-        %139 = arith.addi %124, %137 : i64
-        %140 = arith.muli %139, %c16_i64 : i64
-        %141 = arith.maxsi %140, %115 : i64
-        %142 = arith.addi %140, %c16_i64 : i64
-        %143 = arith.minsi %142, %125 : i64
-        %144 = arith.subi %143, %141 : i64
-        %145 = arith.subi %141, %115 : i64
-        %146 = arith.muli %145, %120 : i64
-        %147 = arith.addi %119, %146 : i64
-        %148 = arith.muli %138, %c16_i64 : i64
-        %149 = arith.addi %147, %148 : i64
-        %150 = arith.muli %139, %c32_i64 : i64
-        %151 = arith.addi %150, %148 : i64
-        %152 = arith.addi %151, %c64_i64 : i64
-        %153 = arith.ori %152, %c2147483648_i64 : i64
-        %154 = arith.subi %141, %140 : i64
-        %155 = arith.addi %153, %154 : i64
-        %156 = arith.subi %76, %148 : i64
-        %157 = arith.minsi %156, %c16_i64 : i64
-        "instgem.mvout"(%149, %155, %157, %144) : (i64, i64, i64, i64) -> ()
+      %125 = arith.subi %124, %120 : i64
+      %126 = arith.cmpi sgt, %112, %c0_i64_3 : i64
+      %127 = arith.extui %126 : i1 to i64
+      %128 = arith.muli %125, %127 : i64
+      %129 = arith.ceildivsi %72, %c16_i64 : i64
+      %130 = arith.muli %128, %129 : i64
+      %131 = arith.index_cast %130 : i64 to index
+      scf.for %arg10 = %c0 to %131 step %c1 {
+        %132 = arith.index_cast %arg10 : index to i64
+        %133 = arith.remsi %132, %128 : i64
+        %134 = arith.divsi %132, %128 : i64
+        %135 = arith.addi %120, %133 : i64
+        %136 = arith.muli %135, %c16_i64 : i64
+        %137 = arith.maxsi %136, %111 : i64
+        %138 = arith.addi %136, %c16_i64 : i64
+        %139 = arith.minsi %138, %121 : i64
+        %140 = arith.subi %139, %137 : i64
+        %141 = arith.subi %137, %111 : i64
+        %142 = arith.muli %141, %116 : i64
+        %143 = arith.addi %115, %142 : i64
+        %144 = arith.muli %134, %c16_i64 : i64
+        %145 = arith.addi %143, %144 : i64
+        %146 = arith.muli %135, %c32_i64 : i64
+        %147 = arith.addi %146, %144 : i64
+        %148 = arith.addi %147, %c64_i64 : i64
+        %149 = arith.ori %148, %c2147483648_i64 : i64
+        %150 = arith.subi %137, %136 : i64
+        %151 = arith.addi %149, %150 : i64
+        %152 = arith.subi %72, %144 : i64
+        %153 = arith.minsi %152, %c16_i64 : i64
+        "instgem.mvout"(%145, %151, %153, %140) : (i64, i64, i64, i64) -> ()
       }
     }
     return

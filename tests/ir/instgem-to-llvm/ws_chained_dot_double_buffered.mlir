@@ -88,6 +88,85 @@
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ex(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -264,2423 +343,3360 @@ module {
     %23 = arith.addi %12, %c32 : index
     %24 = arith.subi %13, %c1 : index
     %25 = arith.muli %24, %c32 : index
-    %26 = arith.addi %25, %c32 : index
-    %27 = arith.cmpi sge, %15, %c0 : index
-    %28 = arith.cmpi sle, %15, %c32 : index
-    %29 = arith.cmpi sge, %14, %c0 : index
-    %30 = arith.cmpi sle, %14, %arg7 : index
-    %31 = arith.cmpi sge, %22, %c0 : index
-    %32 = arith.cmpi sle, %22, %arg7 : index
-    %33 = arith.cmpi sge, %18, %c0 : index
-    %34 = arith.cmpi sle, %18, %c32 : index
-    %35 = arith.cmpi sge, %12, %c0 : index
-    %36 = arith.cmpi sle, %12, %arg4 : index
-    %37 = arith.cmpi sge, %23, %c0 : index
-    %38 = arith.cmpi sle, %23, %arg4 : index
-    %39 = arith.cmpi sge, %21, %c0 : index
-    %40 = arith.cmpi sle, %21, %c32 : index
-    %41 = arith.cmpi sle, %25, %arg5 : index
-    %42 = arith.cmpi sle, %26, %arg5 : index
-    %43 = arith.andi %27, %28 : i1
-    %44 = arith.andi %43, %29 : i1
-    %45 = arith.andi %44, %30 : i1
-    %46 = arith.andi %45, %31 : i1
-    %47 = arith.andi %46, %32 : i1
-    %48 = arith.andi %47, %33 : i1
-    %49 = arith.andi %48, %34 : i1
-    %50 = arith.andi %49, %35 : i1
-    %51 = arith.andi %50, %36 : i1
-    %52 = arith.andi %51, %37 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    %55 = arith.andi %54, %40 : i1
-    %56 = arith.andi %55, %37 : i1
-    %57 = arith.andi %56, %38 : i1
-    %58 = arith.andi %57, %41 : i1
-    %59 = arith.andi %58, %42 : i1
-    %60 = arith.andi %59, %41 : i1
-    %61 = arith.andi %60, %42 : i1
-    scf.if %61 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %62 = arith.cmpi sle, %13, %c0 : index
-      scf.if %62 {
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c4 step %c1 {
-          %104 = arith.index_cast %arg10 : index to i64
-          %105 = arith.remsi %104, %c2_i64_1 : i64
-          %106 = arith.divsi %104, %c2_i64_1 : i64
-          %107 = arith.muli %106, %c16_i64 : i64
-          %108 = arith.subi %c32_i64, %107 : i64
-          %109 = arith.minsi %108, %c16_i64 : i64
-          %110 = arith.muli %105, %c32_i64 : i64
-          %111 = arith.addi %110, %107 : i64
-          %112 = arith.ori %111, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %112, %109, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %63 = arith.cmpi sgt, %13, %c0 : index
-      scf.if %63 {
-        %subview_14 = memref.subview %reinterpret_cast[%12, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %104 = arith.index_cast %intptr_20 : index to i64
-        %105 = arith.index_cast %offset_17 : index to i64
-        %106 = arith.addi %104, %105 : i64
-        %107 = arith.index_cast %strides_19#0 : index to i64
-        %108 = arith.minsi %arg6, %c32 : index
-        %109 = arith.maxsi %15, %c0 : index
-        %110 = arith.minsi %109, %c32 : index
-        %111 = arith.subi %108, %15 : index
-        %112 = arith.cmpi sgt, %110, %c0 : index
-        %subview_21 = memref.subview %reinterpret_cast_4[0, %15] [32, %111] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-        %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %113 = arith.index_cast %111 : index to i64
-        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %114 = arith.index_cast %intptr_27 : index to i64
-        %115 = arith.index_cast %offset_24 : index to i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.index_cast %strides_26#0 : index to i64
-        scf.if %112 {
-          func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+    %26 = arith.cmpi sge, %15, %c0 : index
+    %27 = arith.cmpi sle, %15, %c32 : index
+    %28 = arith.cmpi sge, %14, %c0 : index
+    %29 = arith.cmpi sle, %14, %arg7 : index
+    %30 = arith.cmpi sge, %22, %c0 : index
+    %31 = arith.cmpi sle, %22, %arg7 : index
+    %32 = arith.cmpi sge, %18, %c0 : index
+    %33 = arith.cmpi sle, %18, %c32 : index
+    %34 = arith.cmpi sge, %12, %c0 : index
+    %35 = arith.cmpi sle, %12, %arg4 : index
+    %36 = arith.cmpi sge, %23, %c0 : index
+    %37 = arith.cmpi sle, %23, %arg4 : index
+    %38 = arith.cmpi sge, %21, %c0 : index
+    %39 = arith.cmpi sle, %21, %c32 : index
+    %40 = arith.cmpi sle, %25, %arg5 : index
+    %41 = arith.andi %26, %27 : i1
+    %42 = arith.andi %41, %28 : i1
+    %43 = arith.andi %42, %29 : i1
+    %44 = arith.andi %43, %30 : i1
+    %45 = arith.andi %44, %31 : i1
+    %46 = arith.andi %45, %32 : i1
+    %47 = arith.andi %46, %33 : i1
+    %48 = arith.andi %47, %34 : i1
+    %49 = arith.andi %48, %35 : i1
+    %50 = arith.andi %49, %36 : i1
+    %51 = arith.andi %50, %37 : i1
+    %52 = arith.andi %51, %38 : i1
+    %53 = arith.andi %52, %39 : i1
+    %54 = arith.andi %53, %36 : i1
+    %55 = arith.andi %54, %37 : i1
+    %56 = arith.andi %55, %40 : i1
+    %57 = arith.andi %56, %40 : i1
+    scf.if %57 {
+      %58 = arith.addi %25, %c32 : index
+      %59 = arith.cmpi sle, %58, %arg5 : index
+      %60 = arith.andi %59, %59 : i1
+      scf.if %60 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %61 = arith.cmpi sle, %13, %c0 : index
+        scf.if %61 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %103 = arith.index_cast %arg10 : index to i64
+            %104 = arith.remsi %103, %c2_i64_1 : i64
+            %105 = arith.divsi %103, %c2_i64_1 : i64
+            %106 = arith.muli %105, %c16_i64 : i64
+            %107 = arith.subi %c32_i64, %106 : i64
+            %108 = arith.minsi %107, %c16_i64 : i64
+            %109 = arith.muli %104, %c32_i64 : i64
+            %110 = arith.addi %109, %106 : i64
+            %111 = arith.ori %110, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %111, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
         }
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %107) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%106, %c0_i64_3, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %118 = arith.minsi %113, %c64_i64 : i64
-        "instgem.mvin2"(%116, %c128_i64, %118, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %119 = arith.muli %107, %c16_i64 : i64
-        %120 = arith.addi %106, %119 : i64
-        "instgem.mvin"(%120, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %121 = arith.muli %117, %c16_i64 : i64
-        %122 = arith.addi %116, %121 : i64
-        "instgem.mvin2"(%122, %c160_i64, %118, %c16_i64) : (i64, i64, i64, i64) -> ()
-      }
-      %64 = arith.cmpi sle, %13, %c1 : index
-      scf.if %64 {
-        scf.if %63 {
-          %104 = arith.minsi %arg6, %c32 : index
-          %105 = arith.maxsi %15, %c0 : index
-          %106 = arith.minsi %105, %c32 : index
-          %107 = arith.subi %104, %15 : index
-          %108 = arith.cmpi sgt, %106, %c0 : index
-          scf.if %108 {
+        %62 = arith.cmpi sgt, %13, %c0 : index
+        scf.if %62 {
+          %subview_14 = memref.subview %reinterpret_cast[%12, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %103 = arith.index_cast %intptr_20 : index to i64
+          %104 = arith.index_cast %offset_17 : index to i64
+          %105 = arith.addi %103, %104 : i64
+          %106 = arith.index_cast %strides_19#0 : index to i64
+          %107 = arith.minsi %arg6, %c32 : index
+          %108 = arith.maxsi %15, %c0 : index
+          %109 = arith.minsi %108, %c32 : index
+          %110 = arith.subi %107, %15 : index
+          %111 = arith.cmpi sgt, %109, %c0 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[0, %15] [32, %110] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %112 = arith.index_cast %110 : index to i64
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %113 = arith.index_cast %intptr_27 : index to i64
+          %114 = arith.index_cast %offset_24 : index to i64
+          %115 = arith.addi %113, %114 : i64
+          %116 = arith.index_cast %strides_26#0 : index to i64
+          scf.if %111 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %109 = arith.index_cast %107 : index to i64
-          %110 = arith.maxsi %109, %c0_i64_3 : i64
-          %111 = arith.minsi %110, %c32_i64 : i64
-          %112 = arith.ceildivsi %111, %c16_i64 : i64
-          %113 = arith.index_cast %112 : i64 to index
-          %114 = arith.cmpi sgt, %13, %c1 : index
-          %115 = arith.select %114, %c64_i64, %c0_i64_3 : i64
-          %116 = arith.select %114, %c32_i64, %c0_i64_3 : i64
-          %117 = arith.select %114, %c2, %c0 : index
-          %118 = arith.select %114, %c192_i64, %c0_i64_3 : i64
-          %119:4 = scf.if %114 -> (i64, i64, i64, i64) {
-            %subview_14 = memref.subview %reinterpret_cast[%12, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-            %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %122 = arith.index_cast %intptr_20 : index to i64
-            %123 = arith.index_cast %offset_17 : index to i64
-            %124 = arith.addi %122, %123 : i64
-            %125 = arith.index_cast %strides_19#0 : index to i64
-            %subview_21 = memref.subview %reinterpret_cast_4[32, %15] [32, %107] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-            %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %126 = arith.index_cast %intptr_27 : index to i64
-            %127 = arith.index_cast %offset_24 : index to i64
-            %128 = arith.addi %126, %127 : i64
-            %129 = arith.index_cast %strides_26#0 : index to i64
-            scf.if %108 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %116) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%105, %c0_i64_3, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %117 = arith.minsi %112, %c64_i64 : i64
+          "instgem.mvin2"(%115, %c128_i64, %117, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %118 = arith.muli %106, %c16_i64 : i64
+          %119 = arith.addi %105, %118 : i64
+          "instgem.mvin"(%119, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %120 = arith.muli %116, %c16_i64 : i64
+          %121 = arith.addi %115, %120 : i64
+          "instgem.mvin2"(%121, %c160_i64, %117, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
+        %63 = arith.cmpi sle, %13, %c1 : index
+        scf.if %63 {
+          scf.if %62 {
+            %103 = arith.minsi %arg6, %c32 : index
+            %104 = arith.maxsi %15, %c0 : index
+            %105 = arith.minsi %104, %c32 : index
+            %106 = arith.subi %103, %15 : index
+            %107 = arith.cmpi sgt, %105, %c0 : index
+            scf.if %107 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %125, %124, %129, %128 : i64, i64, i64, i64
-          } else {
-            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64
+            %108 = arith.index_cast %106 : index to i64
+            %109 = arith.maxsi %108, %c0_i64_3 : i64
+            %110 = arith.minsi %109, %c32_i64 : i64
+            %111 = arith.ceildivsi %110, %c16_i64 : i64
+            %112 = arith.index_cast %111 : i64 to index
+            %113 = arith.cmpi sgt, %13, %c1 : index
+            %114 = arith.select %113, %c64_i64, %c0_i64_3 : i64
+            %115 = arith.select %113, %c32_i64, %c0_i64_3 : i64
+            %116 = arith.select %113, %c2, %c0 : index
+            %117 = arith.select %113, %c192_i64, %c0_i64_3 : i64
+            %118:4 = scf.if %113 -> (i64, i64, i64, i64) {
+              %subview_14 = memref.subview %reinterpret_cast[%12, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+              %cast_15 = memref.cast %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %121 = arith.index_cast %intptr_20 : index to i64
+              %122 = arith.index_cast %offset_17 : index to i64
+              %123 = arith.addi %121, %122 : i64
+              %124 = arith.index_cast %strides_19#0 : index to i64
+              %subview_21 = memref.subview %reinterpret_cast_4[32, %15] [32, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_22 = memref.cast %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %125 = arith.index_cast %intptr_27 : index to i64
+              %126 = arith.index_cast %offset_24 : index to i64
+              %127 = arith.addi %125, %126 : i64
+              %128 = arith.index_cast %strides_26#0 : index to i64
+              scf.if %107 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %124) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %128) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %124, %123, %128, %127 : i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64
+            }
+            %119 = arith.maxsi %112, %c1 : index
+            scf.for %arg10 = %c0 to %112 step %c1 {
+              scf.if %113 {
+                %132 = arith.muli %119, %c4 : index
+                %133 = arith.muli %arg10, %c8 : index
+                %134 = arith.subi %132, %c1 : index
+                %135 = arith.addi %133, %134 : index
+                %136 = arith.divsi %135, %132 : index
+                %137 = arith.addi %135, %c8 : index
+                %138 = arith.divsi %137, %132 : index
+                scf.for %arg11 = %136 to %138 step %c1 {
+                  %140 = arith.index_cast %arg11 : index to i64
+                  %141 = arith.muli %140, %c16_i64 : i64
+                  %142 = arith.maxsi %141, %c0_i64_3 : i64
+                  %143 = arith.addi %141, %c16_i64 : i64
+                  %144 = arith.minsi %143, %c32_i64 : i64
+                  %145 = arith.subi %144, %142 : i64
+                  %146 = arith.muli %142, %118#0 : i64
+                  %147 = arith.addi %118#1, %146 : i64
+                  %148 = arith.muli %140, %c32_i64 : i64
+                  %149 = arith.addi %148, %114 : i64
+                  %150 = arith.subi %142, %141 : i64
+                  %151 = arith.addi %149, %150 : i64
+                  %152 = arith.minsi %115, %c64_i64 : i64
+                  "instgem.mvin"(%147, %151, %152, %145) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %139 = arith.cmpi sgt, %116, %c0 : index
+                scf.if %139 {
+                  %140 = arith.muli %116, %c4 : index
+                  %141 = arith.muli %arg10, %140 : index
+                  %142 = arith.muli %119, %c2 : index
+                  %143 = arith.subi %134, %142 : index
+                  %144 = arith.addi %141, %143 : index
+                  %145 = arith.divsi %144, %132 : index
+                  %146 = arith.addi %144, %140 : index
+                  %147 = arith.divsi %146, %132 : index
+                  scf.for %arg11 = %145 to %147 step %c1 {
+                    %148 = arith.index_cast %arg11 : index to i64
+                    %149 = arith.muli %148, %c16_i64 : i64
+                    %150 = arith.maxsi %149, %c0_i64_3 : i64
+                    %151 = arith.addi %149, %c16_i64 : i64
+                    %152 = arith.minsi %151, %115 : i64
+                    %153 = arith.subi %152, %150 : i64
+                    %154 = arith.muli %150, %118#2 : i64
+                    %155 = arith.addi %118#3, %154 : i64
+                    %156 = arith.muli %148, %c32_i64 : i64
+                    %157 = arith.addi %156, %117 : i64
+                    %158 = arith.subi %150, %149 : i64
+                    %159 = arith.addi %157, %158 : i64
+                    %160 = arith.minsi %108, %c64_i64 : i64
+                    "instgem.mvin2"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %121 = arith.index_cast %arg10 : index to i64
+              %122 = arith.muli %121, %c16_i64 : i64
+              %123 = arith.subi %110, %122 : i64
+              %124 = arith.minsi %123, %c16_i64 : i64
+              %125 = arith.ori %122, %c2147483648_i64 : i64
+              %126 = arith.addi %122, %c128_i64 : i64
+              "instgem.preload"(%126, %124, %c16_i64, %125, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %127 = arith.addi %122, %c32_i64 : i64
+              %128 = arith.ori %127, %c2147483648_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %128, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %129 = arith.ori %122, %c3221225472_i64 : i64
+              %130 = arith.addi %122, %c160_i64 : i64
+              "instgem.preload"(%130, %124, %c16_i64, %129, %124, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %131 = arith.ori %127, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %131, %124, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            } {gemmini.compute_nest}
+            %120 = arith.cmpi slt, %111, %c2_i64_1 : i64
+            scf.if %120 {
+              scf.for %arg10 = %c0 to %c4 step %c1 {
+                %121 = arith.index_cast %arg10 : index to i64
+                %122 = arith.remsi %121, %c2_i64_1 : i64
+                %123 = arith.divsi %121, %c2_i64_1 : i64
+                %124 = arith.muli %123, %c16_i64 : i64
+                %125 = arith.subi %c32_i64, %124 : i64
+                %126 = arith.minsi %125, %c16_i64 : i64
+                %127 = arith.muli %122, %c32_i64 : i64
+                %128 = arith.addi %127, %124 : i64
+                %129 = arith.ori %128, %c2147483648_i64 : i64
+                %130 = arith.cmpi sge, %122, %c2_i64_1 : i64
+                %131 = arith.cmpi sge, %123, %111 : i64
+                %132 = arith.ori %130, %131 : i1
+                scf.if %132 {
+                  "instgem.mvin"(%c0_i64_3, %129, %126, %c16_i64) : (i64, i64, i64, i64) -> ()
+                }
+              }
+            }
+            scf.if %113 {
+              %121 = arith.muli %119, %c4 : index
+              %122 = arith.muli %112, %c8 : index
+              %123 = arith.subi %121, %c1 : index
+              %124 = arith.addi %122, %123 : index
+              %125 = arith.divsi %124, %121 : index
+              scf.for %arg10 = %125 to %c2 step %c1 {
+                %137 = arith.index_cast %arg10 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.maxsi %138, %c0_i64_3 : i64
+                %140 = arith.addi %138, %c16_i64 : i64
+                %141 = arith.minsi %140, %c32_i64 : i64
+                %142 = arith.subi %141, %139 : i64
+                %143 = arith.muli %139, %118#0 : i64
+                %144 = arith.addi %118#1, %143 : i64
+                %145 = arith.muli %137, %c32_i64 : i64
+                %146 = arith.addi %145, %114 : i64
+                %147 = arith.subi %139, %138 : i64
+                %148 = arith.addi %146, %147 : i64
+                %149 = arith.minsi %115, %c64_i64 : i64
+                "instgem.mvin"(%144, %148, %149, %142) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %126 = arith.subi %123, %119 : index
+              %127 = arith.divsi %126, %121 : index
+              scf.for %arg10 = %127 to %c0 step %c1 {
+                %137 = arith.index_cast %arg10 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.maxsi %138, %c0_i64_3 : i64
+                %140 = arith.addi %138, %c16_i64 : i64
+                %141 = arith.minsi %140, %c0_i64_3 : i64
+                %142 = arith.subi %141, %139 : i64
+                %143 = arith.muli %137, %c32_i64 : i64
+                %144 = arith.addi %143, %114 : i64
+                %145 = arith.subi %139, %138 : i64
+                %146 = arith.addi %144, %145 : i64
+                %147 = arith.minsi %115, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %146, %147, %142) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %128 = arith.muli %116, %c4 : index
+              %129 = arith.muli %112, %128 : index
+              %130 = arith.muli %119, %c2 : index
+              %131 = arith.subi %123, %130 : index
+              %132 = arith.addi %129, %131 : index
+              %133 = arith.divsi %132, %121 : index
+              scf.for %arg10 = %133 to %116 step %c1 {
+                %137 = arith.index_cast %arg10 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.maxsi %138, %c0_i64_3 : i64
+                %140 = arith.addi %138, %c16_i64 : i64
+                %141 = arith.minsi %140, %115 : i64
+                %142 = arith.subi %141, %139 : i64
+                %143 = arith.muli %139, %118#2 : i64
+                %144 = arith.addi %118#3, %143 : i64
+                %145 = arith.muli %137, %c32_i64 : i64
+                %146 = arith.addi %145, %117 : i64
+                %147 = arith.subi %139, %138 : i64
+                %148 = arith.addi %146, %147 : i64
+                %149 = arith.minsi %108, %c64_i64 : i64
+                "instgem.mvin2"(%144, %148, %149, %142) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %134 = arith.muli %119, %c3 : index
+              %135 = arith.subi %123, %134 : index
+              %136 = arith.divsi %135, %121 : index
+              scf.for %arg10 = %136 to %c0 step %c1 {
+                %137 = arith.index_cast %arg10 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.maxsi %138, %c0_i64_3 : i64
+                %140 = arith.addi %138, %c16_i64 : i64
+                %141 = arith.minsi %140, %c0_i64_3 : i64
+                %142 = arith.subi %141, %139 : i64
+                %143 = arith.muli %137, %c32_i64 : i64
+                %144 = arith.addi %143, %117 : i64
+                %145 = arith.subi %139, %138 : i64
+                %146 = arith.addi %144, %145 : i64
+                %147 = arith.minsi %108, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %146, %147, %142) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
           }
-          %120 = arith.maxsi %113, %c1 : index
-          scf.for %arg10 = %c0 to %113 step %c1 {
-            scf.if %114 {
-              %133 = arith.muli %120, %c4 : index
-              %134 = arith.muli %arg10, %c8 : index
-              %135 = arith.subi %133, %c1 : index
-              %136 = arith.addi %134, %135 : index
-              %137 = arith.divsi %136, %133 : index
-              %138 = arith.addi %136, %c8 : index
-              %139 = arith.divsi %138, %133 : index
-              scf.for %arg11 = %137 to %139 step %c1 {
-                %141 = arith.index_cast %arg11 : index to i64
+        } else {
+          %103:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+            %104 = arith.addi %arg11, %c32 : index
+            %105 = arith.index_cast %arg10 : index to i64
+            %106 = arith.remsi %105, %c2_i64_1 : i64
+            %107 = arith.muli %106, %c64_i64 : i64
+            %108 = arith.addi %arg12, %c32 : index
+            %109 = arith.minsi %arg6, %c32 : index
+            %110 = arith.maxsi %15, %c0 : index
+            %111 = arith.minsi %110, %c32 : index
+            %112 = arith.subi %109, %15 : index
+            %113 = arith.cmpi sgt, %111, %c0 : index
+            scf.if %113 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            %114 = arith.addi %107, %c128_i64 : i64
+            %115 = arith.index_cast %112 : index to i64
+            %116 = arith.maxsi %115, %c0_i64_3 : i64
+            %117 = arith.minsi %116, %c32_i64 : i64
+            %118 = arith.ceildivsi %117, %c16_i64 : i64
+            %119 = arith.cmpi eq, %arg10, %c0 : index
+            %120 = arith.index_cast %118 : i64 to index
+            %121 = arith.addi %arg10, %c1 : index
+            %122 = arith.cmpi slt, %121, %13 : index
+            %123:9 = scf.if %122 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %125 = arith.addi %arg11, %c64 : index
+              %126 = arith.subi %125, %104 : index
+              %subview_14 = memref.subview %reinterpret_cast[%12, %104] [32, %126] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %127 = arith.index_cast %121 : index to i64
+              %128 = arith.remsi %127, %c2_i64_1 : i64
+              %129 = arith.muli %128, %c64_i64 : i64
+              %130 = arith.index_cast %126 : index to i64
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %131 = arith.index_cast %intptr_20 : index to i64
+              %132 = arith.index_cast %offset_17 : index to i64
+              %133 = arith.addi %131, %132 : i64
+              %134 = arith.index_cast %strides_19#0 : index to i64
+              %135 = arith.addi %arg12, %c64 : index
+              %136 = arith.subi %135, %108 : index
+              %subview_21 = memref.subview %reinterpret_cast_4[%108, %15] [%136, %112] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %137 = arith.addi %129, %c128_i64 : i64
+              %138 = arith.index_cast %136 : index to i64
+              %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %139 = arith.index_cast %intptr_26 : index to i64
+              %140 = arith.index_cast %offset_23 : index to i64
+              %141 = arith.addi %139, %140 : i64
+              %142 = arith.index_cast %strides_25#0 : index to i64
+              %143 = arith.maxsi %138, %c0_i64_3 : i64
+              %144 = arith.addi %143, %c15_i64 : i64
+              %145 = arith.divui %144, %c16_i64 : i64
+              %146 = arith.cmpi sgt, %138, %c0_i64_3 : i64
+              %147 = arith.extui %146 : i1 to i64
+              %148 = arith.muli %145, %147 : i64
+              %149 = arith.index_cast %148 : i64 to index
+              scf.if %113 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              scf.yield %134, %133, %129, %130, %149, %138, %142, %141, %137 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            }
+            %124 = arith.maxsi %120, %c1 : index
+            scf.if %119 {
+              scf.for %arg13 = %c0 to %120 step %c1 {
+                scf.if %122 {
+                  %140 = arith.muli %124, %c4 : index
+                  %141 = arith.muli %arg13, %c8 : index
+                  %142 = arith.subi %140, %c1 : index
+                  %143 = arith.addi %141, %142 : index
+                  %144 = arith.divsi %143, %140 : index
+                  %145 = arith.addi %143, %c8 : index
+                  %146 = arith.divsi %145, %140 : index
+                  scf.for %arg14 = %144 to %146 step %c1 {
+                    %148 = arith.index_cast %arg14 : index to i64
+                    %149 = arith.muli %148, %c16_i64 : i64
+                    %150 = arith.maxsi %149, %c0_i64_3 : i64
+                    %151 = arith.addi %149, %c16_i64 : i64
+                    %152 = arith.minsi %151, %c32_i64 : i64
+                    %153 = arith.subi %152, %150 : i64
+                    %154 = arith.muli %150, %123#0 : i64
+                    %155 = arith.addi %123#1, %154 : i64
+                    %156 = arith.muli %148, %c32_i64 : i64
+                    %157 = arith.addi %156, %123#2 : i64
+                    %158 = arith.subi %150, %149 : i64
+                    %159 = arith.addi %157, %158 : i64
+                    %160 = arith.minsi %123#3, %c64_i64 : i64
+                    "instgem.mvin"(%155, %159, %160, %153) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %147 = arith.cmpi sgt, %123#4, %c0 : index
+                  scf.if %147 {
+                    %148 = arith.muli %123#4, %c4 : index
+                    %149 = arith.muli %arg13, %148 : index
+                    %150 = arith.muli %124, %c2 : index
+                    %151 = arith.subi %142, %150 : index
+                    %152 = arith.addi %149, %151 : index
+                    %153 = arith.divsi %152, %140 : index
+                    %154 = arith.addi %152, %148 : index
+                    %155 = arith.divsi %154, %140 : index
+                    scf.for %arg14 = %153 to %155 step %c1 {
+                      %156 = arith.index_cast %arg14 : index to i64
+                      %157 = arith.muli %156, %c16_i64 : i64
+                      %158 = arith.maxsi %157, %c0_i64_3 : i64
+                      %159 = arith.addi %157, %c16_i64 : i64
+                      %160 = arith.minsi %159, %123#5 : i64
+                      %161 = arith.subi %160, %158 : i64
+                      %162 = arith.muli %158, %123#6 : i64
+                      %163 = arith.addi %123#7, %162 : i64
+                      %164 = arith.muli %156, %c32_i64 : i64
+                      %165 = arith.addi %164, %123#8 : i64
+                      %166 = arith.subi %158, %157 : i64
+                      %167 = arith.addi %165, %166 : i64
+                      %168 = arith.minsi %115, %c64_i64 : i64
+                      "instgem.mvin2"(%163, %167, %168, %161) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %126 = arith.index_cast %arg13 : index to i64
+                %127 = arith.muli %126, %c16_i64 : i64
+                %128 = arith.subi %117, %127 : i64
+                %129 = arith.minsi %128, %c16_i64 : i64
+                %130 = arith.ori %127, %c2147483648_i64 : i64
+                %131 = arith.addi %127, %114 : i64
+                "instgem.preload"(%131, %129, %c16_i64, %130, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%107, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %132 = arith.addi %127, %c32_i64 : i64
+                %133 = arith.ori %132, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %133, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %134 = arith.addi %107, %c32_i64 : i64
+                "instgem.compute_accumulated"(%134, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %135 = arith.ori %127, %c3221225472_i64 : i64
+                %136 = arith.addi %132, %114 : i64
+                "instgem.preload"(%136, %129, %c16_i64, %135, %129, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %137 = arith.addi %107, %c16_i64 : i64
+                "instgem.compute_preloaded"(%137, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %138 = arith.ori %132, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %138, %129, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %139 = arith.addi %107, %c48_i64 : i64
+                "instgem.compute_accumulated"(%139, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              } {gemmini.compute_nest}
+              %125 = arith.cmpi slt, %118, %c2_i64_1 : i64
+              scf.if %125 {
+                scf.for %arg13 = %c0 to %c4 step %c1 {
+                  %126 = arith.index_cast %arg13 : index to i64
+                  %127 = arith.remsi %126, %c2_i64_1 : i64
+                  %128 = arith.divsi %126, %c2_i64_1 : i64
+                  %129 = arith.muli %128, %c16_i64 : i64
+                  %130 = arith.subi %c32_i64, %129 : i64
+                  %131 = arith.minsi %130, %c16_i64 : i64
+                  %132 = arith.muli %127, %c32_i64 : i64
+                  %133 = arith.addi %132, %129 : i64
+                  %134 = arith.ori %133, %c2147483648_i64 : i64
+                  %135 = arith.cmpi sge, %127, %c2_i64_1 : i64
+                  %136 = arith.cmpi sge, %128, %118 : i64
+                  %137 = arith.ori %135, %136 : i1
+                  scf.if %137 {
+                    "instgem.mvin"(%c0_i64_3, %134, %131, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+            } else {
+              scf.for %arg13 = %c0 to %120 step %c1 {
+                scf.if %122 {
+                  %129 = arith.muli %124, %c4 : index
+                  %130 = arith.muli %arg13, %c8 : index
+                  %131 = arith.subi %129, %c1 : index
+                  %132 = arith.addi %130, %131 : index
+                  %133 = arith.divsi %132, %129 : index
+                  %134 = arith.addi %132, %c8 : index
+                  %135 = arith.divsi %134, %129 : index
+                  scf.for %arg14 = %133 to %135 step %c1 {
+                    %137 = arith.index_cast %arg14 : index to i64
+                    %138 = arith.muli %137, %c16_i64 : i64
+                    %139 = arith.maxsi %138, %c0_i64_3 : i64
+                    %140 = arith.addi %138, %c16_i64 : i64
+                    %141 = arith.minsi %140, %c32_i64 : i64
+                    %142 = arith.subi %141, %139 : i64
+                    %143 = arith.muli %139, %123#0 : i64
+                    %144 = arith.addi %123#1, %143 : i64
+                    %145 = arith.muli %137, %c32_i64 : i64
+                    %146 = arith.addi %145, %123#2 : i64
+                    %147 = arith.subi %139, %138 : i64
+                    %148 = arith.addi %146, %147 : i64
+                    %149 = arith.minsi %123#3, %c64_i64 : i64
+                    "instgem.mvin"(%144, %148, %149, %142) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %136 = arith.cmpi sgt, %123#4, %c0 : index
+                  scf.if %136 {
+                    %137 = arith.muli %123#4, %c4 : index
+                    %138 = arith.muli %arg13, %137 : index
+                    %139 = arith.muli %124, %c2 : index
+                    %140 = arith.subi %131, %139 : index
+                    %141 = arith.addi %138, %140 : index
+                    %142 = arith.divsi %141, %129 : index
+                    %143 = arith.addi %141, %137 : index
+                    %144 = arith.divsi %143, %129 : index
+                    scf.for %arg14 = %142 to %144 step %c1 {
+                      %145 = arith.index_cast %arg14 : index to i64
+                      %146 = arith.muli %145, %c16_i64 : i64
+                      %147 = arith.maxsi %146, %c0_i64_3 : i64
+                      %148 = arith.addi %146, %c16_i64 : i64
+                      %149 = arith.minsi %148, %123#5 : i64
+                      %150 = arith.subi %149, %147 : i64
+                      %151 = arith.muli %147, %123#6 : i64
+                      %152 = arith.addi %123#7, %151 : i64
+                      %153 = arith.muli %145, %c32_i64 : i64
+                      %154 = arith.addi %153, %123#8 : i64
+                      %155 = arith.subi %147, %146 : i64
+                      %156 = arith.addi %154, %155 : i64
+                      %157 = arith.minsi %115, %c64_i64 : i64
+                      "instgem.mvin2"(%152, %156, %157, %150) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %125 = arith.index_cast %arg13 : index to i64
+                %126 = arith.muli %125, %c16_i64 : i64
+                %127 = arith.subi %117, %126 : i64
+                %128 = arith.minsi %127, %c16_i64 : i64
+                scf.for %arg14 = %c0 to %c2 step %c1 {
+                  %129 = arith.index_cast %arg14 : index to i64
+                  %130 = arith.ori %126, %c3221225472_i64 : i64
+                  %131 = arith.muli %129, %c32_i64 : i64
+                  %132 = arith.addi %131, %126 : i64
+                  %133 = arith.addi %132, %114 : i64
+                  "instgem.preload"(%133, %128, %c16_i64, %130, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %134 = arith.muli %129, %c16_i64 : i64
+                  %135 = arith.addi %134, %107 : i64
+                  "instgem.compute_preloaded"(%135, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %136 = arith.addi %126, %c32_i64 : i64
+                  %137 = arith.ori %136, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %137, %128, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %138 = arith.addi %134, %c32_i64 : i64
+                  %139 = arith.addi %138, %107 : i64
+                  "instgem.compute_accumulated"(%139, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              } {gemmini.compute_nest}
+            }
+            scf.if %122 {
+              %125 = arith.muli %124, %c4 : index
+              %126 = arith.muli %120, %c8 : index
+              %127 = arith.subi %125, %c1 : index
+              %128 = arith.addi %126, %127 : index
+              %129 = arith.divsi %128, %125 : index
+              scf.for %arg13 = %129 to %c2 step %c1 {
+                %141 = arith.index_cast %arg13 : index to i64
                 %142 = arith.muli %141, %c16_i64 : i64
                 %143 = arith.maxsi %142, %c0_i64_3 : i64
                 %144 = arith.addi %142, %c16_i64 : i64
                 %145 = arith.minsi %144, %c32_i64 : i64
                 %146 = arith.subi %145, %143 : i64
-                %147 = arith.muli %143, %119#0 : i64
-                %148 = arith.addi %119#1, %147 : i64
+                %147 = arith.muli %143, %123#0 : i64
+                %148 = arith.addi %123#1, %147 : i64
                 %149 = arith.muli %141, %c32_i64 : i64
-                %150 = arith.addi %149, %115 : i64
+                %150 = arith.addi %149, %123#2 : i64
                 %151 = arith.subi %143, %142 : i64
                 %152 = arith.addi %150, %151 : i64
-                %153 = arith.minsi %116, %c64_i64 : i64
+                %153 = arith.minsi %123#3, %c64_i64 : i64
                 "instgem.mvin"(%148, %152, %153, %146) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %140 = arith.cmpi sgt, %117, %c0 : index
-              scf.if %140 {
-                %141 = arith.muli %117, %c4 : index
-                %142 = arith.muli %arg10, %141 : index
-                %143 = arith.muli %120, %c2 : index
-                %144 = arith.subi %135, %143 : index
-                %145 = arith.addi %142, %144 : index
-                %146 = arith.divsi %145, %133 : index
-                %147 = arith.addi %145, %141 : index
-                %148 = arith.divsi %147, %133 : index
-                scf.for %arg11 = %146 to %148 step %c1 {
-                  %149 = arith.index_cast %arg11 : index to i64
-                  %150 = arith.muli %149, %c16_i64 : i64
-                  %151 = arith.maxsi %150, %c0_i64_3 : i64
-                  %152 = arith.addi %150, %c16_i64 : i64
-                  %153 = arith.minsi %152, %116 : i64
-                  %154 = arith.subi %153, %151 : i64
-                  %155 = arith.muli %151, %119#2 : i64
-                  %156 = arith.addi %119#3, %155 : i64
-                  %157 = arith.muli %149, %c32_i64 : i64
-                  %158 = arith.addi %157, %118 : i64
-                  %159 = arith.subi %151, %150 : i64
-                  %160 = arith.addi %158, %159 : i64
-                  %161 = arith.minsi %109, %c64_i64 : i64
-                  "instgem.mvin2"(%156, %160, %161, %154) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
+              %130 = arith.subi %127, %124 : index
+              %131 = arith.divsi %130, %125 : index
+              scf.for %arg13 = %131 to %c0 step %c1 {
+                %141 = arith.index_cast %arg13 : index to i64
+                %142 = arith.muli %141, %c16_i64 : i64
+                %143 = arith.maxsi %142, %c0_i64_3 : i64
+                %144 = arith.addi %142, %c16_i64 : i64
+                %145 = arith.minsi %144, %c0_i64_3 : i64
+                %146 = arith.subi %145, %143 : i64
+                %147 = arith.muli %141, %c32_i64 : i64
+                %148 = arith.addi %147, %123#2 : i64
+                %149 = arith.subi %143, %142 : i64
+                %150 = arith.addi %148, %149 : i64
+                %151 = arith.minsi %123#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %150, %151, %146) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %132 = arith.muli %123#4, %c4 : index
+              %133 = arith.muli %120, %132 : index
+              %134 = arith.muli %124, %c2 : index
+              %135 = arith.subi %127, %134 : index
+              %136 = arith.addi %133, %135 : index
+              %137 = arith.divsi %136, %125 : index
+              scf.for %arg13 = %137 to %123#4 step %c1 {
+                %141 = arith.index_cast %arg13 : index to i64
+                %142 = arith.muli %141, %c16_i64 : i64
+                %143 = arith.maxsi %142, %c0_i64_3 : i64
+                %144 = arith.addi %142, %c16_i64 : i64
+                %145 = arith.minsi %144, %123#5 : i64
+                %146 = arith.subi %145, %143 : i64
+                %147 = arith.muli %143, %123#6 : i64
+                %148 = arith.addi %123#7, %147 : i64
+                %149 = arith.muli %141, %c32_i64 : i64
+                %150 = arith.addi %149, %123#8 : i64
+                %151 = arith.subi %143, %142 : i64
+                %152 = arith.addi %150, %151 : i64
+                %153 = arith.minsi %115, %c64_i64 : i64
+                "instgem.mvin2"(%148, %152, %153, %146) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %138 = arith.muli %124, %c3 : index
+              %139 = arith.subi %127, %138 : index
+              %140 = arith.divsi %139, %125 : index
+              scf.for %arg13 = %140 to %c0 step %c1 {
+                %141 = arith.index_cast %arg13 : index to i64
+                %142 = arith.muli %141, %c16_i64 : i64
+                %143 = arith.maxsi %142, %c0_i64_3 : i64
+                %144 = arith.addi %142, %c16_i64 : i64
+                %145 = arith.minsi %144, %c0_i64_3 : i64
+                %146 = arith.subi %145, %143 : i64
+                %147 = arith.muli %141, %c32_i64 : i64
+                %148 = arith.addi %147, %123#8 : i64
+                %149 = arith.subi %143, %142 : i64
+                %150 = arith.addi %148, %149 : i64
+                %151 = arith.minsi %115, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %150, %151, %146) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
             }
-            %122 = arith.index_cast %arg10 : index to i64
-            %123 = arith.muli %122, %c16_i64 : i64
-            %124 = arith.subi %111, %123 : i64
-            %125 = arith.minsi %124, %c16_i64 : i64
-            %126 = arith.ori %123, %c2147483648_i64 : i64
-            %127 = arith.addi %123, %c128_i64 : i64
-            "instgem.preload"(%127, %125, %c16_i64, %126, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %128 = arith.addi %123, %c32_i64 : i64
-            %129 = arith.ori %128, %c2147483648_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %129, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %130 = arith.ori %123, %c3221225472_i64 : i64
-            %131 = arith.addi %123, %c160_i64 : i64
-            "instgem.preload"(%131, %125, %c16_i64, %130, %125, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %132 = arith.ori %128, %c3221225472_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %132, %125, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          } {gemmini.compute_nest}
-          %121 = arith.cmpi slt, %112, %c2_i64_1 : i64
-          scf.if %121 {
-            scf.for %arg10 = %c0 to %c4 step %c1 {
-              %122 = arith.index_cast %arg10 : index to i64
-              %123 = arith.remsi %122, %c2_i64_1 : i64
-              %124 = arith.divsi %122, %c2_i64_1 : i64
-              %125 = arith.muli %124, %c16_i64 : i64
-              %126 = arith.subi %c32_i64, %125 : i64
-              %127 = arith.minsi %126, %c16_i64 : i64
-              %128 = arith.muli %123, %c32_i64 : i64
-              %129 = arith.addi %128, %125 : i64
-              %130 = arith.ori %129, %c2147483648_i64 : i64
-              %131 = arith.cmpi sge, %123, %c2_i64_1 : i64
-              %132 = arith.cmpi sge, %124, %112 : i64
-              %133 = arith.ori %131, %132 : i1
-              scf.if %133 {
-                "instgem.mvin"(%c0_i64_3, %130, %127, %c16_i64) : (i64, i64, i64, i64) -> ()
-              }
-            }
+            scf.yield %104, %108 : index, index
           }
-          scf.if %114 {
-            %122 = arith.muli %120, %c4 : index
-            %123 = arith.muli %113, %c8 : index
-            %124 = arith.subi %122, %c1 : index
-            %125 = arith.addi %123, %124 : index
-            %126 = arith.divsi %125, %122 : index
-            scf.for %arg10 = %126 to %c2 step %c1 {
-              %138 = arith.index_cast %arg10 : index to i64
-              %139 = arith.muli %138, %c16_i64 : i64
-              %140 = arith.maxsi %139, %c0_i64_3 : i64
-              %141 = arith.addi %139, %c16_i64 : i64
-              %142 = arith.minsi %141, %c32_i64 : i64
-              %143 = arith.subi %142, %140 : i64
-              %144 = arith.muli %140, %119#0 : i64
-              %145 = arith.addi %119#1, %144 : i64
-              %146 = arith.muli %138, %c32_i64 : i64
-              %147 = arith.addi %146, %115 : i64
-              %148 = arith.subi %140, %139 : i64
-              %149 = arith.addi %147, %148 : i64
-              %150 = arith.minsi %116, %c64_i64 : i64
-              "instgem.mvin"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %127 = arith.subi %124, %120 : index
-            %128 = arith.divsi %127, %122 : index
-            scf.for %arg10 = %128 to %c0 step %c1 {
-              %138 = arith.index_cast %arg10 : index to i64
-              %139 = arith.muli %138, %c16_i64 : i64
-              %140 = arith.maxsi %139, %c0_i64_3 : i64
-              %141 = arith.addi %139, %c16_i64 : i64
-              %142 = arith.minsi %141, %c0_i64_3 : i64
-              %143 = arith.subi %142, %140 : i64
-              %144 = arith.muli %138, %c32_i64 : i64
-              %145 = arith.addi %144, %115 : i64
-              %146 = arith.subi %140, %139 : i64
-              %147 = arith.addi %145, %146 : i64
-              %148 = arith.minsi %116, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %147, %148, %143) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %129 = arith.muli %117, %c4 : index
-            %130 = arith.muli %113, %129 : index
-            %131 = arith.muli %120, %c2 : index
-            %132 = arith.subi %124, %131 : index
-            %133 = arith.addi %130, %132 : index
-            %134 = arith.divsi %133, %122 : index
-            scf.for %arg10 = %134 to %117 step %c1 {
-              %138 = arith.index_cast %arg10 : index to i64
-              %139 = arith.muli %138, %c16_i64 : i64
-              %140 = arith.maxsi %139, %c0_i64_3 : i64
-              %141 = arith.addi %139, %c16_i64 : i64
-              %142 = arith.minsi %141, %116 : i64
-              %143 = arith.subi %142, %140 : i64
-              %144 = arith.muli %140, %119#2 : i64
-              %145 = arith.addi %119#3, %144 : i64
-              %146 = arith.muli %138, %c32_i64 : i64
-              %147 = arith.addi %146, %118 : i64
-              %148 = arith.subi %140, %139 : i64
-              %149 = arith.addi %147, %148 : i64
-              %150 = arith.minsi %109, %c64_i64 : i64
-              "instgem.mvin2"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %135 = arith.muli %120, %c3 : index
-            %136 = arith.subi %124, %135 : index
-            %137 = arith.divsi %136, %122 : index
-            scf.for %arg10 = %137 to %c0 step %c1 {
-              %138 = arith.index_cast %arg10 : index to i64
-              %139 = arith.muli %138, %c16_i64 : i64
-              %140 = arith.maxsi %139, %c0_i64_3 : i64
-              %141 = arith.addi %139, %c16_i64 : i64
-              %142 = arith.minsi %141, %c0_i64_3 : i64
-              %143 = arith.subi %142, %140 : i64
-              %144 = arith.muli %138, %c32_i64 : i64
-              %145 = arith.addi %144, %118 : i64
-              %146 = arith.subi %140, %139 : i64
-              %147 = arith.addi %145, %146 : i64
-              %148 = arith.minsi %109, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %147, %148, %143) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+        }
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.remsi %103, %c2_i64_1 : i64
+          %105 = arith.divsi %103, %c2_i64_1 : i64
+          %106 = arith.muli %105, %c16_i64 : i64
+          %107 = arith.subi %c32_i64, %106 : i64
+          %108 = arith.minsi %107, %c16_i64 : i64
+          %109 = arith.muli %104, %c32_i64 : i64
+          %110 = arith.addi %109, %106 : i64
+          %111 = arith.addi %110, %c64_i64 : i64
+          %112 = arith.ori %111, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %112, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %64 = arith.minsi %arg6, %c32 : index
+        %65 = arith.subi %64, %15 : index
+        %subview = memref.subview %reinterpret_cast_5[%15, %14] [%65, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %66 = arith.index_cast %15 : index to i64
+        %67 = arith.index_cast %65 : index to i64
+        %68 = arith.addi %66, %67 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %69 = arith.index_cast %intptr : index to i64
+        %70 = arith.index_cast %offset : index to i64
+        %71 = arith.addi %69, %70 : i64
+        %72 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+        %73 = arith.maxsi %66, %c0_i64_3 : i64
+        %74 = arith.divui %73, %c16_i64 : i64
+        %75 = arith.maxsi %68, %c0_i64_3 : i64
+        %76 = arith.addi %75, %c15_i64 : i64
+        %77 = arith.divui %76, %c16_i64 : i64
+        %78 = arith.subi %77, %74 : i64
+        %79 = arith.cmpi sgt, %67, %c0_i64_3 : i64
+        %80 = arith.extui %79 : i1 to i64
+        %81 = arith.muli %78, %80 : i64
+        %82 = arith.index_cast %81 : i64 to index
+        scf.for %arg10 = %c0 to %82 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.addi %74, %103 : i64
+          %105 = arith.muli %104, %c16_i64 : i64
+          %106 = arith.maxsi %105, %66 : i64
+          %107 = arith.addi %105, %c16_i64 : i64
+          %108 = arith.minsi %107, %68 : i64
+          %109 = arith.subi %108, %106 : i64
+          %110 = arith.subi %106, %66 : i64
+          %111 = arith.muli %110, %72 : i64
+          %112 = arith.addi %71, %111 : i64
+          %113 = arith.muli %104, %c32_i64 : i64
+          %114 = arith.addi %113, %c256_i64 : i64
+          %115 = arith.subi %106, %105 : i64
+          %116 = arith.addi %114, %115 : i64
+          "instgem.mvin"(%112, %116, %c32_i64, %109) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %83 = arith.addi %73, %c15_i64 : i64
+        %84 = arith.divui %83, %c16_i64 : i64
+        %85 = arith.cmpi sgt, %66, %c0_i64_3 : i64
+        %86 = arith.extui %85 : i1 to i64
+        %87 = arith.muli %84, %86 : i64
+        %88 = arith.index_cast %87 : i64 to index
+        scf.for %arg10 = %c0 to %88 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.maxsi %104, %c0_i64_3 : i64
+          %106 = arith.addi %104, %c16_i64 : i64
+          %107 = arith.minsi %106, %66 : i64
+          %108 = arith.subi %107, %105 : i64
+          %109 = arith.muli %103, %c32_i64 : i64
+          %110 = arith.addi %109, %c256_i64 : i64
+          %111 = arith.subi %105, %104 : i64
+          %112 = arith.addi %110, %111 : i64
+          "instgem.mvin"(%c0_i64_3, %112, %c32_i64, %108) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %89 = arith.minsi %75, %c32_i64 : i64
+        %90 = arith.bitcast %arg8 : f32 to i32
+        %91 = arith.extui %90 : i32 to i64
+        "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %91, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %92 = arith.minsi %89, %c32_i64 : i64
+        %93 = arith.ceildivsi %92, %c16_i64 : i64
+        %94 = arith.divsi %92, %c16_i64 : i64
+        %95 = arith.minsi %93, %94 : i64
+        %96 = arith.maxsi %95, %c0_i64_3 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.subi %c32_i64, %104 : i64
+          %106 = arith.minsi %105, %c16_i64 : i64
+          %107 = arith.index_cast %96 : i64 to index
+          scf.for %arg11 = %c0 to %107 step %c1 {
+            %109 = arith.index_cast %arg11 : index to i64
+            %110 = arith.addi %104, %c64_i64 : i64
+            %111 = arith.ori %110, %c3221225472_i64 : i64
+            %112 = arith.muli %109, %c32_i64 : i64
+            %113 = arith.addi %112, %104 : i64
+            %114 = arith.addi %113, %c256_i64 : i64
+            "instgem.preload"(%114, %106, %c16_i64, %111, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %115 = arith.muli %109, %c16_i64 : i64
+            %116 = arith.ori %115, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%116, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %117 = arith.addi %104, %c96_i64 : i64
+            %118 = arith.ori %117, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %118, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %119 = arith.addi %115, %c32_i64 : i64
+            %120 = arith.ori %119, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%120, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
+          %108 = arith.index_cast %93 : i64 to index
+          scf.for %arg11 = %107 to %108 step %c1 {
+            %109 = arith.index_cast %arg11 : index to i64
+            %110 = arith.muli %109, %c16_i64 : i64
+            %111 = arith.subi %c32_i64, %110 : i64
+            %112 = arith.minsi %111, %c16_i64 : i64
+            %113 = arith.subi %89, %110 : i64
+            %114 = arith.minsi %113, %c16_i64 : i64
+            %115 = arith.addi %104, %c64_i64 : i64
+            %116 = arith.ori %115, %c3221225472_i64 : i64
+            %117 = arith.muli %109, %c32_i64 : i64
+            %118 = arith.addi %117, %104 : i64
+            %119 = arith.addi %118, %c256_i64 : i64
+            "instgem.preload"(%119, %106, %114, %116, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %120 = arith.ori %110, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%120, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %121 = arith.addi %104, %c96_i64 : i64
+            %122 = arith.ori %121, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %122, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %123 = arith.addi %110, %c32_i64 : i64
+            %124 = arith.ori %123, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%124, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %14] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %97 = arith.index_cast %intptr_13 : index to i64
+        %98 = arith.index_cast %offset_10 : index to i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.index_cast %strides_12#0 : index to i64
+        %101 = arith.bitcast %arg9 : f32 to i32
+        %102 = arith.extui %101 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %100, %102) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.remsi %103, %c2_i64_1 : i64
+          %105 = arith.divsi %103, %c2_i64_1 : i64
+          %106 = arith.muli %104, %c16_i64 : i64
+          %107 = arith.maxsi %106, %c0_i64_3 : i64
+          %108 = arith.addi %106, %c16_i64 : i64
+          %109 = arith.minsi %108, %c32_i64 : i64
+          %110 = arith.subi %109, %107 : i64
+          %111 = arith.muli %107, %100 : i64
+          %112 = arith.addi %99, %111 : i64
+          %113 = arith.muli %105, %c16_i64 : i64
+          %114 = arith.addi %112, %113 : i64
+          %115 = arith.muli %104, %c32_i64 : i64
+          %116 = arith.addi %115, %113 : i64
+          %117 = arith.addi %116, %c64_i64 : i64
+          %118 = arith.ori %117, %c2147483648_i64 : i64
+          %119 = arith.subi %107, %106 : i64
+          %120 = arith.addi %118, %119 : i64
+          %121 = arith.subi %c32_i64, %113 : i64
+          %122 = arith.minsi %121, %c16_i64 : i64
+          "instgem.mvout"(%114, %120, %122, %110) : (i64, i64, i64, i64) -> ()
         }
       } else {
-        %104:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-          %105 = arith.addi %arg11, %c32 : index
-          %106 = arith.index_cast %arg10 : index to i64
-          %107 = arith.remsi %106, %c2_i64_1 : i64
-          %108 = arith.muli %107, %c64_i64 : i64
-          %109 = arith.addi %arg12, %c32 : index
-          %110 = arith.minsi %arg6, %c32 : index
-          %111 = arith.maxsi %15, %c0 : index
-          %112 = arith.minsi %111, %c32 : index
-          %113 = arith.subi %110, %15 : index
-          %114 = arith.cmpi sgt, %112, %c0 : index
-          scf.if %114 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %61 = arith.cmpi sle, %13, %c0 : index
+        scf.if %61 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c4 step %c1 {
+            %103 = arith.index_cast %arg10 : index to i64
+            %104 = arith.remsi %103, %c2_i64_1 : i64
+            %105 = arith.divsi %103, %c2_i64_1 : i64
+            %106 = arith.muli %105, %c16_i64 : i64
+            %107 = arith.subi %c32_i64, %106 : i64
+            %108 = arith.minsi %107, %c16_i64 : i64
+            %109 = arith.muli %104, %c32_i64 : i64
+            %110 = arith.addi %109, %106 : i64
+            %111 = arith.ori %110, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %111, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %62 = arith.cmpi sgt, %13, %c0 : index
+        scf.if %62 {
+          %103 = arith.minsi %arg5, %c32 : index
+          %subview_14 = memref.subview %reinterpret_cast[%12, 0] [32, %103] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %104 = arith.index_cast %103 : index to i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %105 = arith.index_cast %intptr_20 : index to i64
+          %106 = arith.index_cast %offset_17 : index to i64
+          %107 = arith.addi %105, %106 : i64
+          %108 = arith.index_cast %strides_19#0 : index to i64
+          %109 = arith.minsi %arg6, %c32 : index
+          %110 = arith.maxsi %15, %c0 : index
+          %111 = arith.minsi %110, %c32 : index
+          %112 = arith.subi %109, %15 : index
+          %113 = arith.cmpi sgt, %111, %c0 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[0, %15] [%103, %112] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %114 = arith.index_cast %112 : index to i64
+          %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %115 = arith.index_cast %intptr_26 : index to i64
+          %116 = arith.index_cast %offset_23 : index to i64
+          %117 = arith.addi %115, %116 : i64
+          %118 = arith.index_cast %strides_25#0 : index to i64
+          %119 = arith.maxsi %104, %c0_i64_3 : i64
+          %120 = arith.addi %119, %c15_i64 : i64
+          %121 = arith.divui %120, %c16_i64 : i64
+          %122 = arith.cmpi sgt, %104, %c0_i64_3 : i64
+          %123 = arith.extui %122 : i1 to i64
+          %124 = arith.muli %121, %123 : i64
+          %125 = arith.index_cast %124 : i64 to index
+          scf.if %113 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %115 = arith.addi %108, %c128_i64 : i64
-          %116 = arith.index_cast %113 : index to i64
-          %117 = arith.maxsi %116, %c0_i64_3 : i64
-          %118 = arith.minsi %117, %c32_i64 : i64
-          %119 = arith.ceildivsi %118, %c16_i64 : i64
-          %120 = arith.cmpi eq, %arg10, %c0 : index
-          %121 = arith.index_cast %119 : i64 to index
-          %122 = arith.addi %arg10, %c1 : index
-          %123 = arith.cmpi slt, %122, %13 : index
-          %124:9 = scf.if %123 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
-            %126 = arith.addi %arg11, %c64 : index
-            %127 = arith.subi %126, %105 : index
-            %subview_14 = memref.subview %reinterpret_cast[%12, %105] [32, %127] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-            %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %128 = arith.index_cast %122 : index to i64
-            %129 = arith.remsi %128, %c2_i64_1 : i64
-            %130 = arith.muli %129, %c64_i64 : i64
-            %131 = arith.index_cast %127 : index to i64
-            %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %132 = arith.index_cast %intptr_20 : index to i64
-            %133 = arith.index_cast %offset_17 : index to i64
-            %134 = arith.addi %132, %133 : i64
-            %135 = arith.index_cast %strides_19#0 : index to i64
-            %136 = arith.addi %arg12, %c64 : index
-            %137 = arith.subi %136, %109 : index
-            %subview_21 = memref.subview %reinterpret_cast_4[%109, %15] [%137, %113] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %138 = arith.addi %130, %c128_i64 : i64
-            %139 = arith.index_cast %137 : index to i64
-            %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %140 = arith.index_cast %intptr_26 : index to i64
-            %141 = arith.index_cast %offset_23 : index to i64
-            %142 = arith.addi %140, %141 : i64
-            %143 = arith.index_cast %strides_25#0 : index to i64
-            %144 = arith.maxsi %139, %c0_i64_3 : i64
-            %145 = arith.addi %144, %c15_i64 : i64
-            %146 = arith.divui %145, %c16_i64 : i64
-            %147 = arith.cmpi sgt, %139, %c0_i64_3 : i64
-            %148 = arith.extui %147 : i1 to i64
-            %149 = arith.muli %146, %148 : i64
-            %150 = arith.index_cast %149 : i64 to index
-            scf.if %114 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %108) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+          %126 = arith.minsi %125, %c1 : index
+          %127 = arith.minsi %104, %c64_i64 : i64
+          "instgem.mvin"(%107, %c0_i64_3, %127, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %126 step %c1 {
+            %130 = arith.index_cast %arg10 : index to i64
+            %131 = arith.muli %130, %c16_i64 : i64
+            %132 = arith.maxsi %131, %c0_i64_3 : i64
+            %133 = arith.addi %131, %c16_i64 : i64
+            %134 = arith.minsi %133, %104 : i64
+            %135 = arith.subi %134, %132 : i64
+            %136 = arith.muli %132, %118 : i64
+            %137 = arith.addi %117, %136 : i64
+            %138 = arith.muli %130, %c32_i64 : i64
+            %139 = arith.addi %138, %c128_i64 : i64
+            %140 = arith.subi %132, %131 : i64
+            %141 = arith.addi %139, %140 : i64
+            %142 = arith.minsi %114, %c64_i64 : i64
+            "instgem.mvin2"(%137, %141, %142, %135) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %128 = arith.muli %108, %c16_i64 : i64
+          %129 = arith.addi %107, %128 : i64
+          "instgem.mvin"(%129, %c32_i64, %127, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %126 to %125 step %c1 {
+            %130 = arith.index_cast %arg10 : index to i64
+            %131 = arith.muli %130, %c16_i64 : i64
+            %132 = arith.maxsi %131, %c0_i64_3 : i64
+            %133 = arith.addi %131, %c16_i64 : i64
+            %134 = arith.minsi %133, %104 : i64
+            %135 = arith.subi %134, %132 : i64
+            %136 = arith.muli %132, %118 : i64
+            %137 = arith.addi %117, %136 : i64
+            %138 = arith.muli %130, %c32_i64 : i64
+            %139 = arith.addi %138, %c128_i64 : i64
+            %140 = arith.subi %132, %131 : i64
+            %141 = arith.addi %139, %140 : i64
+            %142 = arith.minsi %114, %c64_i64 : i64
+            "instgem.mvin2"(%137, %141, %142, %135) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %63 = arith.cmpi sle, %13, %c1 : index
+        scf.if %63 {
+          scf.if %62 {
+            %103 = arith.minsi %arg5, %c32 : index
+            %104 = arith.index_cast %103 : index to i64
+            %105 = arith.minsi %arg6, %c32 : index
+            %106 = arith.maxsi %15, %c0 : index
+            %107 = arith.minsi %106, %c32 : index
+            %108 = arith.subi %105, %15 : index
+            %109 = arith.cmpi sgt, %107, %c0 : index
+            scf.if %109 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            scf.yield %135, %134, %130, %131, %150, %139, %143, %142, %138 : i64, i64, i64, i64, index, i64, i64, i64, i64
-          } else {
-            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
-          }
-          %125 = arith.maxsi %121, %c1 : index
-          scf.if %120 {
-            scf.for %arg13 = %c0 to %121 step %c1 {
-              scf.if %123 {
-                %141 = arith.muli %125, %c4 : index
-                %142 = arith.muli %arg13, %c8 : index
-                %143 = arith.subi %141, %c1 : index
-                %144 = arith.addi %142, %143 : index
-                %145 = arith.divsi %144, %141 : index
-                %146 = arith.addi %144, %c8 : index
-                %147 = arith.divsi %146, %141 : index
-                scf.for %arg14 = %145 to %147 step %c1 {
-                  %149 = arith.index_cast %arg14 : index to i64
-                  %150 = arith.muli %149, %c16_i64 : i64
-                  %151 = arith.maxsi %150, %c0_i64_3 : i64
-                  %152 = arith.addi %150, %c16_i64 : i64
-                  %153 = arith.minsi %152, %c32_i64 : i64
-                  %154 = arith.subi %153, %151 : i64
-                  %155 = arith.muli %151, %124#0 : i64
-                  %156 = arith.addi %124#1, %155 : i64
-                  %157 = arith.muli %149, %c32_i64 : i64
-                  %158 = arith.addi %157, %124#2 : i64
-                  %159 = arith.subi %151, %150 : i64
-                  %160 = arith.addi %158, %159 : i64
-                  %161 = arith.minsi %124#3, %c64_i64 : i64
-                  "instgem.mvin"(%156, %160, %161, %154) : (i64, i64, i64, i64) -> ()
+            %110 = arith.index_cast %108 : index to i64
+            %111 = arith.maxsi %104, %c0_i64_3 : i64
+            %112 = arith.minsi %111, %c32_i64 : i64
+            %113 = arith.maxsi %110, %c0_i64_3 : i64
+            %114 = arith.minsi %113, %c32_i64 : i64
+            %115 = arith.ceildivsi %114, %c16_i64 : i64
+            %116 = arith.minsi %112, %112 : i64
+            %117 = arith.ceildivsi %116, %c16_i64 : i64
+            %118 = arith.index_cast %115 : i64 to index
+            %119 = arith.divsi %116, %c16_i64 : i64
+            %120 = arith.minsi %117, %119 : i64
+            %121 = arith.maxsi %120, %c0_i64_3 : i64
+            %122 = arith.cmpi sgt, %13, %c1 : index
+            %123 = arith.select %122, %c64_i64, %c0_i64_3 : i64
+            %124 = arith.select %122, %c192_i64, %c0_i64_3 : i64
+            %125:7 = scf.if %122 -> (i64, i64, i64, index, i64, i64, i64) {
+              %130 = arith.minsi %arg5, %c64 : index
+              %131 = arith.subi %130, %c32 : index
+              %subview_14 = memref.subview %reinterpret_cast[%12, 32] [32, %131] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %132 = arith.index_cast %131 : index to i64
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %133 = arith.index_cast %intptr_20 : index to i64
+              %134 = arith.index_cast %offset_17 : index to i64
+              %135 = arith.addi %133, %134 : i64
+              %136 = arith.index_cast %strides_19#0 : index to i64
+              %subview_21 = memref.subview %reinterpret_cast_4[32, %15] [%131, %108] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %137 = arith.index_cast %intptr_26 : index to i64
+              %138 = arith.index_cast %offset_23 : index to i64
+              %139 = arith.addi %137, %138 : i64
+              %140 = arith.index_cast %strides_25#0 : index to i64
+              %141 = arith.maxsi %132, %c0_i64_3 : i64
+              %142 = arith.addi %141, %c15_i64 : i64
+              %143 = arith.divui %142, %c16_i64 : i64
+              %144 = arith.cmpi sgt, %132, %c0_i64_3 : i64
+              %145 = arith.extui %144 : i1 to i64
+              %146 = arith.muli %143, %145 : i64
+              %147 = arith.index_cast %146 : i64 to index
+              scf.if %109 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %136) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %140) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %136, %135, %132, %147, %132, %140, %139 : i64, i64, i64, index, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, index, i64, i64, i64
+            }
+            %126 = arith.maxsi %118, %c1 : index
+            scf.for %arg10 = %c0 to %118 step %c1 {
+              scf.if %122 {
+                %137 = arith.muli %126, %c4 : index
+                %138 = arith.muli %arg10, %c8 : index
+                %139 = arith.subi %137, %c1 : index
+                %140 = arith.addi %138, %139 : index
+                %141 = arith.divsi %140, %137 : index
+                %142 = arith.addi %140, %c8 : index
+                %143 = arith.divsi %142, %137 : index
+                scf.for %arg11 = %141 to %143 step %c1 {
+                  %145 = arith.index_cast %arg11 : index to i64
+                  %146 = arith.muli %145, %c16_i64 : i64
+                  %147 = arith.maxsi %146, %c0_i64_3 : i64
+                  %148 = arith.addi %146, %c16_i64 : i64
+                  %149 = arith.minsi %148, %c32_i64 : i64
+                  %150 = arith.subi %149, %147 : i64
+                  %151 = arith.muli %147, %125#0 : i64
+                  %152 = arith.addi %125#1, %151 : i64
+                  %153 = arith.muli %145, %c32_i64 : i64
+                  %154 = arith.addi %153, %123 : i64
+                  %155 = arith.subi %147, %146 : i64
+                  %156 = arith.addi %154, %155 : i64
+                  %157 = arith.minsi %125#2, %c64_i64 : i64
+                  "instgem.mvin"(%152, %156, %157, %150) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
-                %148 = arith.cmpi sgt, %124#4, %c0 : index
-                scf.if %148 {
-                  %149 = arith.muli %124#4, %c4 : index
-                  %150 = arith.muli %arg13, %149 : index
-                  %151 = arith.muli %125, %c2 : index
-                  %152 = arith.subi %143, %151 : index
-                  %153 = arith.addi %150, %152 : index
-                  %154 = arith.divsi %153, %141 : index
-                  %155 = arith.addi %153, %149 : index
-                  %156 = arith.divsi %155, %141 : index
-                  scf.for %arg14 = %154 to %156 step %c1 {
-                    %157 = arith.index_cast %arg14 : index to i64
-                    %158 = arith.muli %157, %c16_i64 : i64
-                    %159 = arith.maxsi %158, %c0_i64_3 : i64
-                    %160 = arith.addi %158, %c16_i64 : i64
-                    %161 = arith.minsi %160, %124#5 : i64
-                    %162 = arith.subi %161, %159 : i64
-                    %163 = arith.muli %159, %124#6 : i64
-                    %164 = arith.addi %124#7, %163 : i64
-                    %165 = arith.muli %157, %c32_i64 : i64
-                    %166 = arith.addi %165, %124#8 : i64
-                    %167 = arith.subi %159, %158 : i64
-                    %168 = arith.addi %166, %167 : i64
-                    %169 = arith.minsi %116, %c64_i64 : i64
-                    "instgem.mvin2"(%164, %168, %169, %162) : (i64, i64, i64, i64) -> ()
+                %144 = arith.cmpi sgt, %125#3, %c0 : index
+                scf.if %144 {
+                  %145 = arith.muli %125#3, %c4 : index
+                  %146 = arith.muli %arg10, %145 : index
+                  %147 = arith.muli %126, %c2 : index
+                  %148 = arith.subi %139, %147 : index
+                  %149 = arith.addi %146, %148 : index
+                  %150 = arith.divsi %149, %137 : index
+                  %151 = arith.addi %149, %145 : index
+                  %152 = arith.divsi %151, %137 : index
+                  scf.for %arg11 = %150 to %152 step %c1 {
+                    %153 = arith.index_cast %arg11 : index to i64
+                    %154 = arith.muli %153, %c16_i64 : i64
+                    %155 = arith.maxsi %154, %c0_i64_3 : i64
+                    %156 = arith.addi %154, %c16_i64 : i64
+                    %157 = arith.minsi %156, %125#4 : i64
+                    %158 = arith.subi %157, %155 : i64
+                    %159 = arith.muli %155, %125#5 : i64
+                    %160 = arith.addi %125#6, %159 : i64
+                    %161 = arith.muli %153, %c32_i64 : i64
+                    %162 = arith.addi %161, %124 : i64
+                    %163 = arith.subi %155, %154 : i64
+                    %164 = arith.addi %162, %163 : i64
+                    %165 = arith.minsi %110, %c64_i64 : i64
+                    "instgem.mvin2"(%160, %164, %165, %158) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %127 = arith.index_cast %arg13 : index to i64
-              %128 = arith.muli %127, %c16_i64 : i64
-              %129 = arith.subi %118, %128 : i64
-              %130 = arith.minsi %129, %c16_i64 : i64
-              %131 = arith.ori %128, %c2147483648_i64 : i64
-              %132 = arith.addi %128, %115 : i64
-              "instgem.preload"(%132, %130, %c16_i64, %131, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %133 = arith.addi %128, %c32_i64 : i64
-              %134 = arith.ori %133, %c2147483648_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %134, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %135 = arith.addi %108, %c32_i64 : i64
-              "instgem.compute_accumulated"(%135, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %136 = arith.ori %128, %c3221225472_i64 : i64
-              %137 = arith.addi %133, %115 : i64
-              "instgem.preload"(%137, %130, %c16_i64, %136, %130, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %138 = arith.addi %108, %c16_i64 : i64
-              "instgem.compute_preloaded"(%138, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %139 = arith.ori %133, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %139, %130, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %140 = arith.addi %108, %c48_i64 : i64
-              "instgem.compute_accumulated"(%140, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %130 = arith.index_cast %arg10 : index to i64
+              %131 = arith.muli %130, %c16_i64 : i64
+              %132 = arith.subi %114, %131 : i64
+              %133 = arith.minsi %132, %c16_i64 : i64
+              %134 = arith.cmpi sgt, %121, %c0_i64_3 : i64
+              scf.if %134 {
+                %137 = arith.ori %131, %c2147483648_i64 : i64
+                %138 = arith.addi %131, %c128_i64 : i64
+                "instgem.preload"(%138, %133, %c16_i64, %137, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %139 = arith.addi %131, %c32_i64 : i64
+                %140 = arith.ori %139, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %140, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %135 = arith.index_cast %121 : i64 to index
+              scf.for %arg11 = %c1 to %135 step %c1 {
+                %137 = arith.index_cast %arg11 : index to i64
+                %138 = arith.ori %131, %c3221225472_i64 : i64
+                %139 = arith.muli %137, %c32_i64 : i64
+                %140 = arith.addi %139, %131 : i64
+                %141 = arith.addi %140, %c128_i64 : i64
+                "instgem.preload"(%141, %133, %c16_i64, %138, %133, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %142 = arith.muli %137, %c16_i64 : i64
+                "instgem.compute_preloaded"(%142, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %143 = arith.addi %131, %c32_i64 : i64
+                %144 = arith.ori %143, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %144, %133, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %145 = arith.addi %142, %c32_i64 : i64
+                "instgem.compute_accumulated"(%145, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %136 = arith.index_cast %117 : i64 to index
+              scf.for %arg11 = %135 to %136 step %c1 {
+                %137 = arith.index_cast %arg11 : index to i64
+                %138 = arith.muli %137, %c16_i64 : i64
+                %139 = arith.subi %112, %138 : i64
+                %140 = arith.minsi %139, %c16_i64 : i64
+                %141 = arith.cmpi eq, %137, %c0_i64_3 : i64
+                %142 = arith.select %141, %c2147483648_i64, %c3221225472_i64 : i64
+                %143 = arith.ori %131, %142 : i64
+                %144 = arith.select %141, %c16_i64, %133 : i64
+                %145 = arith.muli %137, %c32_i64 : i64
+                %146 = arith.addi %145, %131 : i64
+                %147 = arith.addi %146, %c128_i64 : i64
+                "instgem.preload"(%147, %133, %140, %143, %144, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%138, %140, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %148 = arith.addi %131, %c32_i64 : i64
+                %149 = arith.ori %148, %142 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %149, %144, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %150 = arith.addi %138, %c32_i64 : i64
+                "instgem.compute_accumulated"(%150, %140, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
             } {gemmini.compute_nest}
-            %126 = arith.cmpi slt, %119, %c2_i64_1 : i64
-            scf.if %126 {
-              scf.for %arg13 = %c0 to %c4 step %c1 {
-                %127 = arith.index_cast %arg13 : index to i64
-                %128 = arith.remsi %127, %c2_i64_1 : i64
-                %129 = arith.divsi %127, %c2_i64_1 : i64
-                %130 = arith.muli %129, %c16_i64 : i64
-                %131 = arith.subi %c32_i64, %130 : i64
-                %132 = arith.minsi %131, %c16_i64 : i64
-                %133 = arith.muli %128, %c32_i64 : i64
-                %134 = arith.addi %133, %130 : i64
-                %135 = arith.ori %134, %c2147483648_i64 : i64
-                %136 = arith.cmpi sge, %128, %c2_i64_1 : i64
-                %137 = arith.cmpi sge, %129, %119 : i64
-                %138 = arith.ori %136, %137 : i1
-                scf.if %138 {
-                  "instgem.mvin"(%c0_i64_3, %135, %132, %c16_i64) : (i64, i64, i64, i64) -> ()
+            %127 = arith.cmpi eq, %117, %c0_i64_3 : i64
+            %128 = arith.cmpi slt, %115, %c2_i64_1 : i64
+            %129 = arith.ori %127, %128 : i1
+            scf.if %129 {
+              scf.for %arg10 = %c0 to %c4 step %c1 {
+                %130 = arith.index_cast %arg10 : index to i64
+                %131 = arith.remsi %130, %c2_i64_1 : i64
+                %132 = arith.divsi %130, %c2_i64_1 : i64
+                %133 = arith.muli %132, %c16_i64 : i64
+                %134 = arith.subi %c32_i64, %133 : i64
+                %135 = arith.minsi %134, %c16_i64 : i64
+                %136 = arith.muli %131, %c32_i64 : i64
+                %137 = arith.addi %136, %133 : i64
+                %138 = arith.ori %137, %c2147483648_i64 : i64
+                %139 = arith.cmpi sge, %131, %c2_i64_1 : i64
+                %140 = arith.cmpi sge, %132, %115 : i64
+                %141 = arith.ori %127, %139 : i1
+                %142 = arith.ori %141, %140 : i1
+                scf.if %142 {
+                  "instgem.mvin"(%c0_i64_3, %138, %135, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
-          } else {
-            scf.for %arg13 = %c0 to %121 step %c1 {
-              scf.if %123 {
-                %130 = arith.muli %125, %c4 : index
-                %131 = arith.muli %arg13, %c8 : index
-                %132 = arith.subi %130, %c1 : index
-                %133 = arith.addi %131, %132 : index
-                %134 = arith.divsi %133, %130 : index
-                %135 = arith.addi %133, %c8 : index
-                %136 = arith.divsi %135, %130 : index
-                scf.for %arg14 = %134 to %136 step %c1 {
-                  %138 = arith.index_cast %arg14 : index to i64
-                  %139 = arith.muli %138, %c16_i64 : i64
-                  %140 = arith.maxsi %139, %c0_i64_3 : i64
-                  %141 = arith.addi %139, %c16_i64 : i64
-                  %142 = arith.minsi %141, %c32_i64 : i64
-                  %143 = arith.subi %142, %140 : i64
-                  %144 = arith.muli %140, %124#0 : i64
-                  %145 = arith.addi %124#1, %144 : i64
-                  %146 = arith.muli %138, %c32_i64 : i64
-                  %147 = arith.addi %146, %124#2 : i64
-                  %148 = arith.subi %140, %139 : i64
-                  %149 = arith.addi %147, %148 : i64
-                  %150 = arith.minsi %124#3, %c64_i64 : i64
-                  "instgem.mvin"(%145, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-                %137 = arith.cmpi sgt, %124#4, %c0 : index
+            scf.if %122 {
+              %130 = arith.muli %126, %c4 : index
+              %131 = arith.muli %118, %c8 : index
+              %132 = arith.subi %130, %c1 : index
+              %133 = arith.addi %131, %132 : index
+              %134 = arith.divsi %133, %130 : index
+              scf.for %arg10 = %134 to %c2 step %c1 {
+                %146 = arith.index_cast %arg10 : index to i64
+                %147 = arith.muli %146, %c16_i64 : i64
+                %148 = arith.maxsi %147, %c0_i64_3 : i64
+                %149 = arith.addi %147, %c16_i64 : i64
+                %150 = arith.minsi %149, %c32_i64 : i64
+                %151 = arith.subi %150, %148 : i64
+                %152 = arith.muli %148, %125#0 : i64
+                %153 = arith.addi %125#1, %152 : i64
+                %154 = arith.muli %146, %c32_i64 : i64
+                %155 = arith.addi %154, %123 : i64
+                %156 = arith.subi %148, %147 : i64
+                %157 = arith.addi %155, %156 : i64
+                %158 = arith.minsi %125#2, %c64_i64 : i64
+                "instgem.mvin"(%153, %157, %158, %151) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %135 = arith.subi %132, %126 : index
+              %136 = arith.divsi %135, %130 : index
+              scf.for %arg10 = %136 to %c0 step %c1 {
+                %146 = arith.index_cast %arg10 : index to i64
+                %147 = arith.muli %146, %c16_i64 : i64
+                %148 = arith.maxsi %147, %c0_i64_3 : i64
+                %149 = arith.addi %147, %c16_i64 : i64
+                %150 = arith.minsi %149, %c0_i64_3 : i64
+                %151 = arith.subi %150, %148 : i64
+                %152 = arith.muli %146, %c32_i64 : i64
+                %153 = arith.addi %152, %123 : i64
+                %154 = arith.subi %148, %147 : i64
+                %155 = arith.addi %153, %154 : i64
+                %156 = arith.minsi %125#2, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %155, %156, %151) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %137 = arith.muli %125#3, %c4 : index
+              %138 = arith.muli %118, %137 : index
+              %139 = arith.muli %126, %c2 : index
+              %140 = arith.subi %132, %139 : index
+              %141 = arith.addi %138, %140 : index
+              %142 = arith.divsi %141, %130 : index
+              scf.for %arg10 = %142 to %125#3 step %c1 {
+                %146 = arith.index_cast %arg10 : index to i64
+                %147 = arith.muli %146, %c16_i64 : i64
+                %148 = arith.maxsi %147, %c0_i64_3 : i64
+                %149 = arith.addi %147, %c16_i64 : i64
+                %150 = arith.minsi %149, %125#4 : i64
+                %151 = arith.subi %150, %148 : i64
+                %152 = arith.muli %148, %125#5 : i64
+                %153 = arith.addi %125#6, %152 : i64
+                %154 = arith.muli %146, %c32_i64 : i64
+                %155 = arith.addi %154, %124 : i64
+                %156 = arith.subi %148, %147 : i64
+                %157 = arith.addi %155, %156 : i64
+                %158 = arith.minsi %110, %c64_i64 : i64
+                "instgem.mvin2"(%153, %157, %158, %151) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %143 = arith.muli %126, %c3 : index
+              %144 = arith.subi %132, %143 : index
+              %145 = arith.divsi %144, %130 : index
+              scf.for %arg10 = %145 to %c0 step %c1 {
+                %146 = arith.index_cast %arg10 : index to i64
+                %147 = arith.muli %146, %c16_i64 : i64
+                %148 = arith.maxsi %147, %c0_i64_3 : i64
+                %149 = arith.addi %147, %c16_i64 : i64
+                %150 = arith.minsi %149, %c0_i64_3 : i64
+                %151 = arith.subi %150, %148 : i64
+                %152 = arith.muli %146, %c32_i64 : i64
+                %153 = arith.addi %152, %124 : i64
+                %154 = arith.subi %148, %147 : i64
+                %155 = arith.addi %153, %154 : i64
+                %156 = arith.minsi %110, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %155, %156, %151) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+          }
+        } else {
+          %103:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+            %104 = arith.addi %arg11, %c32 : index
+            %105 = arith.minsi %104, %arg5 : index
+            %106 = arith.subi %105, %arg11 : index
+            %107 = arith.index_cast %arg10 : index to i64
+            %108 = arith.remsi %107, %c2_i64_1 : i64
+            %109 = arith.muli %108, %c64_i64 : i64
+            %110 = arith.index_cast %106 : index to i64
+            %111 = arith.addi %arg12, %c32 : index
+            %112 = arith.minsi %111, %arg5 : index
+            %113 = arith.subi %112, %arg12 : index
+            %114 = arith.minsi %arg6, %c32 : index
+            %115 = arith.maxsi %15, %c0 : index
+            %116 = arith.minsi %115, %c32 : index
+            %117 = arith.subi %114, %15 : index
+            %118 = arith.cmpi sgt, %116, %c0 : index
+            scf.if %118 {
+              func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+            }
+            %119 = arith.addi %109, %c128_i64 : i64
+            %120 = arith.index_cast %113 : index to i64
+            %121 = arith.index_cast %117 : index to i64
+            %122 = arith.maxsi %110, %c0_i64_3 : i64
+            %123 = arith.minsi %122, %c32_i64 : i64
+            %124 = arith.maxsi %120, %c0_i64_3 : i64
+            %125 = arith.minsi %124, %c32_i64 : i64
+            %126 = arith.maxsi %121, %c0_i64_3 : i64
+            %127 = arith.minsi %126, %c32_i64 : i64
+            %128 = arith.ceildivsi %127, %c16_i64 : i64
+            %129 = arith.minsi %123, %125 : i64
+            %130 = arith.ceildivsi %129, %c16_i64 : i64
+            %131 = arith.cmpi eq, %arg10, %c0 : index
+            %132 = arith.index_cast %128 : i64 to index
+            %133 = arith.divsi %129, %c16_i64 : i64
+            %134 = arith.minsi %130, %133 : i64
+            %135 = arith.maxsi %134, %c0_i64_3 : i64
+            %136 = arith.addi %arg10, %c1 : index
+            %137 = arith.cmpi slt, %136, %13 : index
+            %138:9 = scf.if %137 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %140 = arith.addi %arg11, %c64 : index
+              %141 = arith.minsi %140, %arg5 : index
+              %142 = arith.subi %141, %104 : index
+              %subview_14 = memref.subview %reinterpret_cast[%12, %104] [32, %142] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_15 = memref.cast %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %143 = arith.index_cast %136 : index to i64
+              %144 = arith.remsi %143, %c2_i64_1 : i64
+              %145 = arith.muli %144, %c64_i64 : i64
+              %146 = arith.index_cast %142 : index to i64
+              %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %147 = arith.index_cast %intptr_20 : index to i64
+              %148 = arith.index_cast %offset_17 : index to i64
+              %149 = arith.addi %147, %148 : i64
+              %150 = arith.index_cast %strides_19#0 : index to i64
+              %151 = arith.addi %arg12, %c64 : index
+              %152 = arith.minsi %151, %arg5 : index
+              %153 = arith.subi %152, %111 : index
+              %subview_21 = memref.subview %reinterpret_cast_4[%111, %15] [%153, %117] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %154 = arith.addi %145, %c128_i64 : i64
+              %155 = arith.index_cast %153 : index to i64
+              %base_buffer_22, %offset_23, %sizes_24:2, %strides_25:2 = memref.extract_strided_metadata %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_26 = memref.extract_aligned_pointer_as_index %subview_21 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %156 = arith.index_cast %intptr_26 : index to i64
+              %157 = arith.index_cast %offset_23 : index to i64
+              %158 = arith.addi %156, %157 : i64
+              %159 = arith.index_cast %strides_25#0 : index to i64
+              %160 = arith.maxsi %155, %c0_i64_3 : i64
+              %161 = arith.addi %160, %c15_i64 : i64
+              %162 = arith.divui %161, %c16_i64 : i64
+              %163 = arith.cmpi sgt, %155, %c0_i64_3 : i64
+              %164 = arith.extui %163 : i1 to i64
+              %165 = arith.muli %162, %164 : i64
+              %166 = arith.index_cast %165 : i64 to index
+              scf.if %118 {
+                func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
+              }
+              scf.yield %150, %149, %145, %146, %166, %155, %159, %158, %154 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            }
+            %139 = arith.maxsi %132, %c1 : index
+            scf.if %131 {
+              scf.for %arg13 = %c0 to %132 step %c1 {
                 scf.if %137 {
-                  %138 = arith.muli %124#4, %c4 : index
-                  %139 = arith.muli %arg13, %138 : index
-                  %140 = arith.muli %125, %c2 : index
-                  %141 = arith.subi %132, %140 : index
-                  %142 = arith.addi %139, %141 : index
-                  %143 = arith.divsi %142, %130 : index
-                  %144 = arith.addi %142, %138 : index
-                  %145 = arith.divsi %144, %130 : index
-                  scf.for %arg14 = %143 to %145 step %c1 {
-                    %146 = arith.index_cast %arg14 : index to i64
-                    %147 = arith.muli %146, %c16_i64 : i64
-                    %148 = arith.maxsi %147, %c0_i64_3 : i64
-                    %149 = arith.addi %147, %c16_i64 : i64
-                    %150 = arith.minsi %149, %124#5 : i64
-                    %151 = arith.subi %150, %148 : i64
-                    %152 = arith.muli %148, %124#6 : i64
-                    %153 = arith.addi %124#7, %152 : i64
-                    %154 = arith.muli %146, %c32_i64 : i64
-                    %155 = arith.addi %154, %124#8 : i64
-                    %156 = arith.subi %148, %147 : i64
-                    %157 = arith.addi %155, %156 : i64
-                    %158 = arith.minsi %116, %c64_i64 : i64
-                    "instgem.mvin2"(%153, %157, %158, %151) : (i64, i64, i64, i64) -> ()
+                  %150 = arith.muli %139, %c4 : index
+                  %151 = arith.muli %arg13, %c8 : index
+                  %152 = arith.subi %150, %c1 : index
+                  %153 = arith.addi %151, %152 : index
+                  %154 = arith.divsi %153, %150 : index
+                  %155 = arith.addi %153, %c8 : index
+                  %156 = arith.divsi %155, %150 : index
+                  scf.for %arg14 = %154 to %156 step %c1 {
+                    %158 = arith.index_cast %arg14 : index to i64
+                    %159 = arith.muli %158, %c16_i64 : i64
+                    %160 = arith.maxsi %159, %c0_i64_3 : i64
+                    %161 = arith.addi %159, %c16_i64 : i64
+                    %162 = arith.minsi %161, %c32_i64 : i64
+                    %163 = arith.subi %162, %160 : i64
+                    %164 = arith.muli %160, %138#0 : i64
+                    %165 = arith.addi %138#1, %164 : i64
+                    %166 = arith.muli %158, %c32_i64 : i64
+                    %167 = arith.addi %166, %138#2 : i64
+                    %168 = arith.subi %160, %159 : i64
+                    %169 = arith.addi %167, %168 : i64
+                    %170 = arith.minsi %138#3, %c64_i64 : i64
+                    "instgem.mvin"(%165, %169, %170, %163) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
+                  %157 = arith.cmpi sgt, %138#4, %c0 : index
+                  scf.if %157 {
+                    %158 = arith.muli %138#4, %c4 : index
+                    %159 = arith.muli %arg13, %158 : index
+                    %160 = arith.muli %139, %c2 : index
+                    %161 = arith.subi %152, %160 : index
+                    %162 = arith.addi %159, %161 : index
+                    %163 = arith.divsi %162, %150 : index
+                    %164 = arith.addi %162, %158 : index
+                    %165 = arith.divsi %164, %150 : index
+                    scf.for %arg14 = %163 to %165 step %c1 {
+                      %166 = arith.index_cast %arg14 : index to i64
+                      %167 = arith.muli %166, %c16_i64 : i64
+                      %168 = arith.maxsi %167, %c0_i64_3 : i64
+                      %169 = arith.addi %167, %c16_i64 : i64
+                      %170 = arith.minsi %169, %138#5 : i64
+                      %171 = arith.subi %170, %168 : i64
+                      %172 = arith.muli %168, %138#6 : i64
+                      %173 = arith.addi %138#7, %172 : i64
+                      %174 = arith.muli %166, %c32_i64 : i64
+                      %175 = arith.addi %174, %138#8 : i64
+                      %176 = arith.subi %168, %167 : i64
+                      %177 = arith.addi %175, %176 : i64
+                      %178 = arith.minsi %121, %c64_i64 : i64
+                      "instgem.mvin2"(%173, %177, %178, %171) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %143 = arith.index_cast %arg13 : index to i64
+                %144 = arith.muli %143, %c16_i64 : i64
+                %145 = arith.subi %127, %144 : i64
+                %146 = arith.minsi %145, %c16_i64 : i64
+                %147 = arith.cmpi sgt, %135, %c0_i64_3 : i64
+                scf.if %147 {
+                  %150 = arith.ori %144, %c2147483648_i64 : i64
+                  %151 = arith.addi %144, %119 : i64
+                  "instgem.preload"(%151, %146, %c16_i64, %150, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %152 = arith.addi %144, %c32_i64 : i64
+                  %153 = arith.ori %152, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %154 = arith.addi %109, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%154, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %148 = arith.index_cast %135 : i64 to index
+                scf.for %arg14 = %c1 to %148 step %c1 {
+                  %150 = arith.index_cast %arg14 : index to i64
+                  %151 = arith.ori %144, %c3221225472_i64 : i64
+                  %152 = arith.muli %150, %c32_i64 : i64
+                  %153 = arith.addi %152, %144 : i64
+                  %154 = arith.addi %153, %119 : i64
+                  "instgem.preload"(%154, %146, %c16_i64, %151, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %155 = arith.muli %150, %c16_i64 : i64
+                  %156 = arith.addi %155, %109 : i64
+                  "instgem.compute_preloaded"(%156, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %157 = arith.addi %144, %c32_i64 : i64
+                  %158 = arith.ori %157, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %146, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %159 = arith.addi %155, %c32_i64 : i64
+                  %160 = arith.addi %159, %109 : i64
+                  "instgem.compute_accumulated"(%160, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %149 = arith.index_cast %130 : i64 to index
+                scf.for %arg14 = %148 to %149 step %c1 {
+                  %150 = arith.index_cast %arg14 : index to i64
+                  %151 = arith.muli %150, %c16_i64 : i64
+                  %152 = arith.subi %123, %151 : i64
+                  %153 = arith.minsi %152, %c16_i64 : i64
+                  %154 = arith.subi %125, %151 : i64
+                  %155 = arith.minsi %154, %c16_i64 : i64
+                  %156 = arith.cmpi eq, %150, %c0_i64_3 : i64
+                  %157 = arith.select %156, %c2147483648_i64, %c3221225472_i64 : i64
+                  %158 = arith.ori %144, %157 : i64
+                  %159 = arith.select %156, %c16_i64, %146 : i64
+                  %160 = arith.muli %150, %c32_i64 : i64
+                  %161 = arith.addi %160, %144 : i64
+                  %162 = arith.addi %161, %119 : i64
+                  "instgem.preload"(%162, %146, %155, %158, %159, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %163 = arith.addi %151, %109 : i64
+                  "instgem.compute_preloaded"(%163, %153, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %164 = arith.addi %144, %c32_i64 : i64
+                  %165 = arith.ori %164, %157 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %165, %159, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %166 = arith.addi %151, %c32_i64 : i64
+                  %167 = arith.addi %166, %109 : i64
+                  "instgem.compute_accumulated"(%167, %153, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              } {gemmini.compute_nest}
+              %140 = arith.cmpi eq, %130, %c0_i64_3 : i64
+              %141 = arith.cmpi slt, %128, %c2_i64_1 : i64
+              %142 = arith.ori %140, %141 : i1
+              scf.if %142 {
+                scf.for %arg13 = %c0 to %c4 step %c1 {
+                  %143 = arith.index_cast %arg13 : index to i64
+                  %144 = arith.remsi %143, %c2_i64_1 : i64
+                  %145 = arith.divsi %143, %c2_i64_1 : i64
+                  %146 = arith.muli %145, %c16_i64 : i64
+                  %147 = arith.subi %c32_i64, %146 : i64
+                  %148 = arith.minsi %147, %c16_i64 : i64
+                  %149 = arith.muli %144, %c32_i64 : i64
+                  %150 = arith.addi %149, %146 : i64
+                  %151 = arith.ori %150, %c2147483648_i64 : i64
+                  %152 = arith.cmpi sge, %144, %c2_i64_1 : i64
+                  %153 = arith.cmpi sge, %145, %128 : i64
+                  %154 = arith.ori %140, %152 : i1
+                  %155 = arith.ori %154, %153 : i1
+                  scf.if %155 {
+                    "instgem.mvin"(%c0_i64_3, %151, %148, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
                 }
               }
-              %126 = arith.index_cast %arg13 : index to i64
-              %127 = arith.muli %126, %c16_i64 : i64
-              %128 = arith.subi %118, %127 : i64
-              %129 = arith.minsi %128, %c16_i64 : i64
-              scf.for %arg14 = %c0 to %c2 step %c1 {
-                %130 = arith.index_cast %arg14 : index to i64
-                %131 = arith.ori %127, %c3221225472_i64 : i64
-                %132 = arith.muli %130, %c32_i64 : i64
-                %133 = arith.addi %132, %127 : i64
-                %134 = arith.addi %133, %115 : i64
-                "instgem.preload"(%134, %129, %c16_i64, %131, %129, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %135 = arith.muli %130, %c16_i64 : i64
-                %136 = arith.addi %135, %108 : i64
-                "instgem.compute_preloaded"(%136, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %137 = arith.addi %127, %c32_i64 : i64
-                %138 = arith.ori %137, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %138, %129, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %139 = arith.addi %135, %c32_i64 : i64
-                %140 = arith.addi %139, %108 : i64
-                "instgem.compute_accumulated"(%140, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            } {gemmini.compute_nest}
+            } else {
+              scf.for %arg13 = %c0 to %132 step %c1 {
+                scf.if %137 {
+                  %146 = arith.muli %139, %c4 : index
+                  %147 = arith.muli %arg13, %c8 : index
+                  %148 = arith.subi %146, %c1 : index
+                  %149 = arith.addi %147, %148 : index
+                  %150 = arith.divsi %149, %146 : index
+                  %151 = arith.addi %149, %c8 : index
+                  %152 = arith.divsi %151, %146 : index
+                  scf.for %arg14 = %150 to %152 step %c1 {
+                    %154 = arith.index_cast %arg14 : index to i64
+                    %155 = arith.muli %154, %c16_i64 : i64
+                    %156 = arith.maxsi %155, %c0_i64_3 : i64
+                    %157 = arith.addi %155, %c16_i64 : i64
+                    %158 = arith.minsi %157, %c32_i64 : i64
+                    %159 = arith.subi %158, %156 : i64
+                    %160 = arith.muli %156, %138#0 : i64
+                    %161 = arith.addi %138#1, %160 : i64
+                    %162 = arith.muli %154, %c32_i64 : i64
+                    %163 = arith.addi %162, %138#2 : i64
+                    %164 = arith.subi %156, %155 : i64
+                    %165 = arith.addi %163, %164 : i64
+                    %166 = arith.minsi %138#3, %c64_i64 : i64
+                    "instgem.mvin"(%161, %165, %166, %159) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %153 = arith.cmpi sgt, %138#4, %c0 : index
+                  scf.if %153 {
+                    %154 = arith.muli %138#4, %c4 : index
+                    %155 = arith.muli %arg13, %154 : index
+                    %156 = arith.muli %139, %c2 : index
+                    %157 = arith.subi %148, %156 : index
+                    %158 = arith.addi %155, %157 : index
+                    %159 = arith.divsi %158, %146 : index
+                    %160 = arith.addi %158, %154 : index
+                    %161 = arith.divsi %160, %146 : index
+                    scf.for %arg14 = %159 to %161 step %c1 {
+                      %162 = arith.index_cast %arg14 : index to i64
+                      %163 = arith.muli %162, %c16_i64 : i64
+                      %164 = arith.maxsi %163, %c0_i64_3 : i64
+                      %165 = arith.addi %163, %c16_i64 : i64
+                      %166 = arith.minsi %165, %138#5 : i64
+                      %167 = arith.subi %166, %164 : i64
+                      %168 = arith.muli %164, %138#6 : i64
+                      %169 = arith.addi %138#7, %168 : i64
+                      %170 = arith.muli %162, %c32_i64 : i64
+                      %171 = arith.addi %170, %138#8 : i64
+                      %172 = arith.subi %164, %163 : i64
+                      %173 = arith.addi %171, %172 : i64
+                      %174 = arith.minsi %121, %c64_i64 : i64
+                      "instgem.mvin2"(%169, %173, %174, %167) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %140 = arith.index_cast %arg13 : index to i64
+                %141 = arith.muli %140, %c16_i64 : i64
+                %142 = arith.subi %127, %141 : i64
+                %143 = arith.minsi %142, %c16_i64 : i64
+                %144 = arith.index_cast %135 : i64 to index
+                scf.for %arg14 = %c0 to %144 step %c1 {
+                  %146 = arith.index_cast %arg14 : index to i64
+                  %147 = arith.ori %141, %c3221225472_i64 : i64
+                  %148 = arith.muli %146, %c32_i64 : i64
+                  %149 = arith.addi %148, %141 : i64
+                  %150 = arith.addi %149, %119 : i64
+                  "instgem.preload"(%150, %143, %c16_i64, %147, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %151 = arith.muli %146, %c16_i64 : i64
+                  %152 = arith.addi %151, %109 : i64
+                  "instgem.compute_preloaded"(%152, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %153 = arith.addi %141, %c32_i64 : i64
+                  %154 = arith.ori %153, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %154, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %155 = arith.addi %151, %c32_i64 : i64
+                  %156 = arith.addi %155, %109 : i64
+                  "instgem.compute_accumulated"(%156, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %145 = arith.index_cast %130 : i64 to index
+                scf.for %arg14 = %144 to %145 step %c1 {
+                  %146 = arith.index_cast %arg14 : index to i64
+                  %147 = arith.muli %146, %c16_i64 : i64
+                  %148 = arith.subi %123, %147 : i64
+                  %149 = arith.minsi %148, %c16_i64 : i64
+                  %150 = arith.subi %125, %147 : i64
+                  %151 = arith.minsi %150, %c16_i64 : i64
+                  %152 = arith.ori %141, %c3221225472_i64 : i64
+                  %153 = arith.muli %146, %c32_i64 : i64
+                  %154 = arith.addi %153, %141 : i64
+                  %155 = arith.addi %154, %119 : i64
+                  "instgem.preload"(%155, %143, %151, %152, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %156 = arith.addi %147, %109 : i64
+                  "instgem.compute_preloaded"(%156, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %157 = arith.addi %141, %c32_i64 : i64
+                  %158 = arith.ori %157, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %158, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %159 = arith.addi %147, %c32_i64 : i64
+                  %160 = arith.addi %159, %109 : i64
+                  "instgem.compute_accumulated"(%160, %149, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              } {gemmini.compute_nest}
+            }
+            scf.if %137 {
+              %140 = arith.muli %139, %c4 : index
+              %141 = arith.muli %132, %c8 : index
+              %142 = arith.subi %140, %c1 : index
+              %143 = arith.addi %141, %142 : index
+              %144 = arith.divsi %143, %140 : index
+              scf.for %arg13 = %144 to %c2 step %c1 {
+                %156 = arith.index_cast %arg13 : index to i64
+                %157 = arith.muli %156, %c16_i64 : i64
+                %158 = arith.maxsi %157, %c0_i64_3 : i64
+                %159 = arith.addi %157, %c16_i64 : i64
+                %160 = arith.minsi %159, %c32_i64 : i64
+                %161 = arith.subi %160, %158 : i64
+                %162 = arith.muli %158, %138#0 : i64
+                %163 = arith.addi %138#1, %162 : i64
+                %164 = arith.muli %156, %c32_i64 : i64
+                %165 = arith.addi %164, %138#2 : i64
+                %166 = arith.subi %158, %157 : i64
+                %167 = arith.addi %165, %166 : i64
+                %168 = arith.minsi %138#3, %c64_i64 : i64
+                "instgem.mvin"(%163, %167, %168, %161) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %145 = arith.subi %142, %139 : index
+              %146 = arith.divsi %145, %140 : index
+              scf.for %arg13 = %146 to %c0 step %c1 {
+                %156 = arith.index_cast %arg13 : index to i64
+                %157 = arith.muli %156, %c16_i64 : i64
+                %158 = arith.maxsi %157, %c0_i64_3 : i64
+                %159 = arith.addi %157, %c16_i64 : i64
+                %160 = arith.minsi %159, %c0_i64_3 : i64
+                %161 = arith.subi %160, %158 : i64
+                %162 = arith.muli %156, %c32_i64 : i64
+                %163 = arith.addi %162, %138#2 : i64
+                %164 = arith.subi %158, %157 : i64
+                %165 = arith.addi %163, %164 : i64
+                %166 = arith.minsi %138#3, %c64_i64 : i64
+                "instgem.mvin"(%c0_i64_3, %165, %166, %161) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %147 = arith.muli %138#4, %c4 : index
+              %148 = arith.muli %132, %147 : index
+              %149 = arith.muli %139, %c2 : index
+              %150 = arith.subi %142, %149 : index
+              %151 = arith.addi %148, %150 : index
+              %152 = arith.divsi %151, %140 : index
+              scf.for %arg13 = %152 to %138#4 step %c1 {
+                %156 = arith.index_cast %arg13 : index to i64
+                %157 = arith.muli %156, %c16_i64 : i64
+                %158 = arith.maxsi %157, %c0_i64_3 : i64
+                %159 = arith.addi %157, %c16_i64 : i64
+                %160 = arith.minsi %159, %138#5 : i64
+                %161 = arith.subi %160, %158 : i64
+                %162 = arith.muli %158, %138#6 : i64
+                %163 = arith.addi %138#7, %162 : i64
+                %164 = arith.muli %156, %c32_i64 : i64
+                %165 = arith.addi %164, %138#8 : i64
+                %166 = arith.subi %158, %157 : i64
+                %167 = arith.addi %165, %166 : i64
+                %168 = arith.minsi %121, %c64_i64 : i64
+                "instgem.mvin2"(%163, %167, %168, %161) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+              %153 = arith.muli %139, %c3 : index
+              %154 = arith.subi %142, %153 : index
+              %155 = arith.divsi %154, %140 : index
+              scf.for %arg13 = %155 to %c0 step %c1 {
+                %156 = arith.index_cast %arg13 : index to i64
+                %157 = arith.muli %156, %c16_i64 : i64
+                %158 = arith.maxsi %157, %c0_i64_3 : i64
+                %159 = arith.addi %157, %c16_i64 : i64
+                %160 = arith.minsi %159, %c0_i64_3 : i64
+                %161 = arith.subi %160, %158 : i64
+                %162 = arith.muli %156, %c32_i64 : i64
+                %163 = arith.addi %162, %138#8 : i64
+                %164 = arith.subi %158, %157 : i64
+                %165 = arith.addi %163, %164 : i64
+                %166 = arith.minsi %121, %c64_i64 : i64
+                "instgem.mvin2"(%c0_i64_3, %165, %166, %161) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            scf.yield %104, %111 : index, index
           }
-          scf.if %123 {
-            %126 = arith.muli %125, %c4 : index
-            %127 = arith.muli %121, %c8 : index
-            %128 = arith.subi %126, %c1 : index
-            %129 = arith.addi %127, %128 : index
-            %130 = arith.divsi %129, %126 : index
-            scf.for %arg13 = %130 to %c2 step %c1 {
-              %142 = arith.index_cast %arg13 : index to i64
-              %143 = arith.muli %142, %c16_i64 : i64
-              %144 = arith.maxsi %143, %c0_i64_3 : i64
-              %145 = arith.addi %143, %c16_i64 : i64
-              %146 = arith.minsi %145, %c32_i64 : i64
-              %147 = arith.subi %146, %144 : i64
-              %148 = arith.muli %144, %124#0 : i64
-              %149 = arith.addi %124#1, %148 : i64
-              %150 = arith.muli %142, %c32_i64 : i64
-              %151 = arith.addi %150, %124#2 : i64
-              %152 = arith.subi %144, %143 : i64
-              %153 = arith.addi %151, %152 : i64
-              %154 = arith.minsi %124#3, %c64_i64 : i64
-              "instgem.mvin"(%149, %153, %154, %147) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %131 = arith.subi %128, %125 : index
-            %132 = arith.divsi %131, %126 : index
-            scf.for %arg13 = %132 to %c0 step %c1 {
-              %142 = arith.index_cast %arg13 : index to i64
-              %143 = arith.muli %142, %c16_i64 : i64
-              %144 = arith.maxsi %143, %c0_i64_3 : i64
-              %145 = arith.addi %143, %c16_i64 : i64
-              %146 = arith.minsi %145, %c0_i64_3 : i64
-              %147 = arith.subi %146, %144 : i64
-              %148 = arith.muli %142, %c32_i64 : i64
-              %149 = arith.addi %148, %124#2 : i64
-              %150 = arith.subi %144, %143 : i64
-              %151 = arith.addi %149, %150 : i64
-              %152 = arith.minsi %124#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %151, %152, %147) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %133 = arith.muli %124#4, %c4 : index
-            %134 = arith.muli %121, %133 : index
-            %135 = arith.muli %125, %c2 : index
-            %136 = arith.subi %128, %135 : index
-            %137 = arith.addi %134, %136 : index
-            %138 = arith.divsi %137, %126 : index
-            scf.for %arg13 = %138 to %124#4 step %c1 {
-              %142 = arith.index_cast %arg13 : index to i64
-              %143 = arith.muli %142, %c16_i64 : i64
-              %144 = arith.maxsi %143, %c0_i64_3 : i64
-              %145 = arith.addi %143, %c16_i64 : i64
-              %146 = arith.minsi %145, %124#5 : i64
-              %147 = arith.subi %146, %144 : i64
-              %148 = arith.muli %144, %124#6 : i64
-              %149 = arith.addi %124#7, %148 : i64
-              %150 = arith.muli %142, %c32_i64 : i64
-              %151 = arith.addi %150, %124#8 : i64
-              %152 = arith.subi %144, %143 : i64
-              %153 = arith.addi %151, %152 : i64
-              %154 = arith.minsi %116, %c64_i64 : i64
-              "instgem.mvin2"(%149, %153, %154, %147) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %139 = arith.muli %125, %c3 : index
-            %140 = arith.subi %128, %139 : index
-            %141 = arith.divsi %140, %126 : index
-            scf.for %arg13 = %141 to %c0 step %c1 {
-              %142 = arith.index_cast %arg13 : index to i64
-              %143 = arith.muli %142, %c16_i64 : i64
-              %144 = arith.maxsi %143, %c0_i64_3 : i64
-              %145 = arith.addi %143, %c16_i64 : i64
-              %146 = arith.minsi %145, %c0_i64_3 : i64
-              %147 = arith.subi %146, %144 : i64
-              %148 = arith.muli %142, %c32_i64 : i64
-              %149 = arith.addi %148, %124#8 : i64
-              %150 = arith.subi %144, %143 : i64
-              %151 = arith.addi %149, %150 : i64
-              %152 = arith.minsi %116, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %151, %152, %147) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+        }
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.remsi %103, %c2_i64_1 : i64
+          %105 = arith.divsi %103, %c2_i64_1 : i64
+          %106 = arith.muli %105, %c16_i64 : i64
+          %107 = arith.subi %c32_i64, %106 : i64
+          %108 = arith.minsi %107, %c16_i64 : i64
+          %109 = arith.muli %104, %c32_i64 : i64
+          %110 = arith.addi %109, %106 : i64
+          %111 = arith.addi %110, %c64_i64 : i64
+          %112 = arith.ori %111, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %112, %108, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %64 = arith.minsi %arg6, %c32 : index
+        %65 = arith.subi %64, %15 : index
+        %subview = memref.subview %reinterpret_cast_5[%15, %14] [%65, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %66 = arith.index_cast %15 : index to i64
+        %67 = arith.index_cast %65 : index to i64
+        %68 = arith.addi %66, %67 : i64
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %69 = arith.index_cast %intptr : index to i64
+        %70 = arith.index_cast %offset : index to i64
+        %71 = arith.addi %69, %70 : i64
+        %72 = arith.index_cast %strides#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+        %73 = arith.maxsi %66, %c0_i64_3 : i64
+        %74 = arith.divui %73, %c16_i64 : i64
+        %75 = arith.maxsi %68, %c0_i64_3 : i64
+        %76 = arith.addi %75, %c15_i64 : i64
+        %77 = arith.divui %76, %c16_i64 : i64
+        %78 = arith.subi %77, %74 : i64
+        %79 = arith.cmpi sgt, %67, %c0_i64_3 : i64
+        %80 = arith.extui %79 : i1 to i64
+        %81 = arith.muli %78, %80 : i64
+        %82 = arith.index_cast %81 : i64 to index
+        scf.for %arg10 = %c0 to %82 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.addi %74, %103 : i64
+          %105 = arith.muli %104, %c16_i64 : i64
+          %106 = arith.maxsi %105, %66 : i64
+          %107 = arith.addi %105, %c16_i64 : i64
+          %108 = arith.minsi %107, %68 : i64
+          %109 = arith.subi %108, %106 : i64
+          %110 = arith.subi %106, %66 : i64
+          %111 = arith.muli %110, %72 : i64
+          %112 = arith.addi %71, %111 : i64
+          %113 = arith.muli %104, %c32_i64 : i64
+          %114 = arith.addi %113, %c256_i64 : i64
+          %115 = arith.subi %106, %105 : i64
+          %116 = arith.addi %114, %115 : i64
+          "instgem.mvin"(%112, %116, %c32_i64, %109) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %83 = arith.addi %73, %c15_i64 : i64
+        %84 = arith.divui %83, %c16_i64 : i64
+        %85 = arith.cmpi sgt, %66, %c0_i64_3 : i64
+        %86 = arith.extui %85 : i1 to i64
+        %87 = arith.muli %84, %86 : i64
+        %88 = arith.index_cast %87 : i64 to index
+        scf.for %arg10 = %c0 to %88 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.maxsi %104, %c0_i64_3 : i64
+          %106 = arith.addi %104, %c16_i64 : i64
+          %107 = arith.minsi %106, %66 : i64
+          %108 = arith.subi %107, %105 : i64
+          %109 = arith.muli %103, %c32_i64 : i64
+          %110 = arith.addi %109, %c256_i64 : i64
+          %111 = arith.subi %105, %104 : i64
+          %112 = arith.addi %110, %111 : i64
+          "instgem.mvin"(%c0_i64_3, %112, %c32_i64, %108) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %89 = arith.minsi %75, %c32_i64 : i64
+        %90 = arith.bitcast %arg8 : f32 to i32
+        %91 = arith.extui %90 : i32 to i64
+        "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %91, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %92 = arith.minsi %89, %c32_i64 : i64
+        %93 = arith.ceildivsi %92, %c16_i64 : i64
+        %94 = arith.divsi %92, %c16_i64 : i64
+        %95 = arith.minsi %93, %94 : i64
+        %96 = arith.maxsi %95, %c0_i64_3 : i64
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.muli %103, %c16_i64 : i64
+          %105 = arith.subi %c32_i64, %104 : i64
+          %106 = arith.minsi %105, %c16_i64 : i64
+          %107 = arith.index_cast %96 : i64 to index
+          scf.for %arg11 = %c0 to %107 step %c1 {
+            %109 = arith.index_cast %arg11 : index to i64
+            %110 = arith.addi %104, %c64_i64 : i64
+            %111 = arith.ori %110, %c3221225472_i64 : i64
+            %112 = arith.muli %109, %c32_i64 : i64
+            %113 = arith.addi %112, %104 : i64
+            %114 = arith.addi %113, %c256_i64 : i64
+            "instgem.preload"(%114, %106, %c16_i64, %111, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %115 = arith.muli %109, %c16_i64 : i64
+            %116 = arith.ori %115, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%116, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %117 = arith.addi %104, %c96_i64 : i64
+            %118 = arith.ori %117, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %118, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %119 = arith.addi %115, %c32_i64 : i64
+            %120 = arith.ori %119, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%120, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
           }
-          scf.yield %105, %109 : index, index
+          %108 = arith.index_cast %93 : i64 to index
+          scf.for %arg11 = %107 to %108 step %c1 {
+            %109 = arith.index_cast %arg11 : index to i64
+            %110 = arith.muli %109, %c16_i64 : i64
+            %111 = arith.subi %c32_i64, %110 : i64
+            %112 = arith.minsi %111, %c16_i64 : i64
+            %113 = arith.subi %89, %110 : i64
+            %114 = arith.minsi %113, %c16_i64 : i64
+            %115 = arith.addi %104, %c64_i64 : i64
+            %116 = arith.ori %115, %c3221225472_i64 : i64
+            %117 = arith.muli %109, %c32_i64 : i64
+            %118 = arith.addi %117, %104 : i64
+            %119 = arith.addi %118, %c256_i64 : i64
+            "instgem.preload"(%119, %106, %114, %116, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %120 = arith.ori %110, %c2147483648_i64 : i64
+            "instgem.compute_preloaded"(%120, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %121 = arith.addi %104, %c96_i64 : i64
+            %122 = arith.ori %121, %c3221225472_i64 : i64
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %122, %106, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %123 = arith.addi %110, %c32_i64 : i64
+            %124 = arith.ori %123, %c2147483648_i64 : i64
+            "instgem.compute_accumulated"(%124, %112, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+        } {gemmini.compute_nest}
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %subview_7 = memref.subview %reinterpret_cast_6[%12, %14] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %97 = arith.index_cast %intptr_13 : index to i64
+        %98 = arith.index_cast %offset_10 : index to i64
+        %99 = arith.addi %97, %98 : i64
+        %100 = arith.index_cast %strides_12#0 : index to i64
+        %101 = arith.bitcast %arg9 : f32 to i32
+        %102 = arith.extui %101 : i32 to i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %100, %102) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         }
-      }
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.remsi %104, %c2_i64_1 : i64
-        %106 = arith.divsi %104, %c2_i64_1 : i64
-        %107 = arith.muli %106, %c16_i64 : i64
-        %108 = arith.subi %c32_i64, %107 : i64
-        %109 = arith.minsi %108, %c16_i64 : i64
-        %110 = arith.muli %105, %c32_i64 : i64
-        %111 = arith.addi %110, %107 : i64
-        %112 = arith.addi %111, %c64_i64 : i64
-        %113 = arith.ori %112, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %113, %109, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %65 = arith.minsi %arg6, %c32 : index
-      %66 = arith.subi %65, %15 : index
-      %subview = memref.subview %reinterpret_cast_5[%15, %14] [%66, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x32xi8, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %67 = arith.index_cast %15 : index to i64
-      %68 = arith.index_cast %66 : index to i64
-      %69 = arith.addi %67, %68 : i64
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %70 = arith.index_cast %intptr : index to i64
-      %71 = arith.index_cast %offset : index to i64
-      %72 = arith.addi %70, %71 : i64
-      %73 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
-      %74 = arith.maxsi %67, %c0_i64_3 : i64
-      %75 = arith.divui %74, %c16_i64 : i64
-      %76 = arith.maxsi %69, %c0_i64_3 : i64
-      %77 = arith.addi %76, %c15_i64 : i64
-      %78 = arith.divui %77, %c16_i64 : i64
-      %79 = arith.subi %78, %75 : i64
-      %80 = arith.cmpi sgt, %68, %c0_i64_3 : i64
-      %81 = arith.extui %80 : i1 to i64
-      %82 = arith.muli %79, %81 : i64
-      %83 = arith.index_cast %82 : i64 to index
-      scf.for %arg10 = %c0 to %83 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.addi %75, %104 : i64
-        %106 = arith.muli %105, %c16_i64 : i64
-        %107 = arith.maxsi %106, %67 : i64
-        %108 = arith.addi %106, %c16_i64 : i64
-        %109 = arith.minsi %108, %69 : i64
-        %110 = arith.subi %109, %107 : i64
-        %111 = arith.subi %107, %67 : i64
-        %112 = arith.muli %111, %73 : i64
-        %113 = arith.addi %72, %112 : i64
-        %114 = arith.muli %105, %c32_i64 : i64
-        %115 = arith.addi %114, %c256_i64 : i64
-        %116 = arith.subi %107, %106 : i64
-        %117 = arith.addi %115, %116 : i64
-        "instgem.mvin"(%113, %117, %c32_i64, %110) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %84 = arith.addi %74, %c15_i64 : i64
-      %85 = arith.divui %84, %c16_i64 : i64
-      %86 = arith.cmpi sgt, %67, %c0_i64_3 : i64
-      %87 = arith.extui %86 : i1 to i64
-      %88 = arith.muli %85, %87 : i64
-      %89 = arith.index_cast %88 : i64 to index
-      scf.for %arg10 = %c0 to %89 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %c0_i64_3 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %67 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.muli %104, %c32_i64 : i64
-        %111 = arith.addi %110, %c256_i64 : i64
-        %112 = arith.subi %106, %105 : i64
-        %113 = arith.addi %111, %112 : i64
-        "instgem.mvin"(%c0_i64_3, %113, %c32_i64, %109) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %90 = arith.minsi %76, %c32_i64 : i64
-      %91 = arith.bitcast %arg8 : f32 to i32
-      %92 = arith.extui %91 : i32 to i64
-      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %92, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %93 = arith.minsi %90, %c32_i64 : i64
-      %94 = arith.ceildivsi %93, %c16_i64 : i64
-      %95 = arith.divsi %93, %c16_i64 : i64
-      %96 = arith.minsi %94, %95 : i64
-      %97 = arith.maxsi %96, %c0_i64_3 : i64
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.subi %c32_i64, %105 : i64
-        %107 = arith.minsi %106, %c16_i64 : i64
-        %108 = arith.index_cast %97 : i64 to index
-        scf.for %arg11 = %c0 to %108 step %c1 {
-          %110 = arith.index_cast %arg11 : index to i64
-          %111 = arith.addi %105, %c64_i64 : i64
-          %112 = arith.ori %111, %c3221225472_i64 : i64
-          %113 = arith.muli %110, %c32_i64 : i64
-          %114 = arith.addi %113, %105 : i64
-          %115 = arith.addi %114, %c256_i64 : i64
-          "instgem.preload"(%115, %107, %c16_i64, %112, %107, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %116 = arith.muli %110, %c16_i64 : i64
-          %117 = arith.ori %116, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%117, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %118 = arith.addi %105, %c96_i64 : i64
-          %119 = arith.ori %118, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %119, %107, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %120 = arith.addi %116, %c32_i64 : i64
-          %121 = arith.ori %120, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%121, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c4 step %c1 {
+          %103 = arith.index_cast %arg10 : index to i64
+          %104 = arith.remsi %103, %c2_i64_1 : i64
+          %105 = arith.divsi %103, %c2_i64_1 : i64
+          %106 = arith.muli %104, %c16_i64 : i64
+          %107 = arith.maxsi %106, %c0_i64_3 : i64
+          %108 = arith.addi %106, %c16_i64 : i64
+          %109 = arith.minsi %108, %c32_i64 : i64
+          %110 = arith.subi %109, %107 : i64
+          %111 = arith.muli %107, %100 : i64
+          %112 = arith.addi %99, %111 : i64
+          %113 = arith.muli %105, %c16_i64 : i64
+          %114 = arith.addi %112, %113 : i64
+          %115 = arith.muli %104, %c32_i64 : i64
+          %116 = arith.addi %115, %113 : i64
+          %117 = arith.addi %116, %c64_i64 : i64
+          %118 = arith.ori %117, %c2147483648_i64 : i64
+          %119 = arith.subi %107, %106 : i64
+          %120 = arith.addi %118, %119 : i64
+          %121 = arith.subi %c32_i64, %113 : i64
+          %122 = arith.minsi %121, %c16_i64 : i64
+          "instgem.mvout"(%114, %120, %122, %110) : (i64, i64, i64, i64) -> ()
         }
-        %109 = arith.index_cast %94 : i64 to index
-        scf.for %arg11 = %108 to %109 step %c1 {
-          %110 = arith.index_cast %arg11 : index to i64
-          %111 = arith.muli %110, %c16_i64 : i64
-          %112 = arith.subi %c32_i64, %111 : i64
-          %113 = arith.minsi %112, %c16_i64 : i64
-          %114 = arith.subi %90, %111 : i64
-          %115 = arith.minsi %114, %c16_i64 : i64
-          %116 = arith.addi %105, %c64_i64 : i64
-          %117 = arith.ori %116, %c3221225472_i64 : i64
-          %118 = arith.muli %110, %c32_i64 : i64
-          %119 = arith.addi %118, %105 : i64
-          %120 = arith.addi %119, %c256_i64 : i64
-          "instgem.preload"(%120, %107, %115, %117, %107, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %121 = arith.ori %111, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%121, %113, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %122 = arith.addi %105, %c96_i64 : i64
-          %123 = arith.ori %122, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %123, %107, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %124 = arith.addi %111, %c32_i64 : i64
-          %125 = arith.ori %124, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%125, %113, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        }
-      } {gemmini.compute_nest}
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %subview_7 = memref.subview %reinterpret_cast_6[%12, %14] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-      %cast_8 = memref.cast %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %98 = arith.index_cast %intptr_13 : index to i64
-      %99 = arith.index_cast %offset_10 : index to i64
-      %100 = arith.addi %98, %99 : i64
-      %101 = arith.index_cast %strides_12#0 : index to i64
-      %102 = arith.bitcast %arg9 : f32 to i32
-      %103 = arith.extui %102 : i32 to i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %101, %103) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      scf.for %arg10 = %c0 to %c4 step %c1 {
-        %104 = arith.index_cast %arg10 : index to i64
-        %105 = arith.remsi %104, %c2_i64_1 : i64
-        %106 = arith.divsi %104, %c2_i64_1 : i64
-        %107 = arith.muli %105, %c16_i64 : i64
-        %108 = arith.maxsi %107, %c0_i64_3 : i64
-        %109 = arith.addi %107, %c16_i64 : i64
-        %110 = arith.minsi %109, %c32_i64 : i64
-        %111 = arith.subi %110, %108 : i64
-        %112 = arith.muli %108, %101 : i64
-        %113 = arith.addi %100, %112 : i64
-        %114 = arith.muli %106, %c16_i64 : i64
-        %115 = arith.addi %113, %114 : i64
-        %116 = arith.muli %105, %c32_i64 : i64
-        %117 = arith.addi %116, %114 : i64
-        %118 = arith.addi %117, %c64_i64 : i64
-        %119 = arith.ori %118, %c2147483648_i64 : i64
-        %120 = arith.subi %108, %107 : i64
-        %121 = arith.addi %119, %120 : i64
-        %122 = arith.subi %c32_i64, %114 : i64
-        %123 = arith.minsi %122, %c16_i64 : i64
-        "instgem.mvout"(%115, %121, %123, %111) : (i64, i64, i64, i64) -> ()
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg4, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %62 = arith.cmpi sle, %13, %c0 : index
-      scf.if %62 {
+      %58 = arith.cmpi sle, %13, %c0 : index
+      scf.if %58 {
         "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c4 step %c1 {
-          %137 = arith.index_cast %arg10 : index to i64
-          %138 = arith.remsi %137, %c2_i64_1 : i64
-          %139 = arith.divsi %137, %c2_i64_1 : i64
-          %140 = arith.muli %139, %c16_i64 : i64
-          %141 = arith.subi %c32_i64, %140 : i64
-          %142 = arith.minsi %141, %c16_i64 : i64
-          %143 = arith.muli %138, %c32_i64 : i64
-          %144 = arith.addi %143, %140 : i64
-          %145 = arith.ori %144, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %145, %142, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %133 = arith.index_cast %arg10 : index to i64
+          %134 = arith.remsi %133, %c2_i64_1 : i64
+          %135 = arith.divsi %133, %c2_i64_1 : i64
+          %136 = arith.muli %135, %c16_i64 : i64
+          %137 = arith.subi %c32_i64, %136 : i64
+          %138 = arith.minsi %137, %c16_i64 : i64
+          %139 = arith.muli %134, %c32_i64 : i64
+          %140 = arith.addi %139, %136 : i64
+          %141 = arith.ori %140, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %141, %138, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %63 = arith.cmpi sgt, %13, %c0 : index
-      scf.if %63 {
-        %137 = arith.maxsi %23, %c0 : index
-        %138 = arith.minsi %137, %arg4 : index
-        %139 = arith.maxsi %21, %c0 : index
-        %140 = arith.minsi %139, %c32 : index
-        %141 = arith.subi %138, %20 : index
-        %142 = arith.minsi %arg5, %c0 : index
-        %143 = arith.minsi %arg5, %c32 : index
-        %144 = arith.maxsi %142, %c0 : index
-        %145 = arith.minsi %144, %c32 : index
-        %146 = arith.subi %143, %142 : index
-        %147 = arith.cmpi sgt, %145, %c0 : index
-        %subview_13 = memref.subview %reinterpret_cast[%20, %142] [%141, %146] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %148 = arith.index_cast %140 : index to i64
-        %149 = arith.index_cast %141 : index to i64
-        %150 = arith.index_cast %146 : index to i64
+      %59 = arith.cmpi sgt, %13, %c0 : index
+      scf.if %59 {
+        %133 = arith.maxsi %23, %c0 : index
+        %134 = arith.minsi %133, %arg4 : index
+        %135 = arith.maxsi %21, %c0 : index
+        %136 = arith.minsi %135, %c32 : index
+        %137 = arith.subi %134, %20 : index
+        %138 = arith.minsi %arg5, %c0 : index
+        %139 = arith.minsi %arg5, %c32 : index
+        %140 = arith.maxsi %138, %c0 : index
+        %141 = arith.minsi %140, %c32 : index
+        %142 = arith.subi %139, %138 : index
+        %143 = arith.cmpi sgt, %141, %c0 : index
+        %subview_13 = memref.subview %reinterpret_cast[%20, %138] [%137, %142] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %144 = arith.index_cast %136 : index to i64
+        %145 = arith.index_cast %137 : index to i64
+        %146 = arith.index_cast %142 : index to i64
         %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %151 = arith.index_cast %intptr_18 : index to i64
-        %152 = arith.index_cast %offset_15 : index to i64
-        %153 = arith.addi %151, %152 : i64
-        %154 = arith.index_cast %strides_17#0 : index to i64
-        %155 = arith.maxsi %148, %c0_i64_3 : i64
+        %147 = arith.index_cast %intptr_18 : index to i64
+        %148 = arith.index_cast %offset_15 : index to i64
+        %149 = arith.addi %147, %148 : i64
+        %150 = arith.index_cast %strides_17#0 : index to i64
+        %151 = arith.maxsi %144, %c0_i64_3 : i64
+        %152 = arith.divui %151, %c16_i64 : i64
+        %153 = arith.addi %144, %145 : i64
+        %154 = arith.maxsi %153, %c0_i64_3 : i64
+        %155 = arith.addi %154, %c15_i64 : i64
         %156 = arith.divui %155, %c16_i64 : i64
-        %157 = arith.addi %148, %149 : i64
-        %158 = arith.maxsi %157, %c0_i64_3 : i64
-        %159 = arith.addi %158, %c15_i64 : i64
-        %160 = arith.divui %159, %c16_i64 : i64
-        %161 = arith.subi %160, %156 : i64
-        %162 = arith.cmpi sgt, %149, %c0_i64_3 : i64
-        %163 = arith.extui %162 : i1 to i64
-        %164 = arith.muli %161, %163 : i64
-        %165 = arith.index_cast %164 : i64 to index
-        %166 = arith.addi %155, %c15_i64 : i64
-        %167 = arith.divui %166, %c16_i64 : i64
-        %168 = arith.cmpi sgt, %148, %c0_i64_3 : i64
-        %169 = arith.extui %168 : i1 to i64
-        %170 = arith.muli %167, %169 : i64
-        %171 = arith.index_cast %170 : i64 to index
-        %172 = arith.minsi %arg6, %c32 : index
-        %173 = arith.maxsi %15, %c0 : index
-        %174 = arith.minsi %173, %c32 : index
-        %175 = arith.subi %172, %15 : index
-        %176 = arith.cmpi sgt, %174, %c0 : index
-        %subview_19 = memref.subview %reinterpret_cast_4[%142, %15] [%146, %175] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %177 = arith.index_cast %145 : index to i64
-        %178 = arith.index_cast %175 : index to i64
+        %157 = arith.subi %156, %152 : i64
+        %158 = arith.cmpi sgt, %145, %c0_i64_3 : i64
+        %159 = arith.extui %158 : i1 to i64
+        %160 = arith.muli %157, %159 : i64
+        %161 = arith.index_cast %160 : i64 to index
+        %162 = arith.addi %151, %c15_i64 : i64
+        %163 = arith.divui %162, %c16_i64 : i64
+        %164 = arith.cmpi sgt, %144, %c0_i64_3 : i64
+        %165 = arith.extui %164 : i1 to i64
+        %166 = arith.muli %163, %165 : i64
+        %167 = arith.index_cast %166 : i64 to index
+        %168 = arith.minsi %arg6, %c32 : index
+        %169 = arith.maxsi %15, %c0 : index
+        %170 = arith.minsi %169, %c32 : index
+        %171 = arith.subi %168, %15 : index
+        %172 = arith.cmpi sgt, %170, %c0 : index
+        %subview_19 = memref.subview %reinterpret_cast_4[%138, %15] [%142, %171] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %173 = arith.index_cast %141 : index to i64
+        %174 = arith.index_cast %171 : index to i64
         %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %179 = arith.index_cast %intptr_24 : index to i64
-        %180 = arith.index_cast %offset_21 : index to i64
-        %181 = arith.addi %179, %180 : i64
-        %182 = arith.index_cast %strides_23#0 : index to i64
-        %183 = arith.maxsi %177, %c0_i64_3 : i64
+        %175 = arith.index_cast %intptr_24 : index to i64
+        %176 = arith.index_cast %offset_21 : index to i64
+        %177 = arith.addi %175, %176 : i64
+        %178 = arith.index_cast %strides_23#0 : index to i64
+        %179 = arith.maxsi %173, %c0_i64_3 : i64
+        %180 = arith.divui %179, %c16_i64 : i64
+        %181 = arith.addi %173, %146 : i64
+        %182 = arith.maxsi %181, %c0_i64_3 : i64
+        %183 = arith.addi %182, %c15_i64 : i64
         %184 = arith.divui %183, %c16_i64 : i64
-        %185 = arith.addi %177, %150 : i64
-        %186 = arith.maxsi %185, %c0_i64_3 : i64
-        %187 = arith.addi %186, %c15_i64 : i64
-        %188 = arith.divui %187, %c16_i64 : i64
-        %189 = arith.subi %188, %184 : i64
-        %190 = arith.cmpi sgt, %150, %c0_i64_3 : i64
-        %191 = arith.extui %190 : i1 to i64
-        %192 = arith.muli %189, %191 : i64
-        %193 = arith.index_cast %192 : i64 to index
-        %194 = arith.addi %183, %c15_i64 : i64
-        %195 = arith.divui %194, %c16_i64 : i64
-        %196 = arith.cmpi sgt, %177, %c0_i64_3 : i64
-        %197 = arith.extui %196 : i1 to i64
-        %198 = arith.muli %195, %197 : i64
-        %199 = arith.index_cast %198 : i64 to index
-        scf.if %147 {
+        %185 = arith.subi %184, %180 : i64
+        %186 = arith.cmpi sgt, %146, %c0_i64_3 : i64
+        %187 = arith.extui %186 : i1 to i64
+        %188 = arith.muli %185, %187 : i64
+        %189 = arith.index_cast %188 : i64 to index
+        %190 = arith.addi %179, %c15_i64 : i64
+        %191 = arith.divui %190, %c16_i64 : i64
+        %192 = arith.cmpi sgt, %173, %c0_i64_3 : i64
+        %193 = arith.extui %192 : i1 to i64
+        %194 = arith.muli %191, %193 : i64
+        %195 = arith.index_cast %194 : i64 to index
+        scf.if %143 {
           func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
         }
-        scf.if %176 {
+        scf.if %172 {
           func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %154) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-        %200 = arith.minsi %165, %c1 : index
-        %201 = arith.minsi %171, %c1 : index
-        %202 = arith.minsi %193, %c1 : index
-        %203 = arith.minsi %199, %c1 : index
-        scf.for %arg10 = %c0 to %200 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.addi %156, %204 : i64
-          %206 = arith.muli %205, %c16_i64 : i64
-          %207 = arith.maxsi %206, %148 : i64
-          %208 = arith.addi %206, %c16_i64 : i64
-          %209 = arith.minsi %208, %157 : i64
-          %210 = arith.subi %209, %207 : i64
-          %211 = arith.subi %207, %148 : i64
-          %212 = arith.muli %211, %154 : i64
-          %213 = arith.addi %153, %212 : i64
-          %214 = arith.muli %205, %c32_i64 : i64
-          %215 = arith.subi %207, %206 : i64
-          %216 = arith.addi %214, %215 : i64
-          %217 = arith.minsi %150, %c64_i64 : i64
-          "instgem.mvin"(%213, %216, %217, %210) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %201 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.muli %204, %c16_i64 : i64
-          %206 = arith.maxsi %205, %c0_i64_3 : i64
-          %207 = arith.addi %205, %c16_i64 : i64
-          %208 = arith.minsi %207, %148 : i64
-          %209 = arith.subi %208, %206 : i64
-          %210 = arith.muli %204, %c32_i64 : i64
-          %211 = arith.subi %206, %205 : i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+        %196 = arith.minsi %161, %c1 : index
+        %197 = arith.minsi %167, %c1 : index
+        %198 = arith.minsi %189, %c1 : index
+        %199 = arith.minsi %195, %c1 : index
+        scf.for %arg10 = %c0 to %196 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.addi %152, %200 : i64
+          %202 = arith.muli %201, %c16_i64 : i64
+          %203 = arith.maxsi %202, %144 : i64
+          %204 = arith.addi %202, %c16_i64 : i64
+          %205 = arith.minsi %204, %153 : i64
+          %206 = arith.subi %205, %203 : i64
+          %207 = arith.subi %203, %144 : i64
+          %208 = arith.muli %207, %150 : i64
+          %209 = arith.addi %149, %208 : i64
+          %210 = arith.muli %201, %c32_i64 : i64
+          %211 = arith.subi %203, %202 : i64
           %212 = arith.addi %210, %211 : i64
-          %213 = arith.minsi %150, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %212, %213, %209) : (i64, i64, i64, i64) -> ()
+          %213 = arith.minsi %146, %c64_i64 : i64
+          "instgem.mvin"(%209, %212, %213, %206) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %202 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.addi %184, %204 : i64
-          %206 = arith.muli %205, %c16_i64 : i64
-          %207 = arith.maxsi %206, %177 : i64
-          %208 = arith.addi %206, %c16_i64 : i64
-          %209 = arith.minsi %208, %185 : i64
-          %210 = arith.subi %209, %207 : i64
-          %211 = arith.subi %207, %177 : i64
-          %212 = arith.muli %211, %182 : i64
-          %213 = arith.addi %181, %212 : i64
-          %214 = arith.muli %205, %c32_i64 : i64
-          %215 = arith.addi %214, %c128_i64 : i64
-          %216 = arith.subi %207, %206 : i64
-          %217 = arith.addi %215, %216 : i64
-          %218 = arith.minsi %178, %c64_i64 : i64
-          "instgem.mvin2"(%213, %217, %218, %210) : (i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %197 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.muli %200, %c16_i64 : i64
+          %202 = arith.maxsi %201, %c0_i64_3 : i64
+          %203 = arith.addi %201, %c16_i64 : i64
+          %204 = arith.minsi %203, %144 : i64
+          %205 = arith.subi %204, %202 : i64
+          %206 = arith.muli %200, %c32_i64 : i64
+          %207 = arith.subi %202, %201 : i64
+          %208 = arith.addi %206, %207 : i64
+          %209 = arith.minsi %146, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %208, %209, %205) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %c0 to %203 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.muli %204, %c16_i64 : i64
-          %206 = arith.maxsi %205, %c0_i64_3 : i64
-          %207 = arith.addi %205, %c16_i64 : i64
-          %208 = arith.minsi %207, %177 : i64
-          %209 = arith.subi %208, %206 : i64
-          %210 = arith.muli %204, %c32_i64 : i64
+        scf.for %arg10 = %c0 to %198 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.addi %180, %200 : i64
+          %202 = arith.muli %201, %c16_i64 : i64
+          %203 = arith.maxsi %202, %173 : i64
+          %204 = arith.addi %202, %c16_i64 : i64
+          %205 = arith.minsi %204, %181 : i64
+          %206 = arith.subi %205, %203 : i64
+          %207 = arith.subi %203, %173 : i64
+          %208 = arith.muli %207, %178 : i64
+          %209 = arith.addi %177, %208 : i64
+          %210 = arith.muli %201, %c32_i64 : i64
           %211 = arith.addi %210, %c128_i64 : i64
-          %212 = arith.subi %206, %205 : i64
+          %212 = arith.subi %203, %202 : i64
           %213 = arith.addi %211, %212 : i64
-          %214 = arith.minsi %178, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %213, %214, %209) : (i64, i64, i64, i64) -> ()
+          %214 = arith.minsi %174, %c64_i64 : i64
+          "instgem.mvin2"(%209, %213, %214, %206) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %200 to %165 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.addi %156, %204 : i64
-          %206 = arith.muli %205, %c16_i64 : i64
-          %207 = arith.maxsi %206, %148 : i64
-          %208 = arith.addi %206, %c16_i64 : i64
-          %209 = arith.minsi %208, %157 : i64
-          %210 = arith.subi %209, %207 : i64
-          %211 = arith.subi %207, %148 : i64
-          %212 = arith.muli %211, %154 : i64
-          %213 = arith.addi %153, %212 : i64
-          %214 = arith.muli %205, %c32_i64 : i64
-          %215 = arith.subi %207, %206 : i64
-          %216 = arith.addi %214, %215 : i64
-          %217 = arith.minsi %150, %c64_i64 : i64
-          "instgem.mvin"(%213, %216, %217, %210) : (i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %199 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.muli %200, %c16_i64 : i64
+          %202 = arith.maxsi %201, %c0_i64_3 : i64
+          %203 = arith.addi %201, %c16_i64 : i64
+          %204 = arith.minsi %203, %173 : i64
+          %205 = arith.subi %204, %202 : i64
+          %206 = arith.muli %200, %c32_i64 : i64
+          %207 = arith.addi %206, %c128_i64 : i64
+          %208 = arith.subi %202, %201 : i64
+          %209 = arith.addi %207, %208 : i64
+          %210 = arith.minsi %174, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %209, %210, %205) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %201 to %171 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.muli %204, %c16_i64 : i64
-          %206 = arith.maxsi %205, %c0_i64_3 : i64
-          %207 = arith.addi %205, %c16_i64 : i64
-          %208 = arith.minsi %207, %148 : i64
-          %209 = arith.subi %208, %206 : i64
-          %210 = arith.muli %204, %c32_i64 : i64
-          %211 = arith.subi %206, %205 : i64
+        scf.for %arg10 = %196 to %161 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.addi %152, %200 : i64
+          %202 = arith.muli %201, %c16_i64 : i64
+          %203 = arith.maxsi %202, %144 : i64
+          %204 = arith.addi %202, %c16_i64 : i64
+          %205 = arith.minsi %204, %153 : i64
+          %206 = arith.subi %205, %203 : i64
+          %207 = arith.subi %203, %144 : i64
+          %208 = arith.muli %207, %150 : i64
+          %209 = arith.addi %149, %208 : i64
+          %210 = arith.muli %201, %c32_i64 : i64
+          %211 = arith.subi %203, %202 : i64
           %212 = arith.addi %210, %211 : i64
-          %213 = arith.minsi %150, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %212, %213, %209) : (i64, i64, i64, i64) -> ()
+          %213 = arith.minsi %146, %c64_i64 : i64
+          "instgem.mvin"(%209, %212, %213, %206) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %202 to %193 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.addi %184, %204 : i64
-          %206 = arith.muli %205, %c16_i64 : i64
-          %207 = arith.maxsi %206, %177 : i64
-          %208 = arith.addi %206, %c16_i64 : i64
-          %209 = arith.minsi %208, %185 : i64
-          %210 = arith.subi %209, %207 : i64
-          %211 = arith.subi %207, %177 : i64
-          %212 = arith.muli %211, %182 : i64
-          %213 = arith.addi %181, %212 : i64
-          %214 = arith.muli %205, %c32_i64 : i64
-          %215 = arith.addi %214, %c128_i64 : i64
-          %216 = arith.subi %207, %206 : i64
-          %217 = arith.addi %215, %216 : i64
-          %218 = arith.minsi %178, %c64_i64 : i64
-          "instgem.mvin2"(%213, %217, %218, %210) : (i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %197 to %167 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.muli %200, %c16_i64 : i64
+          %202 = arith.maxsi %201, %c0_i64_3 : i64
+          %203 = arith.addi %201, %c16_i64 : i64
+          %204 = arith.minsi %203, %144 : i64
+          %205 = arith.subi %204, %202 : i64
+          %206 = arith.muli %200, %c32_i64 : i64
+          %207 = arith.subi %202, %201 : i64
+          %208 = arith.addi %206, %207 : i64
+          %209 = arith.minsi %146, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %208, %209, %205) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg10 = %203 to %199 step %c1 {
-          %204 = arith.index_cast %arg10 : index to i64
-          %205 = arith.muli %204, %c16_i64 : i64
-          %206 = arith.maxsi %205, %c0_i64_3 : i64
-          %207 = arith.addi %205, %c16_i64 : i64
-          %208 = arith.minsi %207, %177 : i64
-          %209 = arith.subi %208, %206 : i64
-          %210 = arith.muli %204, %c32_i64 : i64
+        scf.for %arg10 = %198 to %189 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.addi %180, %200 : i64
+          %202 = arith.muli %201, %c16_i64 : i64
+          %203 = arith.maxsi %202, %173 : i64
+          %204 = arith.addi %202, %c16_i64 : i64
+          %205 = arith.minsi %204, %181 : i64
+          %206 = arith.subi %205, %203 : i64
+          %207 = arith.subi %203, %173 : i64
+          %208 = arith.muli %207, %178 : i64
+          %209 = arith.addi %177, %208 : i64
+          %210 = arith.muli %201, %c32_i64 : i64
           %211 = arith.addi %210, %c128_i64 : i64
-          %212 = arith.subi %206, %205 : i64
+          %212 = arith.subi %203, %202 : i64
           %213 = arith.addi %211, %212 : i64
-          %214 = arith.minsi %178, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %213, %214, %209) : (i64, i64, i64, i64) -> ()
+          %214 = arith.minsi %174, %c64_i64 : i64
+          "instgem.mvin2"(%209, %213, %214, %206) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg10 = %199 to %195 step %c1 {
+          %200 = arith.index_cast %arg10 : index to i64
+          %201 = arith.muli %200, %c16_i64 : i64
+          %202 = arith.maxsi %201, %c0_i64_3 : i64
+          %203 = arith.addi %201, %c16_i64 : i64
+          %204 = arith.minsi %203, %173 : i64
+          %205 = arith.subi %204, %202 : i64
+          %206 = arith.muli %200, %c32_i64 : i64
+          %207 = arith.addi %206, %c128_i64 : i64
+          %208 = arith.subi %202, %201 : i64
+          %209 = arith.addi %207, %208 : i64
+          %210 = arith.minsi %174, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %209, %210, %205) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %64 = arith.cmpi sle, %13, %c1 : index
-      scf.if %64 {
-        scf.if %63 {
-          %137 = arith.maxsi %23, %c0 : index
-          %138 = arith.minsi %137, %arg4 : index
-          %139 = arith.maxsi %21, %c0 : index
-          %140 = arith.minsi %139, %c32 : index
-          %141 = arith.subi %138, %20 : index
-          %142 = arith.minsi %arg5, %c0 : index
-          %143 = arith.minsi %arg5, %c32 : index
-          %144 = arith.maxsi %142, %c0 : index
-          %145 = arith.minsi %144, %c32 : index
-          %146 = arith.subi %143, %142 : index
-          %147 = arith.cmpi sgt, %145, %c0 : index
-          scf.if %147 {
+      %60 = arith.cmpi sle, %13, %c1 : index
+      scf.if %60 {
+        scf.if %59 {
+          %133 = arith.maxsi %23, %c0 : index
+          %134 = arith.minsi %133, %arg4 : index
+          %135 = arith.maxsi %21, %c0 : index
+          %136 = arith.minsi %135, %c32 : index
+          %137 = arith.subi %134, %20 : index
+          %138 = arith.minsi %arg5, %c0 : index
+          %139 = arith.minsi %arg5, %c32 : index
+          %140 = arith.maxsi %138, %c0 : index
+          %141 = arith.minsi %140, %c32 : index
+          %142 = arith.subi %139, %138 : index
+          %143 = arith.cmpi sgt, %141, %c0 : index
+          scf.if %143 {
             func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
           }
-          %148 = arith.index_cast %140 : index to i64
-          %149 = arith.index_cast %141 : index to i64
-          %150 = arith.index_cast %146 : index to i64
-          %151 = arith.addi %148, %149 : i64
-          %152 = arith.minsi %arg6, %c32 : index
-          %153 = arith.maxsi %15, %c0 : index
-          %154 = arith.minsi %153, %c32 : index
-          %155 = arith.subi %152, %15 : index
-          %156 = arith.cmpi sgt, %154, %c0 : index
-          scf.if %156 {
+          %144 = arith.index_cast %136 : index to i64
+          %145 = arith.index_cast %137 : index to i64
+          %146 = arith.index_cast %142 : index to i64
+          %147 = arith.addi %144, %145 : i64
+          %148 = arith.minsi %arg6, %c32 : index
+          %149 = arith.maxsi %15, %c0 : index
+          %150 = arith.minsi %149, %c32 : index
+          %151 = arith.subi %148, %15 : index
+          %152 = arith.cmpi sgt, %150, %c0 : index
+          scf.if %152 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %157 = arith.index_cast %145 : index to i64
-          %158 = arith.index_cast %155 : index to i64
-          %159 = arith.addi %157, %150 : i64
-          %160 = arith.maxsi %151, %c0_i64_3 : i64
+          %153 = arith.index_cast %141 : index to i64
+          %154 = arith.index_cast %151 : index to i64
+          %155 = arith.addi %153, %146 : i64
+          %156 = arith.maxsi %147, %c0_i64_3 : i64
+          %157 = arith.minsi %156, %c32_i64 : i64
+          %158 = arith.maxsi %146, %c0_i64_3 : i64
+          %159 = arith.minsi %158, %c32_i64 : i64
+          %160 = arith.maxsi %155, %c0_i64_3 : i64
           %161 = arith.minsi %160, %c32_i64 : i64
-          %162 = arith.maxsi %150, %c0_i64_3 : i64
+          %162 = arith.maxsi %154, %c0_i64_3 : i64
           %163 = arith.minsi %162, %c32_i64 : i64
-          %164 = arith.maxsi %159, %c0_i64_3 : i64
-          %165 = arith.minsi %164, %c32_i64 : i64
-          %166 = arith.maxsi %158, %c0_i64_3 : i64
-          %167 = arith.minsi %166, %c32_i64 : i64
-          %168 = arith.ceildivsi %161, %c16_i64 : i64
-          %169 = arith.ceildivsi %167, %c16_i64 : i64
-          %170 = arith.minsi %163, %165 : i64
-          %171 = arith.ceildivsi %170, %c16_i64 : i64
-          %172 = arith.cmpi sgt, %168, %c0_i64_3 : i64
-          %173 = arith.select %172, %169, %c0_i64_3 : i64
-          %174 = arith.index_cast %173 : i64 to index
-          %175 = arith.divsi %170, %c16_i64 : i64
-          %176 = arith.minsi %171, %175 : i64
-          %177 = arith.maxsi %176, %c0_i64_3 : i64
-          %178 = arith.divsi %161, %c16_i64 : i64
-          %179 = arith.minsi %168, %178 : i64
-          %180 = arith.maxsi %179, %c1_i64_2 : i64
-          %181 = arith.minsi %161, %c16_i64 : i64
-          %182 = arith.cmpi sgt, %13, %c1 : index
-          %183 = arith.maxsi %148, %c0_i64_3 : i64
-          %184 = arith.divui %183, %c16_i64 : i64
-          %185 = arith.addi %160, %c15_i64 : i64
-          %186 = arith.divui %185, %c16_i64 : i64
-          %187 = arith.subi %186, %184 : i64
-          %188 = arith.cmpi sgt, %149, %c0_i64_3 : i64
-          %189 = arith.extui %188 : i1 to i64
-          %190 = arith.muli %187, %189 : i64
-          %191 = arith.index_cast %190 : i64 to index
-          %192 = arith.addi %183, %c15_i64 : i64
-          %193 = arith.divui %192, %c16_i64 : i64
-          %194 = arith.cmpi sgt, %148, %c0_i64_3 : i64
-          %195 = arith.extui %194 : i1 to i64
-          %196 = arith.muli %193, %195 : i64
-          %197 = arith.index_cast %196 : i64 to index
-          %198 = arith.select %182, %c64_i64, %c0_i64_3 : i64
-          %199 = arith.select %182, %c192_i64, %c0_i64_3 : i64
-          %200:10 = scf.if %182 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
-            %207 = arith.minsi %arg5, %c64 : index
-            %208 = arith.subi %143, %c32 : index
-            %209 = arith.maxsi %208, %c0 : index
-            %210 = arith.minsi %209, %c32 : index
-            %211 = arith.subi %207, %143 : index
-            %212 = arith.cmpi sgt, %210, %c0 : index
-            %subview_13 = memref.subview %reinterpret_cast[%20, %143] [%141, %211] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %213 = arith.index_cast %211 : index to i64
+          %164 = arith.ceildivsi %157, %c16_i64 : i64
+          %165 = arith.ceildivsi %163, %c16_i64 : i64
+          %166 = arith.minsi %159, %161 : i64
+          %167 = arith.ceildivsi %166, %c16_i64 : i64
+          %168 = arith.cmpi sgt, %164, %c0_i64_3 : i64
+          %169 = arith.select %168, %165, %c0_i64_3 : i64
+          %170 = arith.index_cast %169 : i64 to index
+          %171 = arith.divsi %166, %c16_i64 : i64
+          %172 = arith.minsi %167, %171 : i64
+          %173 = arith.maxsi %172, %c0_i64_3 : i64
+          %174 = arith.divsi %157, %c16_i64 : i64
+          %175 = arith.minsi %164, %174 : i64
+          %176 = arith.maxsi %175, %c1_i64_2 : i64
+          %177 = arith.minsi %157, %c16_i64 : i64
+          %178 = arith.cmpi sgt, %13, %c1 : index
+          %179 = arith.maxsi %144, %c0_i64_3 : i64
+          %180 = arith.divui %179, %c16_i64 : i64
+          %181 = arith.addi %156, %c15_i64 : i64
+          %182 = arith.divui %181, %c16_i64 : i64
+          %183 = arith.subi %182, %180 : i64
+          %184 = arith.cmpi sgt, %145, %c0_i64_3 : i64
+          %185 = arith.extui %184 : i1 to i64
+          %186 = arith.muli %183, %185 : i64
+          %187 = arith.index_cast %186 : i64 to index
+          %188 = arith.addi %179, %c15_i64 : i64
+          %189 = arith.divui %188, %c16_i64 : i64
+          %190 = arith.cmpi sgt, %144, %c0_i64_3 : i64
+          %191 = arith.extui %190 : i1 to i64
+          %192 = arith.muli %189, %191 : i64
+          %193 = arith.index_cast %192 : i64 to index
+          %194 = arith.select %178, %c64_i64, %c0_i64_3 : i64
+          %195 = arith.select %178, %c192_i64, %c0_i64_3 : i64
+          %196:10 = scf.if %178 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
+            %203 = arith.minsi %arg5, %c64 : index
+            %204 = arith.subi %139, %c32 : index
+            %205 = arith.maxsi %204, %c0 : index
+            %206 = arith.minsi %205, %c32 : index
+            %207 = arith.subi %203, %139 : index
+            %208 = arith.cmpi sgt, %206, %c0 : index
+            %subview_13 = memref.subview %reinterpret_cast[%20, %139] [%137, %207] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %209 = arith.index_cast %207 : index to i64
             %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %214 = arith.index_cast %intptr_18 : index to i64
-            %215 = arith.index_cast %offset_15 : index to i64
-            %216 = arith.addi %214, %215 : i64
-            %217 = arith.index_cast %strides_17#0 : index to i64
-            %subview_19 = memref.subview %reinterpret_cast_4[%143, %15] [%211, %155] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %218 = arith.index_cast %210 : index to i64
+            %210 = arith.index_cast %intptr_18 : index to i64
+            %211 = arith.index_cast %offset_15 : index to i64
+            %212 = arith.addi %210, %211 : i64
+            %213 = arith.index_cast %strides_17#0 : index to i64
+            %subview_19 = memref.subview %reinterpret_cast_4[%139, %15] [%207, %151] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %214 = arith.index_cast %206 : index to i64
             %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %219 = arith.index_cast %intptr_24 : index to i64
-            %220 = arith.index_cast %offset_21 : index to i64
-            %221 = arith.addi %219, %220 : i64
-            %222 = arith.index_cast %strides_23#0 : index to i64
-            %223 = arith.maxsi %218, %c0_i64_3 : i64
+            %215 = arith.index_cast %intptr_24 : index to i64
+            %216 = arith.index_cast %offset_21 : index to i64
+            %217 = arith.addi %215, %216 : i64
+            %218 = arith.index_cast %strides_23#0 : index to i64
+            %219 = arith.maxsi %214, %c0_i64_3 : i64
+            %220 = arith.divui %219, %c16_i64 : i64
+            %221 = arith.addi %214, %209 : i64
+            %222 = arith.maxsi %221, %c0_i64_3 : i64
+            %223 = arith.addi %222, %c15_i64 : i64
             %224 = arith.divui %223, %c16_i64 : i64
-            %225 = arith.addi %218, %213 : i64
-            %226 = arith.maxsi %225, %c0_i64_3 : i64
-            %227 = arith.addi %226, %c15_i64 : i64
-            %228 = arith.divui %227, %c16_i64 : i64
-            %229 = arith.subi %228, %224 : i64
-            %230 = arith.cmpi sgt, %213, %c0_i64_3 : i64
-            %231 = arith.extui %230 : i1 to i64
-            %232 = arith.muli %229, %231 : i64
-            %233 = arith.index_cast %232 : i64 to index
-            %234 = arith.addi %223, %c15_i64 : i64
-            %235 = arith.divui %234, %c16_i64 : i64
-            %236 = arith.cmpi sgt, %218, %c0_i64_3 : i64
-            %237 = arith.extui %236 : i1 to i64
-            %238 = arith.muli %235, %237 : i64
-            %239 = arith.index_cast %238 : i64 to index
-            scf.if %212 {
+            %225 = arith.subi %224, %220 : i64
+            %226 = arith.cmpi sgt, %209, %c0_i64_3 : i64
+            %227 = arith.extui %226 : i1 to i64
+            %228 = arith.muli %225, %227 : i64
+            %229 = arith.index_cast %228 : i64 to index
+            %230 = arith.addi %219, %c15_i64 : i64
+            %231 = arith.divui %230, %c16_i64 : i64
+            %232 = arith.cmpi sgt, %214, %c0_i64_3 : i64
+            %233 = arith.extui %232 : i1 to i64
+            %234 = arith.muli %231, %233 : i64
+            %235 = arith.index_cast %234 : i64 to index
+            scf.if %208 {
               func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
             }
-            scf.if %156 {
+            scf.if %152 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %217) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %222) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %217, %216, %213, %233, %224, %218, %213, %222, %221, %239 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %213) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %218) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %213, %212, %209, %229, %220, %214, %209, %218, %217, %235 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
           } else {
             scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
           }
-          %201 = arith.maxsi %174, %c1 : index
-          scf.for %arg10 = %c0 to %174 step %c1 {
-            scf.if %182 {
-              %214 = arith.cmpi sgt, %191, %c0 : index
-              scf.if %214 {
-                %218 = arith.muli %201, %c4 : index
-                %219 = arith.muli %191, %c4 : index
-                %220 = arith.muli %arg10, %219 : index
-                %221 = arith.subi %218, %c1 : index
-                %222 = arith.addi %220, %221 : index
-                %223 = arith.divsi %222, %218 : index
-                %224 = arith.addi %222, %219 : index
-                %225 = arith.divsi %224, %218 : index
-                scf.for %arg11 = %223 to %225 step %c1 {
-                  %226 = arith.index_cast %arg11 : index to i64
-                  %227 = arith.addi %184, %226 : i64
-                  %228 = arith.muli %227, %c16_i64 : i64
-                  %229 = arith.maxsi %228, %148 : i64
-                  %230 = arith.addi %228, %c16_i64 : i64
-                  %231 = arith.minsi %230, %151 : i64
-                  %232 = arith.subi %231, %229 : i64
-                  %233 = arith.subi %229, %148 : i64
-                  %234 = arith.muli %233, %200#0 : i64
-                  %235 = arith.addi %200#1, %234 : i64
-                  %236 = arith.muli %227, %c32_i64 : i64
-                  %237 = arith.addi %236, %198 : i64
-                  %238 = arith.subi %229, %228 : i64
-                  %239 = arith.addi %237, %238 : i64
-                  %240 = arith.minsi %200#2, %c64_i64 : i64
-                  "instgem.mvin"(%235, %239, %240, %232) : (i64, i64, i64, i64) -> ()
+          %197 = arith.maxsi %170, %c1 : index
+          scf.for %arg10 = %c0 to %170 step %c1 {
+            scf.if %178 {
+              %210 = arith.cmpi sgt, %187, %c0 : index
+              scf.if %210 {
+                %214 = arith.muli %197, %c4 : index
+                %215 = arith.muli %187, %c4 : index
+                %216 = arith.muli %arg10, %215 : index
+                %217 = arith.subi %214, %c1 : index
+                %218 = arith.addi %216, %217 : index
+                %219 = arith.divsi %218, %214 : index
+                %220 = arith.addi %218, %215 : index
+                %221 = arith.divsi %220, %214 : index
+                scf.for %arg11 = %219 to %221 step %c1 {
+                  %222 = arith.index_cast %arg11 : index to i64
+                  %223 = arith.addi %180, %222 : i64
+                  %224 = arith.muli %223, %c16_i64 : i64
+                  %225 = arith.maxsi %224, %144 : i64
+                  %226 = arith.addi %224, %c16_i64 : i64
+                  %227 = arith.minsi %226, %147 : i64
+                  %228 = arith.subi %227, %225 : i64
+                  %229 = arith.subi %225, %144 : i64
+                  %230 = arith.muli %229, %196#0 : i64
+                  %231 = arith.addi %196#1, %230 : i64
+                  %232 = arith.muli %223, %c32_i64 : i64
+                  %233 = arith.addi %232, %194 : i64
+                  %234 = arith.subi %225, %224 : i64
+                  %235 = arith.addi %233, %234 : i64
+                  %236 = arith.minsi %196#2, %c64_i64 : i64
+                  "instgem.mvin"(%231, %235, %236, %228) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
               }
-              %215 = arith.cmpi sgt, %197, %c0 : index
-              scf.if %215 {
-                %218 = arith.muli %201, %c4 : index
-                %219 = arith.muli %197, %c4 : index
-                %220 = arith.muli %arg10, %219 : index
-                %221 = arith.subi %218, %c1 : index
-                %222 = arith.subi %221, %201 : index
-                %223 = arith.addi %220, %222 : index
-                %224 = arith.divsi %223, %218 : index
-                %225 = arith.addi %223, %219 : index
-                %226 = arith.divsi %225, %218 : index
-                scf.for %arg11 = %224 to %226 step %c1 {
-                  %227 = arith.index_cast %arg11 : index to i64
-                  %228 = arith.muli %227, %c16_i64 : i64
-                  %229 = arith.maxsi %228, %c0_i64_3 : i64
-                  %230 = arith.addi %228, %c16_i64 : i64
-                  %231 = arith.minsi %230, %148 : i64
-                  %232 = arith.subi %231, %229 : i64
-                  %233 = arith.muli %227, %c32_i64 : i64
-                  %234 = arith.addi %233, %198 : i64
-                  %235 = arith.subi %229, %228 : i64
-                  %236 = arith.addi %234, %235 : i64
-                  %237 = arith.minsi %200#2, %c64_i64 : i64
-                  "instgem.mvin"(%c0_i64_3, %236, %237, %232) : (i64, i64, i64, i64) -> ()
+              %211 = arith.cmpi sgt, %193, %c0 : index
+              scf.if %211 {
+                %214 = arith.muli %197, %c4 : index
+                %215 = arith.muli %193, %c4 : index
+                %216 = arith.muli %arg10, %215 : index
+                %217 = arith.subi %214, %c1 : index
+                %218 = arith.subi %217, %197 : index
+                %219 = arith.addi %216, %218 : index
+                %220 = arith.divsi %219, %214 : index
+                %221 = arith.addi %219, %215 : index
+                %222 = arith.divsi %221, %214 : index
+                scf.for %arg11 = %220 to %222 step %c1 {
+                  %223 = arith.index_cast %arg11 : index to i64
+                  %224 = arith.muli %223, %c16_i64 : i64
+                  %225 = arith.maxsi %224, %c0_i64_3 : i64
+                  %226 = arith.addi %224, %c16_i64 : i64
+                  %227 = arith.minsi %226, %144 : i64
+                  %228 = arith.subi %227, %225 : i64
+                  %229 = arith.muli %223, %c32_i64 : i64
+                  %230 = arith.addi %229, %194 : i64
+                  %231 = arith.subi %225, %224 : i64
+                  %232 = arith.addi %230, %231 : i64
+                  %233 = arith.minsi %196#2, %c64_i64 : i64
+                  "instgem.mvin"(%c0_i64_3, %232, %233, %228) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
               }
-              %216 = arith.cmpi sgt, %200#3, %c0 : index
-              scf.if %216 {
-                %218 = arith.muli %201, %c4 : index
-                %219 = arith.muli %200#3, %c4 : index
-                %220 = arith.muli %arg10, %219 : index
-                %221 = arith.subi %218, %c1 : index
-                %222 = arith.muli %201, %c2 : index
-                %223 = arith.subi %221, %222 : index
-                %224 = arith.addi %220, %223 : index
-                %225 = arith.divsi %224, %218 : index
-                %226 = arith.addi %224, %219 : index
-                %227 = arith.divsi %226, %218 : index
-                scf.for %arg11 = %225 to %227 step %c1 {
-                  %228 = arith.index_cast %arg11 : index to i64
-                  %229 = arith.addi %200#4, %228 : i64
-                  %230 = arith.muli %229, %c16_i64 : i64
-                  %231 = arith.maxsi %230, %200#5 : i64
-                  %232 = arith.addi %230, %c16_i64 : i64
-                  %233 = arith.addi %200#5, %200#6 : i64
-                  %234 = arith.minsi %232, %233 : i64
-                  %235 = arith.subi %234, %231 : i64
-                  %236 = arith.subi %231, %200#5 : i64
-                  %237 = arith.muli %236, %200#7 : i64
-                  %238 = arith.addi %200#8, %237 : i64
-                  %239 = arith.muli %229, %c32_i64 : i64
-                  %240 = arith.addi %239, %199 : i64
-                  %241 = arith.subi %231, %230 : i64
-                  %242 = arith.addi %240, %241 : i64
-                  %243 = arith.minsi %158, %c64_i64 : i64
-                  "instgem.mvin2"(%238, %242, %243, %235) : (i64, i64, i64, i64) -> ()
+              %212 = arith.cmpi sgt, %196#3, %c0 : index
+              scf.if %212 {
+                %214 = arith.muli %197, %c4 : index
+                %215 = arith.muli %196#3, %c4 : index
+                %216 = arith.muli %arg10, %215 : index
+                %217 = arith.subi %214, %c1 : index
+                %218 = arith.muli %197, %c2 : index
+                %219 = arith.subi %217, %218 : index
+                %220 = arith.addi %216, %219 : index
+                %221 = arith.divsi %220, %214 : index
+                %222 = arith.addi %220, %215 : index
+                %223 = arith.divsi %222, %214 : index
+                scf.for %arg11 = %221 to %223 step %c1 {
+                  %224 = arith.index_cast %arg11 : index to i64
+                  %225 = arith.addi %196#4, %224 : i64
+                  %226 = arith.muli %225, %c16_i64 : i64
+                  %227 = arith.maxsi %226, %196#5 : i64
+                  %228 = arith.addi %226, %c16_i64 : i64
+                  %229 = arith.addi %196#5, %196#6 : i64
+                  %230 = arith.minsi %228, %229 : i64
+                  %231 = arith.subi %230, %227 : i64
+                  %232 = arith.subi %227, %196#5 : i64
+                  %233 = arith.muli %232, %196#7 : i64
+                  %234 = arith.addi %196#8, %233 : i64
+                  %235 = arith.muli %225, %c32_i64 : i64
+                  %236 = arith.addi %235, %195 : i64
+                  %237 = arith.subi %227, %226 : i64
+                  %238 = arith.addi %236, %237 : i64
+                  %239 = arith.minsi %154, %c64_i64 : i64
+                  "instgem.mvin2"(%234, %238, %239, %231) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
               }
-              %217 = arith.cmpi sgt, %200#9, %c0 : index
-              scf.if %217 {
-                %218 = arith.muli %201, %c4 : index
-                %219 = arith.muli %200#9, %c4 : index
-                %220 = arith.muli %arg10, %219 : index
-                %221 = arith.subi %218, %c1 : index
-                %222 = arith.muli %201, %c3 : index
-                %223 = arith.subi %221, %222 : index
-                %224 = arith.addi %220, %223 : index
-                %225 = arith.divsi %224, %218 : index
-                %226 = arith.addi %224, %219 : index
-                %227 = arith.divsi %226, %218 : index
-                scf.for %arg11 = %225 to %227 step %c1 {
-                  %228 = arith.index_cast %arg11 : index to i64
-                  %229 = arith.muli %228, %c16_i64 : i64
-                  %230 = arith.maxsi %229, %c0_i64_3 : i64
-                  %231 = arith.addi %229, %c16_i64 : i64
-                  %232 = arith.minsi %231, %200#5 : i64
-                  %233 = arith.subi %232, %230 : i64
-                  %234 = arith.muli %228, %c32_i64 : i64
-                  %235 = arith.addi %234, %199 : i64
-                  %236 = arith.subi %230, %229 : i64
-                  %237 = arith.addi %235, %236 : i64
-                  %238 = arith.minsi %158, %c64_i64 : i64
-                  "instgem.mvin2"(%c0_i64_3, %237, %238, %233) : (i64, i64, i64, i64) -> ()
+              %213 = arith.cmpi sgt, %196#9, %c0 : index
+              scf.if %213 {
+                %214 = arith.muli %197, %c4 : index
+                %215 = arith.muli %196#9, %c4 : index
+                %216 = arith.muli %arg10, %215 : index
+                %217 = arith.subi %214, %c1 : index
+                %218 = arith.muli %197, %c3 : index
+                %219 = arith.subi %217, %218 : index
+                %220 = arith.addi %216, %219 : index
+                %221 = arith.divsi %220, %214 : index
+                %222 = arith.addi %220, %215 : index
+                %223 = arith.divsi %222, %214 : index
+                scf.for %arg11 = %221 to %223 step %c1 {
+                  %224 = arith.index_cast %arg11 : index to i64
+                  %225 = arith.muli %224, %c16_i64 : i64
+                  %226 = arith.maxsi %225, %c0_i64_3 : i64
+                  %227 = arith.addi %225, %c16_i64 : i64
+                  %228 = arith.minsi %227, %196#5 : i64
+                  %229 = arith.subi %228, %226 : i64
+                  %230 = arith.muli %224, %c32_i64 : i64
+                  %231 = arith.addi %230, %195 : i64
+                  %232 = arith.subi %226, %225 : i64
+                  %233 = arith.addi %231, %232 : i64
+                  %234 = arith.minsi %154, %c64_i64 : i64
+                  "instgem.mvin2"(%c0_i64_3, %233, %234, %229) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
               }
             }
-            %207 = arith.index_cast %arg10 : index to i64
-            %208 = arith.muli %207, %c16_i64 : i64
-            %209 = arith.subi %167, %208 : i64
-            %210 = arith.minsi %209, %c16_i64 : i64
-            %211 = arith.cmpi sgt, %177, %c0_i64_3 : i64
-            scf.if %211 {
-              %214 = arith.ori %208, %c2147483648_i64 : i64
-              %215 = arith.addi %208, %c128_i64 : i64
-              "instgem.preload"(%215, %210, %c16_i64, %214, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %216 = arith.index_cast %180 : i64 to index
-              scf.for %arg11 = %c1 to %216 step %c1 {
-                %218 = arith.index_cast %arg11 : index to i64
-                %219 = arith.muli %218, %c32_i64 : i64
-                %220 = arith.addi %219, %208 : i64
-                %221 = arith.ori %220, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%219, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %203 = arith.index_cast %arg10 : index to i64
+            %204 = arith.muli %203, %c16_i64 : i64
+            %205 = arith.subi %163, %204 : i64
+            %206 = arith.minsi %205, %c16_i64 : i64
+            %207 = arith.cmpi sgt, %173, %c0_i64_3 : i64
+            scf.if %207 {
+              %210 = arith.ori %204, %c2147483648_i64 : i64
+              %211 = arith.addi %204, %c128_i64 : i64
+              "instgem.preload"(%211, %206, %c16_i64, %210, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %212 = arith.index_cast %176 : i64 to index
+              scf.for %arg11 = %c1 to %212 step %c1 {
+                %214 = arith.index_cast %arg11 : index to i64
+                %215 = arith.muli %214, %c32_i64 : i64
+                %216 = arith.addi %215, %204 : i64
+                %217 = arith.ori %216, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%215, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %217 = arith.index_cast %168 : i64 to index
-              scf.for %arg11 = %216 to %217 step %c1 {
-                %218 = arith.index_cast %arg11 : index to i64
+              %213 = arith.index_cast %164 : i64 to index
+              scf.for %arg11 = %212 to %213 step %c1 {
+                %214 = arith.index_cast %arg11 : index to i64
+                %215 = arith.muli %214, %c16_i64 : i64
+                %216 = arith.subi %157, %215 : i64
+                %217 = arith.minsi %216, %c16_i64 : i64
+                %218 = arith.muli %214, %c32_i64 : i64
+                %219 = arith.addi %218, %204 : i64
+                %220 = arith.ori %219, %c2147483648_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%218, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %208 = arith.index_cast %173 : i64 to index
+            scf.for %arg11 = %c1 to %208 step %c1 {
+              %210 = arith.index_cast %arg11 : index to i64
+              %211 = arith.ori %204, %c3221225472_i64 : i64
+              %212 = arith.muli %210, %c32_i64 : i64
+              %213 = arith.addi %212, %204 : i64
+              %214 = arith.addi %213, %c128_i64 : i64
+              "instgem.preload"(%214, %206, %c16_i64, %211, %206, %177) : (i64, i64, i64, i64, i64, i64) -> ()
+              %215 = arith.muli %210, %c16_i64 : i64
+              "instgem.compute_preloaded"(%215, %c16_i64, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %216 = arith.index_cast %176 : i64 to index
+              scf.for %arg12 = %c1 to %216 step %c1 {
+                %218 = arith.index_cast %arg12 : index to i64
+                %219 = arith.muli %218, %c32_i64 : i64
+                %220 = arith.addi %219, %204 : i64
+                %221 = arith.ori %220, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %221, %206, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %222 = arith.addi %219, %215 : i64
+                "instgem.compute_accumulated"(%222, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %217 = arith.index_cast %164 : i64 to index
+              scf.for %arg12 = %216 to %217 step %c1 {
+                %218 = arith.index_cast %arg12 : index to i64
                 %219 = arith.muli %218, %c16_i64 : i64
-                %220 = arith.subi %161, %219 : i64
+                %220 = arith.subi %157, %219 : i64
                 %221 = arith.minsi %220, %c16_i64 : i64
                 %222 = arith.muli %218, %c32_i64 : i64
-                %223 = arith.addi %222, %208 : i64
-                %224 = arith.ori %223, %c2147483648_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_accumulated"(%222, %c16_i64, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %223 = arith.addi %222, %204 : i64
+                %224 = arith.ori %223, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %206, %221) : (i64, i64, i64, i64, i64, i64) -> ()
+                %225 = arith.addi %222, %215 : i64
+                "instgem.compute_accumulated"(%225, %c16_i64, %221, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            %212 = arith.index_cast %177 : i64 to index
-            scf.for %arg11 = %c1 to %212 step %c1 {
-              %214 = arith.index_cast %arg11 : index to i64
-              %215 = arith.ori %208, %c3221225472_i64 : i64
-              %216 = arith.muli %214, %c32_i64 : i64
-              %217 = arith.addi %216, %208 : i64
-              %218 = arith.addi %217, %c128_i64 : i64
-              "instgem.preload"(%218, %210, %c16_i64, %215, %210, %181) : (i64, i64, i64, i64, i64, i64) -> ()
-              %219 = arith.muli %214, %c16_i64 : i64
-              "instgem.compute_preloaded"(%219, %c16_i64, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %220 = arith.index_cast %180 : i64 to index
-              scf.for %arg12 = %c1 to %220 step %c1 {
-                %222 = arith.index_cast %arg12 : index to i64
-                %223 = arith.muli %222, %c32_i64 : i64
-                %224 = arith.addi %223, %208 : i64
-                %225 = arith.ori %224, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %225, %210, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %226 = arith.addi %223, %219 : i64
-                "instgem.compute_accumulated"(%226, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %209 = arith.index_cast %167 : i64 to index
+            scf.for %arg11 = %208 to %209 step %c1 {
+              %210 = arith.index_cast %arg11 : index to i64
+              %211 = arith.muli %210, %c16_i64 : i64
+              %212 = arith.subi %159, %211 : i64
+              %213 = arith.minsi %212, %c16_i64 : i64
+              %214 = arith.subi %161, %211 : i64
+              %215 = arith.minsi %214, %c16_i64 : i64
+              %216 = arith.cmpi eq, %210, %c0_i64_3 : i64
+              %217 = arith.select %216, %c2147483648_i64, %c3221225472_i64 : i64
+              %218 = arith.ori %204, %217 : i64
+              %219 = arith.select %216, %c16_i64, %177 : i64
+              %220 = arith.select %216, %c16_i64, %206 : i64
+              %221 = arith.muli %210, %c32_i64 : i64
+              %222 = arith.addi %221, %204 : i64
+              %223 = arith.addi %222, %c128_i64 : i64
+              "instgem.preload"(%223, %206, %215, %218, %220, %219) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%211, %213, %177, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %224 = arith.index_cast %176 : i64 to index
+              scf.for %arg12 = %c1 to %224 step %c1 {
+                %226 = arith.index_cast %arg12 : index to i64
+                %227 = arith.muli %226, %c32_i64 : i64
+                %228 = arith.addi %227, %204 : i64
+                %229 = arith.ori %228, %217 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %229, %220, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %230 = arith.addi %227, %211 : i64
+                "instgem.compute_accumulated"(%230, %213, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %221 = arith.index_cast %168 : i64 to index
-              scf.for %arg12 = %220 to %221 step %c1 {
-                %222 = arith.index_cast %arg12 : index to i64
-                %223 = arith.muli %222, %c16_i64 : i64
-                %224 = arith.subi %161, %223 : i64
-                %225 = arith.minsi %224, %c16_i64 : i64
-                %226 = arith.muli %222, %c32_i64 : i64
-                %227 = arith.addi %226, %208 : i64
-                %228 = arith.ori %227, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %228, %210, %225) : (i64, i64, i64, i64, i64, i64) -> ()
-                %229 = arith.addi %226, %219 : i64
-                "instgem.compute_accumulated"(%229, %c16_i64, %225, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %213 = arith.index_cast %171 : i64 to index
-            scf.for %arg11 = %212 to %213 step %c1 {
-              %214 = arith.index_cast %arg11 : index to i64
-              %215 = arith.muli %214, %c16_i64 : i64
-              %216 = arith.subi %163, %215 : i64
-              %217 = arith.minsi %216, %c16_i64 : i64
-              %218 = arith.subi %165, %215 : i64
-              %219 = arith.minsi %218, %c16_i64 : i64
-              %220 = arith.cmpi eq, %214, %c0_i64_3 : i64
-              %221 = arith.select %220, %c2147483648_i64, %c3221225472_i64 : i64
-              %222 = arith.ori %208, %221 : i64
-              %223 = arith.select %220, %c16_i64, %181 : i64
-              %224 = arith.select %220, %c16_i64, %210 : i64
-              %225 = arith.muli %214, %c32_i64 : i64
-              %226 = arith.addi %225, %208 : i64
-              %227 = arith.addi %226, %c128_i64 : i64
-              "instgem.preload"(%227, %210, %219, %222, %224, %223) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%215, %217, %181, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %228 = arith.index_cast %180 : i64 to index
-              scf.for %arg12 = %c1 to %228 step %c1 {
-                %230 = arith.index_cast %arg12 : index to i64
-                %231 = arith.muli %230, %c32_i64 : i64
-                %232 = arith.addi %231, %208 : i64
-                %233 = arith.ori %232, %221 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %233, %224, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %234 = arith.addi %231, %215 : i64
-                "instgem.compute_accumulated"(%234, %217, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %229 = arith.index_cast %168 : i64 to index
-              scf.for %arg12 = %228 to %229 step %c1 {
-                %230 = arith.index_cast %arg12 : index to i64
-                %231 = arith.muli %230, %c16_i64 : i64
-                %232 = arith.subi %161, %231 : i64
-                %233 = arith.minsi %232, %c16_i64 : i64
-                %234 = arith.muli %230, %c32_i64 : i64
-                %235 = arith.addi %234, %208 : i64
-                %236 = arith.ori %235, %221 : i64
-                %237 = arith.select %220, %c16_i64, %233 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %224, %237) : (i64, i64, i64, i64, i64, i64) -> ()
-                %238 = arith.addi %234, %215 : i64
-                "instgem.compute_accumulated"(%238, %217, %233, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %225 = arith.index_cast %164 : i64 to index
+              scf.for %arg12 = %224 to %225 step %c1 {
+                %226 = arith.index_cast %arg12 : index to i64
+                %227 = arith.muli %226, %c16_i64 : i64
+                %228 = arith.subi %157, %227 : i64
+                %229 = arith.minsi %228, %c16_i64 : i64
+                %230 = arith.muli %226, %c32_i64 : i64
+                %231 = arith.addi %230, %204 : i64
+                %232 = arith.ori %231, %217 : i64
+                %233 = arith.select %216, %c16_i64, %229 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %220, %233) : (i64, i64, i64, i64, i64, i64) -> ()
+                %234 = arith.addi %230, %211 : i64
+                "instgem.compute_accumulated"(%234, %213, %229, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
-          %202 = arith.cmpi eq, %171, %c0_i64_3 : i64
-          %203 = arith.cmpi slt, %168, %c2_i64_1 : i64
-          %204 = arith.cmpi slt, %173, %c2_i64_1 : i64
-          %205 = arith.ori %202, %203 : i1
-          %206 = arith.ori %205, %204 : i1
-          scf.if %206 {
+          %198 = arith.cmpi eq, %167, %c0_i64_3 : i64
+          %199 = arith.cmpi slt, %164, %c2_i64_1 : i64
+          %200 = arith.cmpi slt, %169, %c2_i64_1 : i64
+          %201 = arith.ori %198, %199 : i1
+          %202 = arith.ori %201, %200 : i1
+          scf.if %202 {
             scf.for %arg10 = %c0 to %c4 step %c1 {
-              %207 = arith.index_cast %arg10 : index to i64
-              %208 = arith.remsi %207, %c2_i64_1 : i64
-              %209 = arith.divsi %207, %c2_i64_1 : i64
-              %210 = arith.muli %209, %c16_i64 : i64
-              %211 = arith.subi %c32_i64, %210 : i64
-              %212 = arith.minsi %211, %c16_i64 : i64
-              %213 = arith.muli %208, %c32_i64 : i64
-              %214 = arith.addi %213, %210 : i64
-              %215 = arith.ori %214, %c2147483648_i64 : i64
-              %216 = arith.cmpi sge, %208, %168 : i64
-              %217 = arith.cmpi sge, %209, %173 : i64
-              %218 = arith.ori %202, %216 : i1
-              %219 = arith.ori %218, %217 : i1
-              scf.if %219 {
-                "instgem.mvin"(%c0_i64_3, %215, %212, %c16_i64) : (i64, i64, i64, i64) -> ()
+              %203 = arith.index_cast %arg10 : index to i64
+              %204 = arith.remsi %203, %c2_i64_1 : i64
+              %205 = arith.divsi %203, %c2_i64_1 : i64
+              %206 = arith.muli %205, %c16_i64 : i64
+              %207 = arith.subi %c32_i64, %206 : i64
+              %208 = arith.minsi %207, %c16_i64 : i64
+              %209 = arith.muli %204, %c32_i64 : i64
+              %210 = arith.addi %209, %206 : i64
+              %211 = arith.ori %210, %c2147483648_i64 : i64
+              %212 = arith.cmpi sge, %204, %164 : i64
+              %213 = arith.cmpi sge, %205, %169 : i64
+              %214 = arith.ori %198, %212 : i1
+              %215 = arith.ori %214, %213 : i1
+              scf.if %215 {
+                "instgem.mvin"(%c0_i64_3, %211, %208, %c16_i64) : (i64, i64, i64, i64) -> ()
               }
             }
           }
-          scf.if %182 {
-            %207 = arith.muli %201, %c4 : index
-            %208 = arith.muli %191, %c4 : index
-            %209 = arith.muli %174, %208 : index
-            %210 = arith.subi %207, %c1 : index
-            %211 = arith.addi %209, %210 : index
-            %212 = arith.divsi %211, %207 : index
-            scf.for %arg10 = %212 to %191 step %c1 {
-              %230 = arith.index_cast %arg10 : index to i64
-              %231 = arith.addi %184, %230 : i64
-              %232 = arith.muli %231, %c16_i64 : i64
-              %233 = arith.maxsi %232, %148 : i64
-              %234 = arith.addi %232, %c16_i64 : i64
-              %235 = arith.minsi %234, %151 : i64
-              %236 = arith.subi %235, %233 : i64
-              %237 = arith.subi %233, %148 : i64
-              %238 = arith.muli %237, %200#0 : i64
-              %239 = arith.addi %200#1, %238 : i64
-              %240 = arith.muli %231, %c32_i64 : i64
-              %241 = arith.addi %240, %198 : i64
-              %242 = arith.subi %233, %232 : i64
-              %243 = arith.addi %241, %242 : i64
-              %244 = arith.minsi %200#2, %c64_i64 : i64
-              "instgem.mvin"(%239, %243, %244, %236) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %213 = arith.muli %197, %c4 : index
-            %214 = arith.muli %174, %213 : index
-            %215 = arith.subi %210, %201 : index
-            %216 = arith.addi %214, %215 : index
-            %217 = arith.divsi %216, %207 : index
-            scf.for %arg10 = %217 to %197 step %c1 {
-              %230 = arith.index_cast %arg10 : index to i64
-              %231 = arith.muli %230, %c16_i64 : i64
-              %232 = arith.maxsi %231, %c0_i64_3 : i64
-              %233 = arith.addi %231, %c16_i64 : i64
-              %234 = arith.minsi %233, %148 : i64
-              %235 = arith.subi %234, %232 : i64
-              %236 = arith.muli %230, %c32_i64 : i64
-              %237 = arith.addi %236, %198 : i64
-              %238 = arith.subi %232, %231 : i64
+          scf.if %178 {
+            %203 = arith.muli %197, %c4 : index
+            %204 = arith.muli %187, %c4 : index
+            %205 = arith.muli %170, %204 : index
+            %206 = arith.subi %203, %c1 : index
+            %207 = arith.addi %205, %206 : index
+            %208 = arith.divsi %207, %203 : index
+            scf.for %arg10 = %208 to %187 step %c1 {
+              %226 = arith.index_cast %arg10 : index to i64
+              %227 = arith.addi %180, %226 : i64
+              %228 = arith.muli %227, %c16_i64 : i64
+              %229 = arith.maxsi %228, %144 : i64
+              %230 = arith.addi %228, %c16_i64 : i64
+              %231 = arith.minsi %230, %147 : i64
+              %232 = arith.subi %231, %229 : i64
+              %233 = arith.subi %229, %144 : i64
+              %234 = arith.muli %233, %196#0 : i64
+              %235 = arith.addi %196#1, %234 : i64
+              %236 = arith.muli %227, %c32_i64 : i64
+              %237 = arith.addi %236, %194 : i64
+              %238 = arith.subi %229, %228 : i64
               %239 = arith.addi %237, %238 : i64
-              %240 = arith.minsi %200#2, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %239, %240, %235) : (i64, i64, i64, i64) -> ()
+              %240 = arith.minsi %196#2, %c64_i64 : i64
+              "instgem.mvin"(%235, %239, %240, %232) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %218 = arith.muli %200#3, %c4 : index
-            %219 = arith.muli %174, %218 : index
-            %220 = arith.muli %201, %c2 : index
-            %221 = arith.subi %210, %220 : index
-            %222 = arith.addi %219, %221 : index
-            %223 = arith.divsi %222, %207 : index
-            scf.for %arg10 = %223 to %200#3 step %c1 {
-              %230 = arith.index_cast %arg10 : index to i64
-              %231 = arith.addi %200#4, %230 : i64
-              %232 = arith.muli %231, %c16_i64 : i64
-              %233 = arith.maxsi %232, %200#5 : i64
-              %234 = arith.addi %232, %c16_i64 : i64
-              %235 = arith.addi %200#5, %200#6 : i64
-              %236 = arith.minsi %234, %235 : i64
-              %237 = arith.subi %236, %233 : i64
-              %238 = arith.subi %233, %200#5 : i64
-              %239 = arith.muli %238, %200#7 : i64
-              %240 = arith.addi %200#8, %239 : i64
-              %241 = arith.muli %231, %c32_i64 : i64
-              %242 = arith.addi %241, %199 : i64
-              %243 = arith.subi %233, %232 : i64
-              %244 = arith.addi %242, %243 : i64
-              %245 = arith.minsi %158, %c64_i64 : i64
-              "instgem.mvin2"(%240, %244, %245, %237) : (i64, i64, i64, i64) -> ()
+            %209 = arith.muli %193, %c4 : index
+            %210 = arith.muli %170, %209 : index
+            %211 = arith.subi %206, %197 : index
+            %212 = arith.addi %210, %211 : index
+            %213 = arith.divsi %212, %203 : index
+            scf.for %arg10 = %213 to %193 step %c1 {
+              %226 = arith.index_cast %arg10 : index to i64
+              %227 = arith.muli %226, %c16_i64 : i64
+              %228 = arith.maxsi %227, %c0_i64_3 : i64
+              %229 = arith.addi %227, %c16_i64 : i64
+              %230 = arith.minsi %229, %144 : i64
+              %231 = arith.subi %230, %228 : i64
+              %232 = arith.muli %226, %c32_i64 : i64
+              %233 = arith.addi %232, %194 : i64
+              %234 = arith.subi %228, %227 : i64
+              %235 = arith.addi %233, %234 : i64
+              %236 = arith.minsi %196#2, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64_3, %235, %236, %231) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %224 = arith.muli %200#9, %c4 : index
-            %225 = arith.muli %174, %224 : index
-            %226 = arith.muli %201, %c3 : index
-            %227 = arith.subi %210, %226 : index
-            %228 = arith.addi %225, %227 : index
-            %229 = arith.divsi %228, %207 : index
-            scf.for %arg10 = %229 to %200#9 step %c1 {
-              %230 = arith.index_cast %arg10 : index to i64
-              %231 = arith.muli %230, %c16_i64 : i64
-              %232 = arith.maxsi %231, %c0_i64_3 : i64
-              %233 = arith.addi %231, %c16_i64 : i64
-              %234 = arith.minsi %233, %200#5 : i64
-              %235 = arith.subi %234, %232 : i64
-              %236 = arith.muli %230, %c32_i64 : i64
-              %237 = arith.addi %236, %199 : i64
-              %238 = arith.subi %232, %231 : i64
-              %239 = arith.addi %237, %238 : i64
-              %240 = arith.minsi %158, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %239, %240, %235) : (i64, i64, i64, i64) -> ()
+            %214 = arith.muli %196#3, %c4 : index
+            %215 = arith.muli %170, %214 : index
+            %216 = arith.muli %197, %c2 : index
+            %217 = arith.subi %206, %216 : index
+            %218 = arith.addi %215, %217 : index
+            %219 = arith.divsi %218, %203 : index
+            scf.for %arg10 = %219 to %196#3 step %c1 {
+              %226 = arith.index_cast %arg10 : index to i64
+              %227 = arith.addi %196#4, %226 : i64
+              %228 = arith.muli %227, %c16_i64 : i64
+              %229 = arith.maxsi %228, %196#5 : i64
+              %230 = arith.addi %228, %c16_i64 : i64
+              %231 = arith.addi %196#5, %196#6 : i64
+              %232 = arith.minsi %230, %231 : i64
+              %233 = arith.subi %232, %229 : i64
+              %234 = arith.subi %229, %196#5 : i64
+              %235 = arith.muli %234, %196#7 : i64
+              %236 = arith.addi %196#8, %235 : i64
+              %237 = arith.muli %227, %c32_i64 : i64
+              %238 = arith.addi %237, %195 : i64
+              %239 = arith.subi %229, %228 : i64
+              %240 = arith.addi %238, %239 : i64
+              %241 = arith.minsi %154, %c64_i64 : i64
+              "instgem.mvin2"(%236, %240, %241, %233) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %220 = arith.muli %196#9, %c4 : index
+            %221 = arith.muli %170, %220 : index
+            %222 = arith.muli %197, %c3 : index
+            %223 = arith.subi %206, %222 : index
+            %224 = arith.addi %221, %223 : index
+            %225 = arith.divsi %224, %203 : index
+            scf.for %arg10 = %225 to %196#9 step %c1 {
+              %226 = arith.index_cast %arg10 : index to i64
+              %227 = arith.muli %226, %c16_i64 : i64
+              %228 = arith.maxsi %227, %c0_i64_3 : i64
+              %229 = arith.addi %227, %c16_i64 : i64
+              %230 = arith.minsi %229, %196#5 : i64
+              %231 = arith.subi %230, %228 : i64
+              %232 = arith.muli %226, %c32_i64 : i64
+              %233 = arith.addi %232, %195 : i64
+              %234 = arith.subi %228, %227 : i64
+              %235 = arith.addi %233, %234 : i64
+              %236 = arith.minsi %154, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64_3, %235, %236, %231) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
           }
         }
       } else {
-        %137:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-          %138 = arith.maxsi %23, %c0 : index
-          %139 = arith.minsi %138, %arg4 : index
-          %140 = arith.maxsi %21, %c0 : index
-          %141 = arith.minsi %140, %c32 : index
-          %142 = arith.subi %139, %20 : index
-          %143 = arith.maxsi %arg11, %c0 : index
-          %144 = arith.minsi %143, %arg5 : index
-          %145 = arith.addi %arg11, %c32 : index
-          %146 = arith.maxsi %145, %c0 : index
-          %147 = arith.minsi %146, %arg5 : index
-          %148 = arith.subi %144, %arg11 : index
-          %149 = arith.maxsi %148, %c0 : index
-          %150 = arith.minsi %149, %c32 : index
-          %151 = arith.subi %147, %144 : index
-          %152 = arith.cmpi sgt, %150, %c0 : index
-          scf.if %152 {
+        %133:2 = scf.for %arg10 = %c0 to %13 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %134 = arith.maxsi %23, %c0 : index
+          %135 = arith.minsi %134, %arg4 : index
+          %136 = arith.maxsi %21, %c0 : index
+          %137 = arith.minsi %136, %c32 : index
+          %138 = arith.subi %135, %20 : index
+          %139 = arith.maxsi %arg11, %c0 : index
+          %140 = arith.minsi %139, %arg5 : index
+          %141 = arith.addi %arg11, %c32 : index
+          %142 = arith.maxsi %141, %c0 : index
+          %143 = arith.minsi %142, %arg5 : index
+          %144 = arith.subi %140, %arg11 : index
+          %145 = arith.maxsi %144, %c0 : index
+          %146 = arith.minsi %145, %c32 : index
+          %147 = arith.subi %143, %140 : index
+          %148 = arith.cmpi sgt, %146, %c0 : index
+          scf.if %148 {
             func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
           }
-          %153 = arith.index_cast %arg10 : index to i64
-          %154 = arith.remsi %153, %c2_i64_1 : i64
-          %155 = arith.muli %154, %c64_i64 : i64
-          %156 = arith.index_cast %141 : index to i64
-          %157 = arith.index_cast %142 : index to i64
-          %158 = arith.index_cast %151 : index to i64
-          %159 = arith.addi %156, %157 : i64
-          %160 = arith.maxsi %arg12, %c0 : index
-          %161 = arith.minsi %160, %arg5 : index
-          %162 = arith.addi %arg12, %c32 : index
-          %163 = arith.maxsi %162, %c0 : index
-          %164 = arith.minsi %163, %arg5 : index
-          %165 = arith.subi %161, %arg12 : index
-          %166 = arith.maxsi %165, %c0 : index
+          %149 = arith.index_cast %arg10 : index to i64
+          %150 = arith.remsi %149, %c2_i64_1 : i64
+          %151 = arith.muli %150, %c64_i64 : i64
+          %152 = arith.index_cast %137 : index to i64
+          %153 = arith.index_cast %138 : index to i64
+          %154 = arith.index_cast %147 : index to i64
+          %155 = arith.addi %152, %153 : i64
+          %156 = arith.maxsi %arg12, %c0 : index
+          %157 = arith.minsi %156, %arg5 : index
+          %158 = arith.addi %arg12, %c32 : index
+          %159 = arith.maxsi %158, %c0 : index
+          %160 = arith.minsi %159, %arg5 : index
+          %161 = arith.subi %157, %arg12 : index
+          %162 = arith.maxsi %161, %c0 : index
+          %163 = arith.minsi %162, %c32 : index
+          %164 = arith.subi %160, %157 : index
+          %165 = arith.minsi %arg6, %c32 : index
+          %166 = arith.maxsi %15, %c0 : index
           %167 = arith.minsi %166, %c32 : index
-          %168 = arith.subi %164, %161 : index
-          %169 = arith.minsi %arg6, %c32 : index
-          %170 = arith.maxsi %15, %c0 : index
-          %171 = arith.minsi %170, %c32 : index
-          %172 = arith.subi %169, %15 : index
-          %173 = arith.cmpi sgt, %171, %c0 : index
-          scf.if %173 {
+          %168 = arith.subi %165, %15 : index
+          %169 = arith.cmpi sgt, %167, %c0 : index
+          scf.if %169 {
             func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
           }
-          %174 = arith.addi %155, %c128_i64 : i64
-          %175 = arith.index_cast %167 : index to i64
-          %176 = arith.index_cast %168 : index to i64
-          %177 = arith.index_cast %172 : index to i64
-          %178 = arith.addi %175, %176 : i64
-          %179 = arith.maxsi %159, %c0_i64_3 : i64
+          %170 = arith.addi %151, %c128_i64 : i64
+          %171 = arith.index_cast %163 : index to i64
+          %172 = arith.index_cast %164 : index to i64
+          %173 = arith.index_cast %168 : index to i64
+          %174 = arith.addi %171, %172 : i64
+          %175 = arith.maxsi %155, %c0_i64_3 : i64
+          %176 = arith.minsi %175, %c32_i64 : i64
+          %177 = arith.maxsi %154, %c0_i64_3 : i64
+          %178 = arith.minsi %177, %c32_i64 : i64
+          %179 = arith.maxsi %174, %c0_i64_3 : i64
           %180 = arith.minsi %179, %c32_i64 : i64
-          %181 = arith.maxsi %158, %c0_i64_3 : i64
+          %181 = arith.maxsi %173, %c0_i64_3 : i64
           %182 = arith.minsi %181, %c32_i64 : i64
-          %183 = arith.maxsi %178, %c0_i64_3 : i64
-          %184 = arith.minsi %183, %c32_i64 : i64
-          %185 = arith.maxsi %177, %c0_i64_3 : i64
-          %186 = arith.minsi %185, %c32_i64 : i64
-          %187 = arith.ceildivsi %180, %c16_i64 : i64
-          %188 = arith.ceildivsi %186, %c16_i64 : i64
-          %189 = arith.minsi %182, %184 : i64
-          %190 = arith.ceildivsi %189, %c16_i64 : i64
-          %191 = arith.cmpi eq, %arg10, %c0 : index
-          %192 = arith.cmpi sgt, %187, %c0_i64_3 : i64
-          %193 = arith.select %192, %188, %c0_i64_3 : i64
-          %194 = arith.index_cast %193 : i64 to index
-          %195 = arith.divsi %189, %c16_i64 : i64
-          %196 = arith.minsi %190, %195 : i64
-          %197 = arith.maxsi %196, %c0_i64_3 : i64
-          %198 = arith.divsi %180, %c16_i64 : i64
-          %199 = arith.minsi %187, %198 : i64
-          %200 = arith.maxsi %199, %c1_i64_2 : i64
-          %201 = arith.minsi %180, %c16_i64 : i64
-          %202 = arith.addi %arg10, %c1 : index
-          %203 = arith.cmpi slt, %202, %13 : index
-          %204 = arith.maxsi %156, %c0_i64_3 : i64
-          %205 = arith.divui %204, %c16_i64 : i64
-          %206 = arith.addi %179, %c15_i64 : i64
-          %207 = arith.divui %206, %c16_i64 : i64
-          %208 = arith.subi %207, %205 : i64
-          %209 = arith.cmpi sgt, %157, %c0_i64_3 : i64
-          %210 = arith.extui %209 : i1 to i64
-          %211 = arith.muli %208, %210 : i64
-          %212 = arith.index_cast %211 : i64 to index
-          %213 = arith.addi %204, %c15_i64 : i64
-          %214 = arith.divui %213, %c16_i64 : i64
-          %215 = arith.cmpi sgt, %156, %c0_i64_3 : i64
-          %216 = arith.extui %215 : i1 to i64
-          %217 = arith.muli %214, %216 : i64
-          %218 = arith.index_cast %217 : i64 to index
-          %219:12 = scf.if %203 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
-            %221 = arith.addi %arg11, %c64 : index
-            %222 = arith.maxsi %221, %c0 : index
-            %223 = arith.minsi %222, %arg5 : index
-            %224 = arith.subi %147, %145 : index
-            %225 = arith.maxsi %224, %c0 : index
-            %226 = arith.minsi %225, %c32 : index
-            %227 = arith.subi %223, %147 : index
-            %228 = arith.cmpi sgt, %226, %c0 : index
-            %subview_13 = memref.subview %reinterpret_cast[%20, %147] [%142, %227] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %229 = arith.index_cast %202 : index to i64
-            %230 = arith.remsi %229, %c2_i64_1 : i64
-            %231 = arith.muli %230, %c64_i64 : i64
-            %232 = arith.index_cast %227 : index to i64
+          %183 = arith.ceildivsi %176, %c16_i64 : i64
+          %184 = arith.ceildivsi %182, %c16_i64 : i64
+          %185 = arith.minsi %178, %180 : i64
+          %186 = arith.ceildivsi %185, %c16_i64 : i64
+          %187 = arith.cmpi eq, %arg10, %c0 : index
+          %188 = arith.cmpi sgt, %183, %c0_i64_3 : i64
+          %189 = arith.select %188, %184, %c0_i64_3 : i64
+          %190 = arith.index_cast %189 : i64 to index
+          %191 = arith.divsi %185, %c16_i64 : i64
+          %192 = arith.minsi %186, %191 : i64
+          %193 = arith.maxsi %192, %c0_i64_3 : i64
+          %194 = arith.divsi %176, %c16_i64 : i64
+          %195 = arith.minsi %183, %194 : i64
+          %196 = arith.maxsi %195, %c1_i64_2 : i64
+          %197 = arith.minsi %176, %c16_i64 : i64
+          %198 = arith.addi %arg10, %c1 : index
+          %199 = arith.cmpi slt, %198, %13 : index
+          %200 = arith.maxsi %152, %c0_i64_3 : i64
+          %201 = arith.divui %200, %c16_i64 : i64
+          %202 = arith.addi %175, %c15_i64 : i64
+          %203 = arith.divui %202, %c16_i64 : i64
+          %204 = arith.subi %203, %201 : i64
+          %205 = arith.cmpi sgt, %153, %c0_i64_3 : i64
+          %206 = arith.extui %205 : i1 to i64
+          %207 = arith.muli %204, %206 : i64
+          %208 = arith.index_cast %207 : i64 to index
+          %209 = arith.addi %200, %c15_i64 : i64
+          %210 = arith.divui %209, %c16_i64 : i64
+          %211 = arith.cmpi sgt, %152, %c0_i64_3 : i64
+          %212 = arith.extui %211 : i1 to i64
+          %213 = arith.muli %210, %212 : i64
+          %214 = arith.index_cast %213 : i64 to index
+          %215:12 = scf.if %199 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+            %217 = arith.addi %arg11, %c64 : index
+            %218 = arith.maxsi %217, %c0 : index
+            %219 = arith.minsi %218, %arg5 : index
+            %220 = arith.subi %143, %141 : index
+            %221 = arith.maxsi %220, %c0 : index
+            %222 = arith.minsi %221, %c32 : index
+            %223 = arith.subi %219, %143 : index
+            %224 = arith.cmpi sgt, %222, %c0 : index
+            %subview_13 = memref.subview %reinterpret_cast[%20, %143] [%138, %223] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %225 = arith.index_cast %198 : index to i64
+            %226 = arith.remsi %225, %c2_i64_1 : i64
+            %227 = arith.muli %226, %c64_i64 : i64
+            %228 = arith.index_cast %223 : index to i64
             %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %233 = arith.index_cast %intptr_18 : index to i64
-            %234 = arith.index_cast %offset_15 : index to i64
-            %235 = arith.addi %233, %234 : i64
-            %236 = arith.index_cast %strides_17#0 : index to i64
-            %237 = arith.addi %arg12, %c64 : index
-            %238 = arith.maxsi %237, %c0 : index
-            %239 = arith.minsi %238, %arg5 : index
-            %240 = arith.subi %164, %162 : index
-            %241 = arith.maxsi %240, %c0 : index
-            %242 = arith.minsi %241, %c32 : index
-            %243 = arith.subi %239, %164 : index
-            %subview_19 = memref.subview %reinterpret_cast_4[%164, %15] [%243, %172] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %244 = arith.addi %231, %c128_i64 : i64
-            %245 = arith.index_cast %242 : index to i64
-            %246 = arith.index_cast %243 : index to i64
+            %229 = arith.index_cast %intptr_18 : index to i64
+            %230 = arith.index_cast %offset_15 : index to i64
+            %231 = arith.addi %229, %230 : i64
+            %232 = arith.index_cast %strides_17#0 : index to i64
+            %233 = arith.addi %arg12, %c64 : index
+            %234 = arith.maxsi %233, %c0 : index
+            %235 = arith.minsi %234, %arg5 : index
+            %236 = arith.subi %160, %158 : index
+            %237 = arith.maxsi %236, %c0 : index
+            %238 = arith.minsi %237, %c32 : index
+            %239 = arith.subi %235, %160 : index
+            %subview_19 = memref.subview %reinterpret_cast_4[%160, %15] [%239, %168] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %240 = arith.addi %227, %c128_i64 : i64
+            %241 = arith.index_cast %238 : index to i64
+            %242 = arith.index_cast %239 : index to i64
             %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %247 = arith.index_cast %intptr_24 : index to i64
-            %248 = arith.index_cast %offset_21 : index to i64
-            %249 = arith.addi %247, %248 : i64
-            %250 = arith.index_cast %strides_23#0 : index to i64
-            %251 = arith.maxsi %245, %c0_i64_3 : i64
+            %243 = arith.index_cast %intptr_24 : index to i64
+            %244 = arith.index_cast %offset_21 : index to i64
+            %245 = arith.addi %243, %244 : i64
+            %246 = arith.index_cast %strides_23#0 : index to i64
+            %247 = arith.maxsi %241, %c0_i64_3 : i64
+            %248 = arith.divui %247, %c16_i64 : i64
+            %249 = arith.addi %241, %242 : i64
+            %250 = arith.maxsi %249, %c0_i64_3 : i64
+            %251 = arith.addi %250, %c15_i64 : i64
             %252 = arith.divui %251, %c16_i64 : i64
-            %253 = arith.addi %245, %246 : i64
-            %254 = arith.maxsi %253, %c0_i64_3 : i64
-            %255 = arith.addi %254, %c15_i64 : i64
-            %256 = arith.divui %255, %c16_i64 : i64
-            %257 = arith.subi %256, %252 : i64
-            %258 = arith.cmpi sgt, %246, %c0_i64_3 : i64
-            %259 = arith.extui %258 : i1 to i64
-            %260 = arith.muli %257, %259 : i64
-            %261 = arith.index_cast %260 : i64 to index
-            %262 = arith.addi %251, %c15_i64 : i64
-            %263 = arith.divui %262, %c16_i64 : i64
-            %264 = arith.cmpi sgt, %245, %c0_i64_3 : i64
-            %265 = arith.extui %264 : i1 to i64
-            %266 = arith.muli %263, %265 : i64
-            %267 = arith.index_cast %266 : i64 to index
-            scf.if %228 {
+            %253 = arith.subi %252, %248 : i64
+            %254 = arith.cmpi sgt, %242, %c0_i64_3 : i64
+            %255 = arith.extui %254 : i1 to i64
+            %256 = arith.muli %253, %255 : i64
+            %257 = arith.index_cast %256 : i64 to index
+            %258 = arith.addi %247, %c15_i64 : i64
+            %259 = arith.divui %258, %c16_i64 : i64
+            %260 = arith.cmpi sgt, %241, %c0_i64_3 : i64
+            %261 = arith.extui %260 : i1 to i64
+            %262 = arith.muli %259, %261 : i64
+            %263 = arith.index_cast %262 : i64 to index
+            scf.if %224 {
               func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
             }
-            scf.if %173 {
+            scf.if %169 {
               func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
             }
-            scf.yield %236, %235, %231, %232, %261, %252, %245, %246, %250, %249, %244, %267 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            scf.yield %232, %231, %227, %228, %257, %248, %241, %242, %246, %245, %240, %263 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
           } else {
             scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
           }
-          %220 = arith.maxsi %194, %c1 : index
-          scf.if %191 {
-            scf.for %arg13 = %c0 to %194 step %c1 {
-              scf.if %203 {
-                %233 = arith.cmpi sgt, %212, %c0 : index
-                scf.if %233 {
-                  %237 = arith.muli %220, %c4 : index
-                  %238 = arith.muli %212, %c4 : index
-                  %239 = arith.muli %arg13, %238 : index
-                  %240 = arith.subi %237, %c1 : index
-                  %241 = arith.addi %239, %240 : index
-                  %242 = arith.divsi %241, %237 : index
-                  %243 = arith.addi %241, %238 : index
-                  %244 = arith.divsi %243, %237 : index
-                  scf.for %arg14 = %242 to %244 step %c1 {
-                    %245 = arith.index_cast %arg14 : index to i64
-                    %246 = arith.addi %205, %245 : i64
-                    %247 = arith.muli %246, %c16_i64 : i64
-                    %248 = arith.maxsi %247, %156 : i64
-                    %249 = arith.addi %247, %c16_i64 : i64
-                    %250 = arith.minsi %249, %159 : i64
-                    %251 = arith.subi %250, %248 : i64
-                    %252 = arith.subi %248, %156 : i64
-                    %253 = arith.muli %252, %219#0 : i64
-                    %254 = arith.addi %219#1, %253 : i64
-                    %255 = arith.muli %246, %c32_i64 : i64
-                    %256 = arith.addi %255, %219#2 : i64
-                    %257 = arith.subi %248, %247 : i64
-                    %258 = arith.addi %256, %257 : i64
-                    %259 = arith.minsi %219#3, %c64_i64 : i64
-                    "instgem.mvin"(%254, %258, %259, %251) : (i64, i64, i64, i64) -> ()
+          %216 = arith.maxsi %190, %c1 : index
+          scf.if %187 {
+            scf.for %arg13 = %c0 to %190 step %c1 {
+              scf.if %199 {
+                %229 = arith.cmpi sgt, %208, %c0 : index
+                scf.if %229 {
+                  %233 = arith.muli %216, %c4 : index
+                  %234 = arith.muli %208, %c4 : index
+                  %235 = arith.muli %arg13, %234 : index
+                  %236 = arith.subi %233, %c1 : index
+                  %237 = arith.addi %235, %236 : index
+                  %238 = arith.divsi %237, %233 : index
+                  %239 = arith.addi %237, %234 : index
+                  %240 = arith.divsi %239, %233 : index
+                  scf.for %arg14 = %238 to %240 step %c1 {
+                    %241 = arith.index_cast %arg14 : index to i64
+                    %242 = arith.addi %201, %241 : i64
+                    %243 = arith.muli %242, %c16_i64 : i64
+                    %244 = arith.maxsi %243, %152 : i64
+                    %245 = arith.addi %243, %c16_i64 : i64
+                    %246 = arith.minsi %245, %155 : i64
+                    %247 = arith.subi %246, %244 : i64
+                    %248 = arith.subi %244, %152 : i64
+                    %249 = arith.muli %248, %215#0 : i64
+                    %250 = arith.addi %215#1, %249 : i64
+                    %251 = arith.muli %242, %c32_i64 : i64
+                    %252 = arith.addi %251, %215#2 : i64
+                    %253 = arith.subi %244, %243 : i64
+                    %254 = arith.addi %252, %253 : i64
+                    %255 = arith.minsi %215#3, %c64_i64 : i64
+                    "instgem.mvin"(%250, %254, %255, %247) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %234 = arith.cmpi sgt, %218, %c0 : index
-                scf.if %234 {
-                  %237 = arith.muli %220, %c4 : index
-                  %238 = arith.muli %218, %c4 : index
-                  %239 = arith.muli %arg13, %238 : index
-                  %240 = arith.subi %237, %c1 : index
-                  %241 = arith.subi %240, %220 : index
-                  %242 = arith.addi %239, %241 : index
-                  %243 = arith.divsi %242, %237 : index
-                  %244 = arith.addi %242, %238 : index
-                  %245 = arith.divsi %244, %237 : index
-                  scf.for %arg14 = %243 to %245 step %c1 {
-                    %246 = arith.index_cast %arg14 : index to i64
-                    %247 = arith.muli %246, %c16_i64 : i64
-                    %248 = arith.maxsi %247, %c0_i64_3 : i64
-                    %249 = arith.addi %247, %c16_i64 : i64
-                    %250 = arith.minsi %249, %156 : i64
-                    %251 = arith.subi %250, %248 : i64
-                    %252 = arith.muli %246, %c32_i64 : i64
-                    %253 = arith.addi %252, %219#2 : i64
-                    %254 = arith.subi %248, %247 : i64
-                    %255 = arith.addi %253, %254 : i64
-                    %256 = arith.minsi %219#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %255, %256, %251) : (i64, i64, i64, i64) -> ()
+                %230 = arith.cmpi sgt, %214, %c0 : index
+                scf.if %230 {
+                  %233 = arith.muli %216, %c4 : index
+                  %234 = arith.muli %214, %c4 : index
+                  %235 = arith.muli %arg13, %234 : index
+                  %236 = arith.subi %233, %c1 : index
+                  %237 = arith.subi %236, %216 : index
+                  %238 = arith.addi %235, %237 : index
+                  %239 = arith.divsi %238, %233 : index
+                  %240 = arith.addi %238, %234 : index
+                  %241 = arith.divsi %240, %233 : index
+                  scf.for %arg14 = %239 to %241 step %c1 {
+                    %242 = arith.index_cast %arg14 : index to i64
+                    %243 = arith.muli %242, %c16_i64 : i64
+                    %244 = arith.maxsi %243, %c0_i64_3 : i64
+                    %245 = arith.addi %243, %c16_i64 : i64
+                    %246 = arith.minsi %245, %152 : i64
+                    %247 = arith.subi %246, %244 : i64
+                    %248 = arith.muli %242, %c32_i64 : i64
+                    %249 = arith.addi %248, %215#2 : i64
+                    %250 = arith.subi %244, %243 : i64
+                    %251 = arith.addi %249, %250 : i64
+                    %252 = arith.minsi %215#3, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64_3, %251, %252, %247) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %235 = arith.cmpi sgt, %219#4, %c0 : index
-                scf.if %235 {
-                  %237 = arith.muli %220, %c4 : index
-                  %238 = arith.muli %219#4, %c4 : index
-                  %239 = arith.muli %arg13, %238 : index
-                  %240 = arith.subi %237, %c1 : index
-                  %241 = arith.muli %220, %c2 : index
-                  %242 = arith.subi %240, %241 : index
-                  %243 = arith.addi %239, %242 : index
-                  %244 = arith.divsi %243, %237 : index
-                  %245 = arith.addi %243, %238 : index
-                  %246 = arith.divsi %245, %237 : index
-                  scf.for %arg14 = %244 to %246 step %c1 {
-                    %247 = arith.index_cast %arg14 : index to i64
-                    %248 = arith.addi %219#5, %247 : i64
-                    %249 = arith.muli %248, %c16_i64 : i64
-                    %250 = arith.maxsi %249, %219#6 : i64
-                    %251 = arith.addi %249, %c16_i64 : i64
-                    %252 = arith.addi %219#6, %219#7 : i64
-                    %253 = arith.minsi %251, %252 : i64
-                    %254 = arith.subi %253, %250 : i64
-                    %255 = arith.subi %250, %219#6 : i64
-                    %256 = arith.muli %255, %219#8 : i64
-                    %257 = arith.addi %219#9, %256 : i64
-                    %258 = arith.muli %248, %c32_i64 : i64
-                    %259 = arith.addi %258, %219#10 : i64
-                    %260 = arith.subi %250, %249 : i64
-                    %261 = arith.addi %259, %260 : i64
-                    %262 = arith.minsi %177, %c64_i64 : i64
-                    "instgem.mvin2"(%257, %261, %262, %254) : (i64, i64, i64, i64) -> ()
+                %231 = arith.cmpi sgt, %215#4, %c0 : index
+                scf.if %231 {
+                  %233 = arith.muli %216, %c4 : index
+                  %234 = arith.muli %215#4, %c4 : index
+                  %235 = arith.muli %arg13, %234 : index
+                  %236 = arith.subi %233, %c1 : index
+                  %237 = arith.muli %216, %c2 : index
+                  %238 = arith.subi %236, %237 : index
+                  %239 = arith.addi %235, %238 : index
+                  %240 = arith.divsi %239, %233 : index
+                  %241 = arith.addi %239, %234 : index
+                  %242 = arith.divsi %241, %233 : index
+                  scf.for %arg14 = %240 to %242 step %c1 {
+                    %243 = arith.index_cast %arg14 : index to i64
+                    %244 = arith.addi %215#5, %243 : i64
+                    %245 = arith.muli %244, %c16_i64 : i64
+                    %246 = arith.maxsi %245, %215#6 : i64
+                    %247 = arith.addi %245, %c16_i64 : i64
+                    %248 = arith.addi %215#6, %215#7 : i64
+                    %249 = arith.minsi %247, %248 : i64
+                    %250 = arith.subi %249, %246 : i64
+                    %251 = arith.subi %246, %215#6 : i64
+                    %252 = arith.muli %251, %215#8 : i64
+                    %253 = arith.addi %215#9, %252 : i64
+                    %254 = arith.muli %244, %c32_i64 : i64
+                    %255 = arith.addi %254, %215#10 : i64
+                    %256 = arith.subi %246, %245 : i64
+                    %257 = arith.addi %255, %256 : i64
+                    %258 = arith.minsi %173, %c64_i64 : i64
+                    "instgem.mvin2"(%253, %257, %258, %250) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %236 = arith.cmpi sgt, %219#11, %c0 : index
-                scf.if %236 {
-                  %237 = arith.muli %220, %c4 : index
-                  %238 = arith.muli %219#11, %c4 : index
-                  %239 = arith.muli %arg13, %238 : index
-                  %240 = arith.subi %237, %c1 : index
-                  %241 = arith.muli %220, %c3 : index
-                  %242 = arith.subi %240, %241 : index
-                  %243 = arith.addi %239, %242 : index
-                  %244 = arith.divsi %243, %237 : index
-                  %245 = arith.addi %243, %238 : index
-                  %246 = arith.divsi %245, %237 : index
-                  scf.for %arg14 = %244 to %246 step %c1 {
-                    %247 = arith.index_cast %arg14 : index to i64
-                    %248 = arith.muli %247, %c16_i64 : i64
-                    %249 = arith.maxsi %248, %c0_i64_3 : i64
-                    %250 = arith.addi %248, %c16_i64 : i64
-                    %251 = arith.minsi %250, %219#6 : i64
-                    %252 = arith.subi %251, %249 : i64
-                    %253 = arith.muli %247, %c32_i64 : i64
-                    %254 = arith.addi %253, %219#10 : i64
-                    %255 = arith.subi %249, %248 : i64
-                    %256 = arith.addi %254, %255 : i64
-                    %257 = arith.minsi %177, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %256, %257, %252) : (i64, i64, i64, i64) -> ()
+                %232 = arith.cmpi sgt, %215#11, %c0 : index
+                scf.if %232 {
+                  %233 = arith.muli %216, %c4 : index
+                  %234 = arith.muli %215#11, %c4 : index
+                  %235 = arith.muli %arg13, %234 : index
+                  %236 = arith.subi %233, %c1 : index
+                  %237 = arith.muli %216, %c3 : index
+                  %238 = arith.subi %236, %237 : index
+                  %239 = arith.addi %235, %238 : index
+                  %240 = arith.divsi %239, %233 : index
+                  %241 = arith.addi %239, %234 : index
+                  %242 = arith.divsi %241, %233 : index
+                  scf.for %arg14 = %240 to %242 step %c1 {
+                    %243 = arith.index_cast %arg14 : index to i64
+                    %244 = arith.muli %243, %c16_i64 : i64
+                    %245 = arith.maxsi %244, %c0_i64_3 : i64
+                    %246 = arith.addi %244, %c16_i64 : i64
+                    %247 = arith.minsi %246, %215#6 : i64
+                    %248 = arith.subi %247, %245 : i64
+                    %249 = arith.muli %243, %c32_i64 : i64
+                    %250 = arith.addi %249, %215#10 : i64
+                    %251 = arith.subi %245, %244 : i64
+                    %252 = arith.addi %250, %251 : i64
+                    %253 = arith.minsi %173, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64_3, %252, %253, %248) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %226 = arith.index_cast %arg13 : index to i64
-              %227 = arith.muli %226, %c16_i64 : i64
-              %228 = arith.subi %186, %227 : i64
-              %229 = arith.minsi %228, %c16_i64 : i64
-              %230 = arith.cmpi sgt, %197, %c0_i64_3 : i64
-              scf.if %230 {
-                %233 = arith.ori %227, %c2147483648_i64 : i64
-                %234 = arith.addi %227, %174 : i64
-                "instgem.preload"(%234, %229, %c16_i64, %233, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%155, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %235 = arith.index_cast %200 : i64 to index
-                scf.for %arg14 = %c1 to %235 step %c1 {
-                  %237 = arith.index_cast %arg14 : index to i64
-                  %238 = arith.muli %237, %c32_i64 : i64
-                  %239 = arith.addi %238, %227 : i64
-                  %240 = arith.ori %239, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %240, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %241 = arith.addi %238, %155 : i64
-                  "instgem.compute_accumulated"(%241, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %222 = arith.index_cast %arg13 : index to i64
+              %223 = arith.muli %222, %c16_i64 : i64
+              %224 = arith.subi %182, %223 : i64
+              %225 = arith.minsi %224, %c16_i64 : i64
+              %226 = arith.cmpi sgt, %193, %c0_i64_3 : i64
+              scf.if %226 {
+                %229 = arith.ori %223, %c2147483648_i64 : i64
+                %230 = arith.addi %223, %170 : i64
+                "instgem.preload"(%230, %225, %c16_i64, %229, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%151, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %231 = arith.index_cast %196 : i64 to index
+                scf.for %arg14 = %c1 to %231 step %c1 {
+                  %233 = arith.index_cast %arg14 : index to i64
+                  %234 = arith.muli %233, %c32_i64 : i64
+                  %235 = arith.addi %234, %223 : i64
+                  %236 = arith.ori %235, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %237 = arith.addi %234, %151 : i64
+                  "instgem.compute_accumulated"(%237, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %236 = arith.index_cast %187 : i64 to index
-                scf.for %arg14 = %235 to %236 step %c1 {
-                  %237 = arith.index_cast %arg14 : index to i64
-                  %238 = arith.muli %237, %c16_i64 : i64
-                  %239 = arith.subi %180, %238 : i64
-                  %240 = arith.minsi %239, %c16_i64 : i64
-                  %241 = arith.muli %237, %c32_i64 : i64
-                  %242 = arith.addi %241, %227 : i64
-                  %243 = arith.ori %242, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %244 = arith.addi %241, %155 : i64
-                  "instgem.compute_accumulated"(%244, %c16_i64, %240, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %231 = arith.index_cast %197 : i64 to index
-              scf.for %arg14 = %c1 to %231 step %c1 {
-                %233 = arith.index_cast %arg14 : index to i64
-                %234 = arith.ori %227, %c3221225472_i64 : i64
-                %235 = arith.muli %233, %c32_i64 : i64
-                %236 = arith.addi %235, %227 : i64
-                %237 = arith.addi %236, %174 : i64
-                "instgem.preload"(%237, %229, %c16_i64, %234, %229, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-                %238 = arith.muli %233, %c16_i64 : i64
-                %239 = arith.addi %238, %155 : i64
-                "instgem.compute_preloaded"(%239, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %240 = arith.index_cast %200 : i64 to index
-                scf.for %arg15 = %c1 to %240 step %c1 {
-                  %242 = arith.index_cast %arg15 : index to i64
-                  %243 = arith.muli %242, %c32_i64 : i64
-                  %244 = arith.addi %243, %227 : i64
-                  %245 = arith.ori %244, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %245, %229, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %246 = arith.addi %243, %238 : i64
-                  %247 = arith.addi %246, %155 : i64
-                  "instgem.compute_accumulated"(%247, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %241 = arith.index_cast %187 : i64 to index
-                scf.for %arg15 = %240 to %241 step %c1 {
-                  %242 = arith.index_cast %arg15 : index to i64
-                  %243 = arith.muli %242, %c16_i64 : i64
-                  %244 = arith.subi %180, %243 : i64
-                  %245 = arith.minsi %244, %c16_i64 : i64
-                  %246 = arith.muli %242, %c32_i64 : i64
-                  %247 = arith.addi %246, %227 : i64
-                  %248 = arith.ori %247, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %248, %229, %245) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %249 = arith.addi %246, %238 : i64
-                  %250 = arith.addi %249, %155 : i64
-                  "instgem.compute_accumulated"(%250, %c16_i64, %245, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %232 = arith.index_cast %183 : i64 to index
+                scf.for %arg14 = %231 to %232 step %c1 {
+                  %233 = arith.index_cast %arg14 : index to i64
+                  %234 = arith.muli %233, %c16_i64 : i64
+                  %235 = arith.subi %176, %234 : i64
+                  %236 = arith.minsi %235, %c16_i64 : i64
+                  %237 = arith.muli %233, %c32_i64 : i64
+                  %238 = arith.addi %237, %223 : i64
+                  %239 = arith.ori %238, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %240 = arith.addi %237, %151 : i64
+                  "instgem.compute_accumulated"(%240, %c16_i64, %236, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %232 = arith.index_cast %190 : i64 to index
-              scf.for %arg14 = %231 to %232 step %c1 {
-                %233 = arith.index_cast %arg14 : index to i64
-                %234 = arith.muli %233, %c16_i64 : i64
-                %235 = arith.subi %182, %234 : i64
-                %236 = arith.minsi %235, %c16_i64 : i64
-                %237 = arith.subi %184, %234 : i64
-                %238 = arith.minsi %237, %c16_i64 : i64
-                %239 = arith.cmpi eq, %233, %c0_i64_3 : i64
-                %240 = arith.select %239, %c2147483648_i64, %c3221225472_i64 : i64
-                %241 = arith.ori %227, %240 : i64
-                %242 = arith.select %239, %c16_i64, %201 : i64
-                %243 = arith.select %239, %c16_i64, %229 : i64
-                %244 = arith.muli %233, %c32_i64 : i64
-                %245 = arith.addi %244, %227 : i64
-                %246 = arith.addi %245, %174 : i64
-                "instgem.preload"(%246, %229, %238, %241, %243, %242) : (i64, i64, i64, i64, i64, i64) -> ()
-                %247 = arith.addi %234, %155 : i64
-                "instgem.compute_preloaded"(%247, %236, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %248 = arith.index_cast %200 : i64 to index
-                scf.for %arg15 = %c1 to %248 step %c1 {
-                  %250 = arith.index_cast %arg15 : index to i64
-                  %251 = arith.muli %250, %c32_i64 : i64
-                  %252 = arith.addi %251, %227 : i64
-                  %253 = arith.ori %252, %240 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %253, %243, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %254 = arith.addi %251, %234 : i64
-                  %255 = arith.addi %254, %155 : i64
-                  "instgem.compute_accumulated"(%255, %236, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %227 = arith.index_cast %193 : i64 to index
+              scf.for %arg14 = %c1 to %227 step %c1 {
+                %229 = arith.index_cast %arg14 : index to i64
+                %230 = arith.ori %223, %c3221225472_i64 : i64
+                %231 = arith.muli %229, %c32_i64 : i64
+                %232 = arith.addi %231, %223 : i64
+                %233 = arith.addi %232, %170 : i64
+                "instgem.preload"(%233, %225, %c16_i64, %230, %225, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                %234 = arith.muli %229, %c16_i64 : i64
+                %235 = arith.addi %234, %151 : i64
+                "instgem.compute_preloaded"(%235, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %236 = arith.index_cast %196 : i64 to index
+                scf.for %arg15 = %c1 to %236 step %c1 {
+                  %238 = arith.index_cast %arg15 : index to i64
+                  %239 = arith.muli %238, %c32_i64 : i64
+                  %240 = arith.addi %239, %223 : i64
+                  %241 = arith.ori %240, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %241, %225, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %242 = arith.addi %239, %234 : i64
+                  %243 = arith.addi %242, %151 : i64
+                  "instgem.compute_accumulated"(%243, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %249 = arith.index_cast %187 : i64 to index
-                scf.for %arg15 = %248 to %249 step %c1 {
-                  %250 = arith.index_cast %arg15 : index to i64
-                  %251 = arith.muli %250, %c16_i64 : i64
-                  %252 = arith.subi %180, %251 : i64
-                  %253 = arith.minsi %252, %c16_i64 : i64
-                  %254 = arith.muli %250, %c32_i64 : i64
-                  %255 = arith.addi %254, %227 : i64
-                  %256 = arith.ori %255, %240 : i64
-                  %257 = arith.select %239, %c16_i64, %253 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %256, %243, %257) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %258 = arith.addi %254, %234 : i64
-                  %259 = arith.addi %258, %155 : i64
-                  "instgem.compute_accumulated"(%259, %236, %253, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %237 = arith.index_cast %183 : i64 to index
+                scf.for %arg15 = %236 to %237 step %c1 {
+                  %238 = arith.index_cast %arg15 : index to i64
+                  %239 = arith.muli %238, %c16_i64 : i64
+                  %240 = arith.subi %176, %239 : i64
+                  %241 = arith.minsi %240, %c16_i64 : i64
+                  %242 = arith.muli %238, %c32_i64 : i64
+                  %243 = arith.addi %242, %223 : i64
+                  %244 = arith.ori %243, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %244, %225, %241) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %245 = arith.addi %242, %234 : i64
+                  %246 = arith.addi %245, %151 : i64
+                  "instgem.compute_accumulated"(%246, %c16_i64, %241, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %228 = arith.index_cast %186 : i64 to index
+              scf.for %arg14 = %227 to %228 step %c1 {
+                %229 = arith.index_cast %arg14 : index to i64
+                %230 = arith.muli %229, %c16_i64 : i64
+                %231 = arith.subi %178, %230 : i64
+                %232 = arith.minsi %231, %c16_i64 : i64
+                %233 = arith.subi %180, %230 : i64
+                %234 = arith.minsi %233, %c16_i64 : i64
+                %235 = arith.cmpi eq, %229, %c0_i64_3 : i64
+                %236 = arith.select %235, %c2147483648_i64, %c3221225472_i64 : i64
+                %237 = arith.ori %223, %236 : i64
+                %238 = arith.select %235, %c16_i64, %197 : i64
+                %239 = arith.select %235, %c16_i64, %225 : i64
+                %240 = arith.muli %229, %c32_i64 : i64
+                %241 = arith.addi %240, %223 : i64
+                %242 = arith.addi %241, %170 : i64
+                "instgem.preload"(%242, %225, %234, %237, %239, %238) : (i64, i64, i64, i64, i64, i64) -> ()
+                %243 = arith.addi %230, %151 : i64
+                "instgem.compute_preloaded"(%243, %232, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %244 = arith.index_cast %196 : i64 to index
+                scf.for %arg15 = %c1 to %244 step %c1 {
+                  %246 = arith.index_cast %arg15 : index to i64
+                  %247 = arith.muli %246, %c32_i64 : i64
+                  %248 = arith.addi %247, %223 : i64
+                  %249 = arith.ori %248, %236 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %249, %239, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %250 = arith.addi %247, %230 : i64
+                  %251 = arith.addi %250, %151 : i64
+                  "instgem.compute_accumulated"(%251, %232, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %245 = arith.index_cast %183 : i64 to index
+                scf.for %arg15 = %244 to %245 step %c1 {
+                  %246 = arith.index_cast %arg15 : index to i64
+                  %247 = arith.muli %246, %c16_i64 : i64
+                  %248 = arith.subi %176, %247 : i64
+                  %249 = arith.minsi %248, %c16_i64 : i64
+                  %250 = arith.muli %246, %c32_i64 : i64
+                  %251 = arith.addi %250, %223 : i64
+                  %252 = arith.ori %251, %236 : i64
+                  %253 = arith.select %235, %c16_i64, %249 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %252, %239, %253) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %254 = arith.addi %250, %230 : i64
+                  %255 = arith.addi %254, %151 : i64
+                  "instgem.compute_accumulated"(%255, %232, %249, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %221 = arith.cmpi eq, %190, %c0_i64_3 : i64
-            %222 = arith.cmpi slt, %187, %c2_i64_1 : i64
-            %223 = arith.cmpi slt, %193, %c2_i64_1 : i64
-            %224 = arith.ori %221, %222 : i1
-            %225 = arith.ori %224, %223 : i1
-            scf.if %225 {
+            %217 = arith.cmpi eq, %186, %c0_i64_3 : i64
+            %218 = arith.cmpi slt, %183, %c2_i64_1 : i64
+            %219 = arith.cmpi slt, %189, %c2_i64_1 : i64
+            %220 = arith.ori %217, %218 : i1
+            %221 = arith.ori %220, %219 : i1
+            scf.if %221 {
               scf.for %arg13 = %c0 to %c4 step %c1 {
-                %226 = arith.index_cast %arg13 : index to i64
-                %227 = arith.remsi %226, %c2_i64_1 : i64
-                %228 = arith.divsi %226, %c2_i64_1 : i64
-                %229 = arith.muli %228, %c16_i64 : i64
-                %230 = arith.subi %c32_i64, %229 : i64
-                %231 = arith.minsi %230, %c16_i64 : i64
-                %232 = arith.muli %227, %c32_i64 : i64
-                %233 = arith.addi %232, %229 : i64
-                %234 = arith.ori %233, %c2147483648_i64 : i64
-                %235 = arith.cmpi sge, %227, %187 : i64
-                %236 = arith.cmpi sge, %228, %193 : i64
-                %237 = arith.ori %221, %235 : i1
-                %238 = arith.ori %237, %236 : i1
-                scf.if %238 {
-                  "instgem.mvin"(%c0_i64_3, %234, %231, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %222 = arith.index_cast %arg13 : index to i64
+                %223 = arith.remsi %222, %c2_i64_1 : i64
+                %224 = arith.divsi %222, %c2_i64_1 : i64
+                %225 = arith.muli %224, %c16_i64 : i64
+                %226 = arith.subi %c32_i64, %225 : i64
+                %227 = arith.minsi %226, %c16_i64 : i64
+                %228 = arith.muli %223, %c32_i64 : i64
+                %229 = arith.addi %228, %225 : i64
+                %230 = arith.ori %229, %c2147483648_i64 : i64
+                %231 = arith.cmpi sge, %223, %183 : i64
+                %232 = arith.cmpi sge, %224, %189 : i64
+                %233 = arith.ori %217, %231 : i1
+                %234 = arith.ori %233, %232 : i1
+                scf.if %234 {
+                  "instgem.mvin"(%c0_i64_3, %230, %227, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
           } else {
-            scf.for %arg13 = %c0 to %194 step %c1 {
-              scf.if %203 {
-                %227 = arith.cmpi sgt, %212, %c0 : index
-                scf.if %227 {
-                  %231 = arith.muli %220, %c4 : index
-                  %232 = arith.muli %212, %c4 : index
-                  %233 = arith.muli %arg13, %232 : index
-                  %234 = arith.subi %231, %c1 : index
-                  %235 = arith.addi %233, %234 : index
-                  %236 = arith.divsi %235, %231 : index
-                  %237 = arith.addi %235, %232 : index
-                  %238 = arith.divsi %237, %231 : index
-                  scf.for %arg14 = %236 to %238 step %c1 {
-                    %239 = arith.index_cast %arg14 : index to i64
-                    %240 = arith.addi %205, %239 : i64
-                    %241 = arith.muli %240, %c16_i64 : i64
-                    %242 = arith.maxsi %241, %156 : i64
-                    %243 = arith.addi %241, %c16_i64 : i64
-                    %244 = arith.minsi %243, %159 : i64
-                    %245 = arith.subi %244, %242 : i64
-                    %246 = arith.subi %242, %156 : i64
-                    %247 = arith.muli %246, %219#0 : i64
-                    %248 = arith.addi %219#1, %247 : i64
-                    %249 = arith.muli %240, %c32_i64 : i64
-                    %250 = arith.addi %249, %219#2 : i64
-                    %251 = arith.subi %242, %241 : i64
-                    %252 = arith.addi %250, %251 : i64
-                    %253 = arith.minsi %219#3, %c64_i64 : i64
-                    "instgem.mvin"(%248, %252, %253, %245) : (i64, i64, i64, i64) -> ()
+            scf.for %arg13 = %c0 to %190 step %c1 {
+              scf.if %199 {
+                %223 = arith.cmpi sgt, %208, %c0 : index
+                scf.if %223 {
+                  %227 = arith.muli %216, %c4 : index
+                  %228 = arith.muli %208, %c4 : index
+                  %229 = arith.muli %arg13, %228 : index
+                  %230 = arith.subi %227, %c1 : index
+                  %231 = arith.addi %229, %230 : index
+                  %232 = arith.divsi %231, %227 : index
+                  %233 = arith.addi %231, %228 : index
+                  %234 = arith.divsi %233, %227 : index
+                  scf.for %arg14 = %232 to %234 step %c1 {
+                    %235 = arith.index_cast %arg14 : index to i64
+                    %236 = arith.addi %201, %235 : i64
+                    %237 = arith.muli %236, %c16_i64 : i64
+                    %238 = arith.maxsi %237, %152 : i64
+                    %239 = arith.addi %237, %c16_i64 : i64
+                    %240 = arith.minsi %239, %155 : i64
+                    %241 = arith.subi %240, %238 : i64
+                    %242 = arith.subi %238, %152 : i64
+                    %243 = arith.muli %242, %215#0 : i64
+                    %244 = arith.addi %215#1, %243 : i64
+                    %245 = arith.muli %236, %c32_i64 : i64
+                    %246 = arith.addi %245, %215#2 : i64
+                    %247 = arith.subi %238, %237 : i64
+                    %248 = arith.addi %246, %247 : i64
+                    %249 = arith.minsi %215#3, %c64_i64 : i64
+                    "instgem.mvin"(%244, %248, %249, %241) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %228 = arith.cmpi sgt, %218, %c0 : index
-                scf.if %228 {
-                  %231 = arith.muli %220, %c4 : index
-                  %232 = arith.muli %218, %c4 : index
-                  %233 = arith.muli %arg13, %232 : index
-                  %234 = arith.subi %231, %c1 : index
-                  %235 = arith.subi %234, %220 : index
-                  %236 = arith.addi %233, %235 : index
-                  %237 = arith.divsi %236, %231 : index
-                  %238 = arith.addi %236, %232 : index
-                  %239 = arith.divsi %238, %231 : index
-                  scf.for %arg14 = %237 to %239 step %c1 {
-                    %240 = arith.index_cast %arg14 : index to i64
-                    %241 = arith.muli %240, %c16_i64 : i64
-                    %242 = arith.maxsi %241, %c0_i64_3 : i64
-                    %243 = arith.addi %241, %c16_i64 : i64
-                    %244 = arith.minsi %243, %156 : i64
-                    %245 = arith.subi %244, %242 : i64
-                    %246 = arith.muli %240, %c32_i64 : i64
-                    %247 = arith.addi %246, %219#2 : i64
-                    %248 = arith.subi %242, %241 : i64
-                    %249 = arith.addi %247, %248 : i64
-                    %250 = arith.minsi %219#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %249, %250, %245) : (i64, i64, i64, i64) -> ()
+                %224 = arith.cmpi sgt, %214, %c0 : index
+                scf.if %224 {
+                  %227 = arith.muli %216, %c4 : index
+                  %228 = arith.muli %214, %c4 : index
+                  %229 = arith.muli %arg13, %228 : index
+                  %230 = arith.subi %227, %c1 : index
+                  %231 = arith.subi %230, %216 : index
+                  %232 = arith.addi %229, %231 : index
+                  %233 = arith.divsi %232, %227 : index
+                  %234 = arith.addi %232, %228 : index
+                  %235 = arith.divsi %234, %227 : index
+                  scf.for %arg14 = %233 to %235 step %c1 {
+                    %236 = arith.index_cast %arg14 : index to i64
+                    %237 = arith.muli %236, %c16_i64 : i64
+                    %238 = arith.maxsi %237, %c0_i64_3 : i64
+                    %239 = arith.addi %237, %c16_i64 : i64
+                    %240 = arith.minsi %239, %152 : i64
+                    %241 = arith.subi %240, %238 : i64
+                    %242 = arith.muli %236, %c32_i64 : i64
+                    %243 = arith.addi %242, %215#2 : i64
+                    %244 = arith.subi %238, %237 : i64
+                    %245 = arith.addi %243, %244 : i64
+                    %246 = arith.minsi %215#3, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64_3, %245, %246, %241) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %229 = arith.cmpi sgt, %219#4, %c0 : index
-                scf.if %229 {
-                  %231 = arith.muli %220, %c4 : index
-                  %232 = arith.muli %219#4, %c4 : index
-                  %233 = arith.muli %arg13, %232 : index
-                  %234 = arith.subi %231, %c1 : index
-                  %235 = arith.muli %220, %c2 : index
-                  %236 = arith.subi %234, %235 : index
-                  %237 = arith.addi %233, %236 : index
-                  %238 = arith.divsi %237, %231 : index
-                  %239 = arith.addi %237, %232 : index
-                  %240 = arith.divsi %239, %231 : index
-                  scf.for %arg14 = %238 to %240 step %c1 {
-                    %241 = arith.index_cast %arg14 : index to i64
-                    %242 = arith.addi %219#5, %241 : i64
-                    %243 = arith.muli %242, %c16_i64 : i64
-                    %244 = arith.maxsi %243, %219#6 : i64
-                    %245 = arith.addi %243, %c16_i64 : i64
-                    %246 = arith.addi %219#6, %219#7 : i64
-                    %247 = arith.minsi %245, %246 : i64
-                    %248 = arith.subi %247, %244 : i64
-                    %249 = arith.subi %244, %219#6 : i64
-                    %250 = arith.muli %249, %219#8 : i64
-                    %251 = arith.addi %219#9, %250 : i64
-                    %252 = arith.muli %242, %c32_i64 : i64
-                    %253 = arith.addi %252, %219#10 : i64
-                    %254 = arith.subi %244, %243 : i64
-                    %255 = arith.addi %253, %254 : i64
-                    %256 = arith.minsi %177, %c64_i64 : i64
-                    "instgem.mvin2"(%251, %255, %256, %248) : (i64, i64, i64, i64) -> ()
+                %225 = arith.cmpi sgt, %215#4, %c0 : index
+                scf.if %225 {
+                  %227 = arith.muli %216, %c4 : index
+                  %228 = arith.muli %215#4, %c4 : index
+                  %229 = arith.muli %arg13, %228 : index
+                  %230 = arith.subi %227, %c1 : index
+                  %231 = arith.muli %216, %c2 : index
+                  %232 = arith.subi %230, %231 : index
+                  %233 = arith.addi %229, %232 : index
+                  %234 = arith.divsi %233, %227 : index
+                  %235 = arith.addi %233, %228 : index
+                  %236 = arith.divsi %235, %227 : index
+                  scf.for %arg14 = %234 to %236 step %c1 {
+                    %237 = arith.index_cast %arg14 : index to i64
+                    %238 = arith.addi %215#5, %237 : i64
+                    %239 = arith.muli %238, %c16_i64 : i64
+                    %240 = arith.maxsi %239, %215#6 : i64
+                    %241 = arith.addi %239, %c16_i64 : i64
+                    %242 = arith.addi %215#6, %215#7 : i64
+                    %243 = arith.minsi %241, %242 : i64
+                    %244 = arith.subi %243, %240 : i64
+                    %245 = arith.subi %240, %215#6 : i64
+                    %246 = arith.muli %245, %215#8 : i64
+                    %247 = arith.addi %215#9, %246 : i64
+                    %248 = arith.muli %238, %c32_i64 : i64
+                    %249 = arith.addi %248, %215#10 : i64
+                    %250 = arith.subi %240, %239 : i64
+                    %251 = arith.addi %249, %250 : i64
+                    %252 = arith.minsi %173, %c64_i64 : i64
+                    "instgem.mvin2"(%247, %251, %252, %244) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %230 = arith.cmpi sgt, %219#11, %c0 : index
-                scf.if %230 {
-                  %231 = arith.muli %220, %c4 : index
-                  %232 = arith.muli %219#11, %c4 : index
-                  %233 = arith.muli %arg13, %232 : index
-                  %234 = arith.subi %231, %c1 : index
-                  %235 = arith.muli %220, %c3 : index
-                  %236 = arith.subi %234, %235 : index
-                  %237 = arith.addi %233, %236 : index
-                  %238 = arith.divsi %237, %231 : index
-                  %239 = arith.addi %237, %232 : index
-                  %240 = arith.divsi %239, %231 : index
-                  scf.for %arg14 = %238 to %240 step %c1 {
-                    %241 = arith.index_cast %arg14 : index to i64
-                    %242 = arith.muli %241, %c16_i64 : i64
-                    %243 = arith.maxsi %242, %c0_i64_3 : i64
-                    %244 = arith.addi %242, %c16_i64 : i64
-                    %245 = arith.minsi %244, %219#6 : i64
-                    %246 = arith.subi %245, %243 : i64
-                    %247 = arith.muli %241, %c32_i64 : i64
-                    %248 = arith.addi %247, %219#10 : i64
-                    %249 = arith.subi %243, %242 : i64
-                    %250 = arith.addi %248, %249 : i64
-                    %251 = arith.minsi %177, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %250, %251, %246) : (i64, i64, i64, i64) -> ()
+                %226 = arith.cmpi sgt, %215#11, %c0 : index
+                scf.if %226 {
+                  %227 = arith.muli %216, %c4 : index
+                  %228 = arith.muli %215#11, %c4 : index
+                  %229 = arith.muli %arg13, %228 : index
+                  %230 = arith.subi %227, %c1 : index
+                  %231 = arith.muli %216, %c3 : index
+                  %232 = arith.subi %230, %231 : index
+                  %233 = arith.addi %229, %232 : index
+                  %234 = arith.divsi %233, %227 : index
+                  %235 = arith.addi %233, %228 : index
+                  %236 = arith.divsi %235, %227 : index
+                  scf.for %arg14 = %234 to %236 step %c1 {
+                    %237 = arith.index_cast %arg14 : index to i64
+                    %238 = arith.muli %237, %c16_i64 : i64
+                    %239 = arith.maxsi %238, %c0_i64_3 : i64
+                    %240 = arith.addi %238, %c16_i64 : i64
+                    %241 = arith.minsi %240, %215#6 : i64
+                    %242 = arith.subi %241, %239 : i64
+                    %243 = arith.muli %237, %c32_i64 : i64
+                    %244 = arith.addi %243, %215#10 : i64
+                    %245 = arith.subi %239, %238 : i64
+                    %246 = arith.addi %244, %245 : i64
+                    %247 = arith.minsi %173, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64_3, %246, %247, %242) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %221 = arith.index_cast %arg13 : index to i64
-              %222 = arith.muli %221, %c16_i64 : i64
-              %223 = arith.subi %186, %222 : i64
-              %224 = arith.minsi %223, %c16_i64 : i64
-              %225 = arith.index_cast %197 : i64 to index
-              scf.for %arg14 = %c0 to %225 step %c1 {
-                %227 = arith.index_cast %arg14 : index to i64
-                %228 = arith.ori %222, %c3221225472_i64 : i64
-                %229 = arith.muli %227, %c32_i64 : i64
-                %230 = arith.addi %229, %222 : i64
-                %231 = arith.addi %230, %174 : i64
-                "instgem.preload"(%231, %224, %c16_i64, %228, %224, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-                %232 = arith.muli %227, %c16_i64 : i64
-                %233 = arith.addi %232, %155 : i64
-                "instgem.compute_preloaded"(%233, %c16_i64, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %234 = arith.index_cast %200 : i64 to index
+              %217 = arith.index_cast %arg13 : index to i64
+              %218 = arith.muli %217, %c16_i64 : i64
+              %219 = arith.subi %182, %218 : i64
+              %220 = arith.minsi %219, %c16_i64 : i64
+              %221 = arith.index_cast %193 : i64 to index
+              scf.for %arg14 = %c0 to %221 step %c1 {
+                %223 = arith.index_cast %arg14 : index to i64
+                %224 = arith.ori %218, %c3221225472_i64 : i64
+                %225 = arith.muli %223, %c32_i64 : i64
+                %226 = arith.addi %225, %218 : i64
+                %227 = arith.addi %226, %170 : i64
+                "instgem.preload"(%227, %220, %c16_i64, %224, %220, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                %228 = arith.muli %223, %c16_i64 : i64
+                %229 = arith.addi %228, %151 : i64
+                "instgem.compute_preloaded"(%229, %c16_i64, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %230 = arith.index_cast %196 : i64 to index
+                scf.for %arg15 = %c1 to %230 step %c1 {
+                  %232 = arith.index_cast %arg15 : index to i64
+                  %233 = arith.muli %232, %c32_i64 : i64
+                  %234 = arith.addi %233, %218 : i64
+                  %235 = arith.ori %234, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %235, %220, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %236 = arith.addi %233, %228 : i64
+                  %237 = arith.addi %236, %151 : i64
+                  "instgem.compute_accumulated"(%237, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %231 = arith.index_cast %183 : i64 to index
+                scf.for %arg15 = %230 to %231 step %c1 {
+                  %232 = arith.index_cast %arg15 : index to i64
+                  %233 = arith.muli %232, %c16_i64 : i64
+                  %234 = arith.subi %176, %233 : i64
+                  %235 = arith.minsi %234, %c16_i64 : i64
+                  %236 = arith.muli %232, %c32_i64 : i64
+                  %237 = arith.addi %236, %218 : i64
+                  %238 = arith.ori %237, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %220, %235) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %239 = arith.addi %236, %228 : i64
+                  %240 = arith.addi %239, %151 : i64
+                  "instgem.compute_accumulated"(%240, %c16_i64, %235, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %222 = arith.index_cast %186 : i64 to index
+              scf.for %arg14 = %221 to %222 step %c1 {
+                %223 = arith.index_cast %arg14 : index to i64
+                %224 = arith.muli %223, %c16_i64 : i64
+                %225 = arith.subi %178, %224 : i64
+                %226 = arith.minsi %225, %c16_i64 : i64
+                %227 = arith.subi %180, %224 : i64
+                %228 = arith.minsi %227, %c16_i64 : i64
+                %229 = arith.ori %218, %c3221225472_i64 : i64
+                %230 = arith.muli %223, %c32_i64 : i64
+                %231 = arith.addi %230, %218 : i64
+                %232 = arith.addi %231, %170 : i64
+                "instgem.preload"(%232, %220, %228, %229, %220, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                %233 = arith.addi %224, %151 : i64
+                "instgem.compute_preloaded"(%233, %226, %197, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %234 = arith.index_cast %196 : i64 to index
                 scf.for %arg15 = %c1 to %234 step %c1 {
                   %236 = arith.index_cast %arg15 : index to i64
                   %237 = arith.muli %236, %c32_i64 : i64
-                  %238 = arith.addi %237, %222 : i64
+                  %238 = arith.addi %237, %218 : i64
                   %239 = arith.ori %238, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %224, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %240 = arith.addi %237, %232 : i64
-                  %241 = arith.addi %240, %155 : i64
-                  "instgem.compute_accumulated"(%241, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %239, %220, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %240 = arith.addi %237, %224 : i64
+                  %241 = arith.addi %240, %151 : i64
+                  "instgem.compute_accumulated"(%241, %226, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %235 = arith.index_cast %187 : i64 to index
+                %235 = arith.index_cast %183 : i64 to index
                 scf.for %arg15 = %234 to %235 step %c1 {
                   %236 = arith.index_cast %arg15 : index to i64
                   %237 = arith.muli %236, %c16_i64 : i64
-                  %238 = arith.subi %180, %237 : i64
+                  %238 = arith.subi %176, %237 : i64
                   %239 = arith.minsi %238, %c16_i64 : i64
                   %240 = arith.muli %236, %c32_i64 : i64
-                  %241 = arith.addi %240, %222 : i64
+                  %241 = arith.addi %240, %218 : i64
                   %242 = arith.ori %241, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %224, %239) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %243 = arith.addi %240, %232 : i64
-                  %244 = arith.addi %243, %155 : i64
-                  "instgem.compute_accumulated"(%244, %c16_i64, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %226 = arith.index_cast %190 : i64 to index
-              scf.for %arg14 = %225 to %226 step %c1 {
-                %227 = arith.index_cast %arg14 : index to i64
-                %228 = arith.muli %227, %c16_i64 : i64
-                %229 = arith.subi %182, %228 : i64
-                %230 = arith.minsi %229, %c16_i64 : i64
-                %231 = arith.subi %184, %228 : i64
-                %232 = arith.minsi %231, %c16_i64 : i64
-                %233 = arith.ori %222, %c3221225472_i64 : i64
-                %234 = arith.muli %227, %c32_i64 : i64
-                %235 = arith.addi %234, %222 : i64
-                %236 = arith.addi %235, %174 : i64
-                "instgem.preload"(%236, %224, %232, %233, %224, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-                %237 = arith.addi %228, %155 : i64
-                "instgem.compute_preloaded"(%237, %230, %201, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %238 = arith.index_cast %200 : i64 to index
-                scf.for %arg15 = %c1 to %238 step %c1 {
-                  %240 = arith.index_cast %arg15 : index to i64
-                  %241 = arith.muli %240, %c32_i64 : i64
-                  %242 = arith.addi %241, %222 : i64
-                  %243 = arith.ori %242, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %243, %224, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %244 = arith.addi %241, %228 : i64
-                  %245 = arith.addi %244, %155 : i64
-                  "instgem.compute_accumulated"(%245, %230, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %239 = arith.index_cast %187 : i64 to index
-                scf.for %arg15 = %238 to %239 step %c1 {
-                  %240 = arith.index_cast %arg15 : index to i64
-                  %241 = arith.muli %240, %c16_i64 : i64
-                  %242 = arith.subi %180, %241 : i64
-                  %243 = arith.minsi %242, %c16_i64 : i64
-                  %244 = arith.muli %240, %c32_i64 : i64
-                  %245 = arith.addi %244, %222 : i64
-                  %246 = arith.ori %245, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %246, %224, %243) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %247 = arith.addi %244, %228 : i64
-                  %248 = arith.addi %247, %155 : i64
-                  "instgem.compute_accumulated"(%248, %230, %243, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %242, %220, %239) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %243 = arith.addi %240, %224 : i64
+                  %244 = arith.addi %243, %151 : i64
+                  "instgem.compute_accumulated"(%244, %226, %239, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
           }
-          scf.if %203 {
-            %221 = arith.muli %220, %c4 : index
-            %222 = arith.muli %212, %c4 : index
-            %223 = arith.muli %194, %222 : index
-            %224 = arith.subi %221, %c1 : index
-            %225 = arith.addi %223, %224 : index
-            %226 = arith.divsi %225, %221 : index
-            scf.for %arg13 = %226 to %212 step %c1 {
-              %244 = arith.index_cast %arg13 : index to i64
-              %245 = arith.addi %205, %244 : i64
-              %246 = arith.muli %245, %c16_i64 : i64
-              %247 = arith.maxsi %246, %156 : i64
-              %248 = arith.addi %246, %c16_i64 : i64
-              %249 = arith.minsi %248, %159 : i64
-              %250 = arith.subi %249, %247 : i64
-              %251 = arith.subi %247, %156 : i64
-              %252 = arith.muli %251, %219#0 : i64
-              %253 = arith.addi %219#1, %252 : i64
-              %254 = arith.muli %245, %c32_i64 : i64
-              %255 = arith.addi %254, %219#2 : i64
-              %256 = arith.subi %247, %246 : i64
-              %257 = arith.addi %255, %256 : i64
-              %258 = arith.minsi %219#3, %c64_i64 : i64
-              "instgem.mvin"(%253, %257, %258, %250) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %227 = arith.muli %218, %c4 : index
-            %228 = arith.muli %194, %227 : index
-            %229 = arith.subi %224, %220 : index
-            %230 = arith.addi %228, %229 : index
-            %231 = arith.divsi %230, %221 : index
-            scf.for %arg13 = %231 to %218 step %c1 {
-              %244 = arith.index_cast %arg13 : index to i64
-              %245 = arith.muli %244, %c16_i64 : i64
-              %246 = arith.maxsi %245, %c0_i64_3 : i64
-              %247 = arith.addi %245, %c16_i64 : i64
-              %248 = arith.minsi %247, %156 : i64
-              %249 = arith.subi %248, %246 : i64
-              %250 = arith.muli %244, %c32_i64 : i64
-              %251 = arith.addi %250, %219#2 : i64
-              %252 = arith.subi %246, %245 : i64
+          scf.if %199 {
+            %217 = arith.muli %216, %c4 : index
+            %218 = arith.muli %208, %c4 : index
+            %219 = arith.muli %190, %218 : index
+            %220 = arith.subi %217, %c1 : index
+            %221 = arith.addi %219, %220 : index
+            %222 = arith.divsi %221, %217 : index
+            scf.for %arg13 = %222 to %208 step %c1 {
+              %240 = arith.index_cast %arg13 : index to i64
+              %241 = arith.addi %201, %240 : i64
+              %242 = arith.muli %241, %c16_i64 : i64
+              %243 = arith.maxsi %242, %152 : i64
+              %244 = arith.addi %242, %c16_i64 : i64
+              %245 = arith.minsi %244, %155 : i64
+              %246 = arith.subi %245, %243 : i64
+              %247 = arith.subi %243, %152 : i64
+              %248 = arith.muli %247, %215#0 : i64
+              %249 = arith.addi %215#1, %248 : i64
+              %250 = arith.muli %241, %c32_i64 : i64
+              %251 = arith.addi %250, %215#2 : i64
+              %252 = arith.subi %243, %242 : i64
               %253 = arith.addi %251, %252 : i64
-              %254 = arith.minsi %219#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %253, %254, %249) : (i64, i64, i64, i64) -> ()
+              %254 = arith.minsi %215#3, %c64_i64 : i64
+              "instgem.mvin"(%249, %253, %254, %246) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %232 = arith.muli %219#4, %c4 : index
-            %233 = arith.muli %194, %232 : index
-            %234 = arith.muli %220, %c2 : index
-            %235 = arith.subi %224, %234 : index
-            %236 = arith.addi %233, %235 : index
-            %237 = arith.divsi %236, %221 : index
-            scf.for %arg13 = %237 to %219#4 step %c1 {
-              %244 = arith.index_cast %arg13 : index to i64
-              %245 = arith.addi %219#5, %244 : i64
-              %246 = arith.muli %245, %c16_i64 : i64
-              %247 = arith.maxsi %246, %219#6 : i64
-              %248 = arith.addi %246, %c16_i64 : i64
-              %249 = arith.addi %219#6, %219#7 : i64
-              %250 = arith.minsi %248, %249 : i64
-              %251 = arith.subi %250, %247 : i64
-              %252 = arith.subi %247, %219#6 : i64
-              %253 = arith.muli %252, %219#8 : i64
-              %254 = arith.addi %219#9, %253 : i64
-              %255 = arith.muli %245, %c32_i64 : i64
-              %256 = arith.addi %255, %219#10 : i64
-              %257 = arith.subi %247, %246 : i64
-              %258 = arith.addi %256, %257 : i64
-              %259 = arith.minsi %177, %c64_i64 : i64
-              "instgem.mvin2"(%254, %258, %259, %251) : (i64, i64, i64, i64) -> ()
+            %223 = arith.muli %214, %c4 : index
+            %224 = arith.muli %190, %223 : index
+            %225 = arith.subi %220, %216 : index
+            %226 = arith.addi %224, %225 : index
+            %227 = arith.divsi %226, %217 : index
+            scf.for %arg13 = %227 to %214 step %c1 {
+              %240 = arith.index_cast %arg13 : index to i64
+              %241 = arith.muli %240, %c16_i64 : i64
+              %242 = arith.maxsi %241, %c0_i64_3 : i64
+              %243 = arith.addi %241, %c16_i64 : i64
+              %244 = arith.minsi %243, %152 : i64
+              %245 = arith.subi %244, %242 : i64
+              %246 = arith.muli %240, %c32_i64 : i64
+              %247 = arith.addi %246, %215#2 : i64
+              %248 = arith.subi %242, %241 : i64
+              %249 = arith.addi %247, %248 : i64
+              %250 = arith.minsi %215#3, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64_3, %249, %250, %245) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %238 = arith.muli %219#11, %c4 : index
-            %239 = arith.muli %194, %238 : index
-            %240 = arith.muli %220, %c3 : index
-            %241 = arith.subi %224, %240 : index
-            %242 = arith.addi %239, %241 : index
-            %243 = arith.divsi %242, %221 : index
-            scf.for %arg13 = %243 to %219#11 step %c1 {
-              %244 = arith.index_cast %arg13 : index to i64
-              %245 = arith.muli %244, %c16_i64 : i64
-              %246 = arith.maxsi %245, %c0_i64_3 : i64
-              %247 = arith.addi %245, %c16_i64 : i64
-              %248 = arith.minsi %247, %219#6 : i64
-              %249 = arith.subi %248, %246 : i64
-              %250 = arith.muli %244, %c32_i64 : i64
-              %251 = arith.addi %250, %219#10 : i64
-              %252 = arith.subi %246, %245 : i64
-              %253 = arith.addi %251, %252 : i64
-              %254 = arith.minsi %177, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %253, %254, %249) : (i64, i64, i64, i64) -> ()
+            %228 = arith.muli %215#4, %c4 : index
+            %229 = arith.muli %190, %228 : index
+            %230 = arith.muli %216, %c2 : index
+            %231 = arith.subi %220, %230 : index
+            %232 = arith.addi %229, %231 : index
+            %233 = arith.divsi %232, %217 : index
+            scf.for %arg13 = %233 to %215#4 step %c1 {
+              %240 = arith.index_cast %arg13 : index to i64
+              %241 = arith.addi %215#5, %240 : i64
+              %242 = arith.muli %241, %c16_i64 : i64
+              %243 = arith.maxsi %242, %215#6 : i64
+              %244 = arith.addi %242, %c16_i64 : i64
+              %245 = arith.addi %215#6, %215#7 : i64
+              %246 = arith.minsi %244, %245 : i64
+              %247 = arith.subi %246, %243 : i64
+              %248 = arith.subi %243, %215#6 : i64
+              %249 = arith.muli %248, %215#8 : i64
+              %250 = arith.addi %215#9, %249 : i64
+              %251 = arith.muli %241, %c32_i64 : i64
+              %252 = arith.addi %251, %215#10 : i64
+              %253 = arith.subi %243, %242 : i64
+              %254 = arith.addi %252, %253 : i64
+              %255 = arith.minsi %173, %c64_i64 : i64
+              "instgem.mvin2"(%250, %254, %255, %247) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %234 = arith.muli %215#11, %c4 : index
+            %235 = arith.muli %190, %234 : index
+            %236 = arith.muli %216, %c3 : index
+            %237 = arith.subi %220, %236 : index
+            %238 = arith.addi %235, %237 : index
+            %239 = arith.divsi %238, %217 : index
+            scf.for %arg13 = %239 to %215#11 step %c1 {
+              %240 = arith.index_cast %arg13 : index to i64
+              %241 = arith.muli %240, %c16_i64 : i64
+              %242 = arith.maxsi %241, %c0_i64_3 : i64
+              %243 = arith.addi %241, %c16_i64 : i64
+              %244 = arith.minsi %243, %215#6 : i64
+              %245 = arith.subi %244, %242 : i64
+              %246 = arith.muli %240, %c32_i64 : i64
+              %247 = arith.addi %246, %215#10 : i64
+              %248 = arith.subi %242, %241 : i64
+              %249 = arith.addi %247, %248 : i64
+              %250 = arith.minsi %173, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64_3, %249, %250, %245) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
           }
-          scf.yield %145, %162 : index, index
+          scf.yield %141, %158 : index, index
         }
       }
       %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg6, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg10 = %c0 to %c4 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.remsi %137, %c2_i64_1 : i64
-        %139 = arith.divsi %137, %c2_i64_1 : i64
-        %140 = arith.muli %139, %c16_i64 : i64
-        %141 = arith.subi %c32_i64, %140 : i64
-        %142 = arith.minsi %141, %c16_i64 : i64
-        %143 = arith.muli %138, %c32_i64 : i64
-        %144 = arith.addi %143, %140 : i64
-        %145 = arith.addi %144, %c64_i64 : i64
-        %146 = arith.ori %145, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %146, %142, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %133 = arith.index_cast %arg10 : index to i64
+        %134 = arith.remsi %133, %c2_i64_1 : i64
+        %135 = arith.divsi %133, %c2_i64_1 : i64
+        %136 = arith.muli %135, %c16_i64 : i64
+        %137 = arith.subi %c32_i64, %136 : i64
+        %138 = arith.minsi %137, %c16_i64 : i64
+        %139 = arith.muli %134, %c32_i64 : i64
+        %140 = arith.addi %139, %136 : i64
+        %141 = arith.addi %140, %c64_i64 : i64
+        %142 = arith.ori %141, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %142, %138, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %65 = arith.minsi %arg6, %c32 : index
-      %66 = arith.maxsi %15, %c0 : index
-      %67 = arith.minsi %66, %c32 : index
-      %68 = arith.subi %65, %15 : index
-      %69 = arith.maxsi %22, %c0 : index
-      %70 = arith.minsi %69, %arg7 : index
-      %71 = arith.maxsi %18, %c0 : index
-      %72 = arith.minsi %71, %c32 : index
-      %73 = arith.subi %70, %17 : index
-      %74 = arith.cmpi sgt, %72, %c0 : index
-      scf.if %74 {
+      %61 = arith.minsi %arg6, %c32 : index
+      %62 = arith.maxsi %15, %c0 : index
+      %63 = arith.minsi %62, %c32 : index
+      %64 = arith.subi %61, %15 : index
+      %65 = arith.maxsi %22, %c0 : index
+      %66 = arith.minsi %65, %arg7 : index
+      %67 = arith.maxsi %18, %c0 : index
+      %68 = arith.minsi %67, %c32 : index
+      %69 = arith.subi %66, %17 : index
+      %70 = arith.cmpi sgt, %68, %c0 : index
+      scf.if %70 {
         func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_5[%15, %17] [%68, %73] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %75 = arith.index_cast %67 : index to i64
-      %76 = arith.index_cast %68 : index to i64
-      %77 = arith.index_cast %73 : index to i64
-      %78 = arith.addi %75, %76 : i64
+      %subview = memref.subview %reinterpret_cast_5[%15, %17] [%64, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %71 = arith.index_cast %63 : index to i64
+      %72 = arith.index_cast %64 : index to i64
+      %73 = arith.index_cast %69 : index to i64
+      %74 = arith.addi %71, %72 : i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %79 = arith.index_cast %intptr : index to i64
-      %80 = arith.index_cast %offset : index to i64
-      %81 = arith.addi %79, %80 : i64
-      %82 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %82) : (i64, i64, i64, i64, i64, i64) -> ()
-      %83 = arith.maxsi %75, %c0_i64_3 : i64
-      %84 = arith.divui %83, %c16_i64 : i64
-      %85 = arith.maxsi %78, %c0_i64_3 : i64
-      %86 = arith.addi %85, %c15_i64 : i64
-      %87 = arith.divui %86, %c16_i64 : i64
-      %88 = arith.subi %87, %84 : i64
-      %89 = arith.cmpi sgt, %76, %c0_i64_3 : i64
-      %90 = arith.extui %89 : i1 to i64
-      %91 = arith.muli %88, %90 : i64
-      %92 = arith.index_cast %91 : i64 to index
-      scf.for %arg10 = %c0 to %92 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.addi %84, %137 : i64
-        %139 = arith.muli %138, %c16_i64 : i64
-        %140 = arith.maxsi %139, %75 : i64
-        %141 = arith.addi %139, %c16_i64 : i64
-        %142 = arith.minsi %141, %78 : i64
-        %143 = arith.subi %142, %140 : i64
-        %144 = arith.subi %140, %75 : i64
-        %145 = arith.muli %144, %82 : i64
-        %146 = arith.addi %81, %145 : i64
-        %147 = arith.muli %138, %c32_i64 : i64
-        %148 = arith.addi %147, %c256_i64 : i64
-        %149 = arith.subi %140, %139 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.minsi %77, %c64_i64 : i64
-        "instgem.mvin"(%146, %150, %151, %143) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %93 = arith.addi %83, %c15_i64 : i64
-      %94 = arith.divui %93, %c16_i64 : i64
-      %95 = arith.cmpi sgt, %75, %c0_i64_3 : i64
-      %96 = arith.extui %95 : i1 to i64
-      %97 = arith.muli %94, %96 : i64
-      %98 = arith.index_cast %97 : i64 to index
-      scf.for %arg10 = %c0 to %98 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.muli %137, %c16_i64 : i64
-        %139 = arith.maxsi %138, %c0_i64_3 : i64
-        %140 = arith.addi %138, %c16_i64 : i64
-        %141 = arith.minsi %140, %75 : i64
-        %142 = arith.subi %141, %139 : i64
-        %143 = arith.muli %137, %c32_i64 : i64
+      %75 = arith.index_cast %intptr : index to i64
+      %76 = arith.index_cast %offset : index to i64
+      %77 = arith.addi %75, %76 : i64
+      %78 = arith.index_cast %strides#0 : index to i64
+      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %78) : (i64, i64, i64, i64, i64, i64) -> ()
+      %79 = arith.maxsi %71, %c0_i64_3 : i64
+      %80 = arith.divui %79, %c16_i64 : i64
+      %81 = arith.maxsi %74, %c0_i64_3 : i64
+      %82 = arith.addi %81, %c15_i64 : i64
+      %83 = arith.divui %82, %c16_i64 : i64
+      %84 = arith.subi %83, %80 : i64
+      %85 = arith.cmpi sgt, %72, %c0_i64_3 : i64
+      %86 = arith.extui %85 : i1 to i64
+      %87 = arith.muli %84, %86 : i64
+      %88 = arith.index_cast %87 : i64 to index
+      scf.for %arg10 = %c0 to %88 step %c1 {
+        %133 = arith.index_cast %arg10 : index to i64
+        %134 = arith.addi %80, %133 : i64
+        %135 = arith.muli %134, %c16_i64 : i64
+        %136 = arith.maxsi %135, %71 : i64
+        %137 = arith.addi %135, %c16_i64 : i64
+        %138 = arith.minsi %137, %74 : i64
+        %139 = arith.subi %138, %136 : i64
+        %140 = arith.subi %136, %71 : i64
+        %141 = arith.muli %140, %78 : i64
+        %142 = arith.addi %77, %141 : i64
+        %143 = arith.muli %134, %c32_i64 : i64
         %144 = arith.addi %143, %c256_i64 : i64
-        %145 = arith.subi %139, %138 : i64
+        %145 = arith.subi %136, %135 : i64
         %146 = arith.addi %144, %145 : i64
-        %147 = arith.minsi %77, %c64_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %146, %147, %142) : (i64, i64, i64, i64) -> ()
+        %147 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%142, %146, %147, %139) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %99 = arith.minsi %85, %c32_i64 : i64
-      %100 = arith.maxsi %77, %c0_i64_3 : i64
-      %101 = arith.minsi %100, %c32_i64 : i64
-      %102 = arith.bitcast %arg8 : f32 to i32
-      %103 = arith.extui %102 : i32 to i64
-      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %103, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %104 = arith.ceildivsi %101, %c16_i64 : i64
-      %105 = arith.minsi %99, %c32_i64 : i64
-      %106 = arith.ceildivsi %105, %c16_i64 : i64
-      %107 = arith.index_cast %104 : i64 to index
-      %108 = arith.divsi %105, %c16_i64 : i64
-      %109 = arith.minsi %106, %108 : i64
-      %110 = arith.maxsi %109, %c0_i64_3 : i64
-      scf.for %arg10 = %c0 to %107 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.muli %137, %c16_i64 : i64
-        %139 = arith.subi %101, %138 : i64
-        %140 = arith.minsi %139, %c16_i64 : i64
-        %141 = arith.index_cast %110 : i64 to index
-        scf.for %arg11 = %c0 to %141 step %c1 {
-          %143 = arith.index_cast %arg11 : index to i64
-          %144 = arith.addi %138, %c64_i64 : i64
-          %145 = arith.ori %144, %c3221225472_i64 : i64
-          %146 = arith.muli %143, %c32_i64 : i64
-          %147 = arith.addi %146, %138 : i64
-          %148 = arith.addi %147, %c256_i64 : i64
-          "instgem.preload"(%148, %140, %c16_i64, %145, %140, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %149 = arith.muli %143, %c16_i64 : i64
+      %89 = arith.addi %79, %c15_i64 : i64
+      %90 = arith.divui %89, %c16_i64 : i64
+      %91 = arith.cmpi sgt, %71, %c0_i64_3 : i64
+      %92 = arith.extui %91 : i1 to i64
+      %93 = arith.muli %90, %92 : i64
+      %94 = arith.index_cast %93 : i64 to index
+      scf.for %arg10 = %c0 to %94 step %c1 {
+        %133 = arith.index_cast %arg10 : index to i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.maxsi %134, %c0_i64_3 : i64
+        %136 = arith.addi %134, %c16_i64 : i64
+        %137 = arith.minsi %136, %71 : i64
+        %138 = arith.subi %137, %135 : i64
+        %139 = arith.muli %133, %c32_i64 : i64
+        %140 = arith.addi %139, %c256_i64 : i64
+        %141 = arith.subi %135, %134 : i64
+        %142 = arith.addi %140, %141 : i64
+        %143 = arith.minsi %73, %c64_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %142, %143, %138) : (i64, i64, i64, i64) -> ()
+      } {gemmini.load_stream}
+      %95 = arith.minsi %81, %c32_i64 : i64
+      %96 = arith.maxsi %73, %c0_i64_3 : i64
+      %97 = arith.minsi %96, %c32_i64 : i64
+      %98 = arith.bitcast %arg8 : f32 to i32
+      %99 = arith.extui %98 : i32 to i64
+      "instgem.config_ex"(%c1_i64_2, %c1_i64_2, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c1_i64_2, %99, %c0_i64_3, %c0_i64_3, %c1_i64_2) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %100 = arith.ceildivsi %97, %c16_i64 : i64
+      %101 = arith.minsi %95, %c32_i64 : i64
+      %102 = arith.ceildivsi %101, %c16_i64 : i64
+      %103 = arith.index_cast %100 : i64 to index
+      %104 = arith.divsi %101, %c16_i64 : i64
+      %105 = arith.minsi %102, %104 : i64
+      %106 = arith.maxsi %105, %c0_i64_3 : i64
+      scf.for %arg10 = %c0 to %103 step %c1 {
+        %133 = arith.index_cast %arg10 : index to i64
+        %134 = arith.muli %133, %c16_i64 : i64
+        %135 = arith.subi %97, %134 : i64
+        %136 = arith.minsi %135, %c16_i64 : i64
+        %137 = arith.index_cast %106 : i64 to index
+        scf.for %arg11 = %c0 to %137 step %c1 {
+          %139 = arith.index_cast %arg11 : index to i64
+          %140 = arith.addi %134, %c64_i64 : i64
+          %141 = arith.ori %140, %c3221225472_i64 : i64
+          %142 = arith.muli %139, %c32_i64 : i64
+          %143 = arith.addi %142, %134 : i64
+          %144 = arith.addi %143, %c256_i64 : i64
+          "instgem.preload"(%144, %136, %c16_i64, %141, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %145 = arith.muli %139, %c16_i64 : i64
+          %146 = arith.ori %145, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%146, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %147 = arith.addi %134, %c96_i64 : i64
+          %148 = arith.ori %147, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %148, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %149 = arith.addi %145, %c32_i64 : i64
           %150 = arith.ori %149, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%150, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %151 = arith.addi %138, %c96_i64 : i64
-          %152 = arith.ori %151, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %140, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %153 = arith.addi %149, %c32_i64 : i64
-          %154 = arith.ori %153, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%154, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_accumulated"(%150, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
-        %142 = arith.index_cast %106 : i64 to index
-        scf.for %arg11 = %141 to %142 step %c1 {
-          %143 = arith.index_cast %arg11 : index to i64
-          %144 = arith.muli %143, %c16_i64 : i64
-          %145 = arith.subi %c32_i64, %144 : i64
-          %146 = arith.minsi %145, %c16_i64 : i64
-          %147 = arith.subi %99, %144 : i64
-          %148 = arith.minsi %147, %c16_i64 : i64
-          %149 = arith.addi %138, %c64_i64 : i64
-          %150 = arith.ori %149, %c3221225472_i64 : i64
-          %151 = arith.muli %143, %c32_i64 : i64
-          %152 = arith.addi %151, %138 : i64
-          %153 = arith.addi %152, %c256_i64 : i64
-          "instgem.preload"(%153, %140, %148, %150, %140, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %154 = arith.ori %144, %c2147483648_i64 : i64
-          "instgem.compute_preloaded"(%154, %146, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %155 = arith.addi %138, %c96_i64 : i64
-          %156 = arith.ori %155, %c3221225472_i64 : i64
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %156, %140, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %157 = arith.addi %144, %c32_i64 : i64
-          %158 = arith.ori %157, %c2147483648_i64 : i64
-          "instgem.compute_accumulated"(%158, %146, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %138 = arith.index_cast %102 : i64 to index
+        scf.for %arg11 = %137 to %138 step %c1 {
+          %139 = arith.index_cast %arg11 : index to i64
+          %140 = arith.muli %139, %c16_i64 : i64
+          %141 = arith.subi %c32_i64, %140 : i64
+          %142 = arith.minsi %141, %c16_i64 : i64
+          %143 = arith.subi %95, %140 : i64
+          %144 = arith.minsi %143, %c16_i64 : i64
+          %145 = arith.addi %134, %c64_i64 : i64
+          %146 = arith.ori %145, %c3221225472_i64 : i64
+          %147 = arith.muli %139, %c32_i64 : i64
+          %148 = arith.addi %147, %134 : i64
+          %149 = arith.addi %148, %c256_i64 : i64
+          "instgem.preload"(%149, %136, %144, %146, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %150 = arith.ori %140, %c2147483648_i64 : i64
+          "instgem.compute_preloaded"(%150, %142, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %151 = arith.addi %134, %c96_i64 : i64
+          %152 = arith.ori %151, %c3221225472_i64 : i64
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %136, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          %153 = arith.addi %140, %c32_i64 : i64
+          %154 = arith.ori %153, %c2147483648_i64 : i64
+          "instgem.compute_accumulated"(%154, %142, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         }
       } {gemmini.compute_nest}
       %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg4, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %111 = arith.maxsi %23, %c0 : index
-      %112 = arith.minsi %111, %arg4 : index
-      %113 = arith.maxsi %21, %c0 : index
-      %114 = arith.minsi %113, %c32 : index
-      %115 = arith.subi %112, %20 : index
-      scf.if %74 {
+      %107 = arith.maxsi %23, %c0 : index
+      %108 = arith.minsi %107, %arg4 : index
+      %109 = arith.maxsi %21, %c0 : index
+      %110 = arith.minsi %109, %c32 : index
+      %111 = arith.subi %108, %20 : index
+      scf.if %70 {
         func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_7 = memref.subview %reinterpret_cast_6[%20, %17] [%115, %73] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %116 = arith.index_cast %114 : index to i64
-      %117 = arith.index_cast %115 : index to i64
+      %subview_7 = memref.subview %reinterpret_cast_6[%20, %17] [%111, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %112 = arith.index_cast %110 : index to i64
+      %113 = arith.index_cast %111 : index to i64
       %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %118 = arith.index_cast %intptr_12 : index to i64
-      %119 = arith.index_cast %offset_9 : index to i64
-      %120 = arith.addi %118, %119 : i64
-      %121 = arith.index_cast %strides_11#0 : index to i64
-      %122 = arith.bitcast %arg9 : f32 to i32
-      %123 = arith.extui %122 : i32 to i64
+      %114 = arith.index_cast %intptr_12 : index to i64
+      %115 = arith.index_cast %offset_9 : index to i64
+      %116 = arith.addi %114, %115 : i64
+      %117 = arith.index_cast %strides_11#0 : index to i64
+      %118 = arith.bitcast %arg9 : f32 to i32
+      %119 = arith.extui %118 : i32 to i64
       scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %121, %123) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %117, %119) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %124 = arith.maxsi %116, %c0_i64_3 : i64
+      %120 = arith.maxsi %112, %c0_i64_3 : i64
+      %121 = arith.divui %120, %c16_i64 : i64
+      %122 = arith.addi %112, %113 : i64
+      %123 = arith.maxsi %122, %c0_i64_3 : i64
+      %124 = arith.addi %123, %c15_i64 : i64
       %125 = arith.divui %124, %c16_i64 : i64
-      %126 = arith.addi %116, %117 : i64
-      %127 = arith.maxsi %126, %c0_i64_3 : i64
-      %128 = arith.addi %127, %c15_i64 : i64
-      %129 = arith.divui %128, %c16_i64 : i64
-      %130 = arith.subi %129, %125 : i64
-      %131 = arith.cmpi sgt, %117, %c0_i64_3 : i64
-      %132 = arith.extui %131 : i1 to i64
-      %133 = arith.muli %130, %132 : i64
-      %134 = arith.ceildivsi %77, %c16_i64 : i64
-      %135 = arith.muli %133, %134 : i64
-      %136 = arith.index_cast %135 : i64 to index
-      scf.for %arg10 = %c0 to %136 step %c1 {
-        %137 = arith.index_cast %arg10 : index to i64
-        %138 = arith.remsi %137, %133 : i64
-        %139 = arith.divsi %137, %133 : i64
-        %140 = arith.addi %125, %138 : i64
-        %141 = arith.muli %140, %c16_i64 : i64
-        %142 = arith.maxsi %141, %116 : i64
-        %143 = arith.addi %141, %c16_i64 : i64
-        %144 = arith.minsi %143, %126 : i64
-        %145 = arith.subi %144, %142 : i64
-        %146 = arith.subi %142, %116 : i64
-        %147 = arith.muli %146, %121 : i64
-        %148 = arith.addi %120, %147 : i64
-        %149 = arith.muli %139, %c16_i64 : i64
-        %150 = arith.addi %148, %149 : i64
-        %151 = arith.muli %140, %c32_i64 : i64
-        %152 = arith.addi %151, %149 : i64
-        %153 = arith.addi %152, %c64_i64 : i64
-        %154 = arith.ori %153, %c2147483648_i64 : i64
-        %155 = arith.subi %142, %141 : i64
-        %156 = arith.addi %154, %155 : i64
-        %157 = arith.subi %77, %149 : i64
-        %158 = arith.minsi %157, %c16_i64 : i64
-        "instgem.mvout"(%150, %156, %158, %145) : (i64, i64, i64, i64) -> ()
+      %126 = arith.subi %125, %121 : i64
+      %127 = arith.cmpi sgt, %113, %c0_i64_3 : i64
+      %128 = arith.extui %127 : i1 to i64
+      %129 = arith.muli %126, %128 : i64
+      %130 = arith.ceildivsi %73, %c16_i64 : i64
+      %131 = arith.muli %129, %130 : i64
+      %132 = arith.index_cast %131 : i64 to index
+      scf.for %arg10 = %c0 to %132 step %c1 {
+        %133 = arith.index_cast %arg10 : index to i64
+        %134 = arith.remsi %133, %129 : i64
+        %135 = arith.divsi %133, %129 : i64
+        %136 = arith.addi %121, %134 : i64
+        %137 = arith.muli %136, %c16_i64 : i64
+        %138 = arith.maxsi %137, %112 : i64
+        %139 = arith.addi %137, %c16_i64 : i64
+        %140 = arith.minsi %139, %122 : i64
+        %141 = arith.subi %140, %138 : i64
+        %142 = arith.subi %138, %112 : i64
+        %143 = arith.muli %142, %117 : i64
+        %144 = arith.addi %116, %143 : i64
+        %145 = arith.muli %135, %c16_i64 : i64
+        %146 = arith.addi %144, %145 : i64
+        %147 = arith.muli %136, %c32_i64 : i64
+        %148 = arith.addi %147, %145 : i64
+        %149 = arith.addi %148, %c64_i64 : i64
+        %150 = arith.ori %149, %c2147483648_i64 : i64
+        %151 = arith.subi %138, %137 : i64
+        %152 = arith.addi %150, %151 : i64
+        %153 = arith.subi %73, %145 : i64
+        %154 = arith.minsi %153, %c16_i64 : i64
+        "instgem.mvout"(%146, %152, %154, %141) : (i64, i64, i64, i64) -> ()
       }
     }
     return

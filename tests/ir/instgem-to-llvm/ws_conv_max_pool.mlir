@@ -33,6 +33,16 @@
 // CHECK: llvm.call @baco_runtime_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -143,480 +153,630 @@ module {
     %36 = arith.addi %30, %c6 : index
     %37 = arith.subi %28, %c1 : index
     %38 = arith.muli %37, %c16 : index
-    %39 = arith.addi %38, %c16 : index
-    %40 = arith.cmpi sge, %21, %c0 : index
-    %41 = arith.cmpi sle, %21, %20 : index
-    %42 = arith.cmpi sge, %34, %c0 : index
-    %43 = arith.cmpi sle, %34, %20 : index
-    %44 = arith.cmpi sge, %24, %c0 : index
-    %45 = arith.cmpi sle, %24, %c25 : index
-    %46 = arith.cmpi sge, %14, %c0 : index
-    %47 = arith.cmpi sle, %14, %arg6 : index
-    %48 = arith.cmpi sge, %35, %c0 : index
-    %49 = arith.cmpi sle, %35, %arg6 : index
-    %50 = arith.cmpi sge, %27, %c0 : index
-    %51 = arith.cmpi sle, %27, %c16 : index
-    %52 = arith.cmpi sge, %30, %c0 : index
-    %53 = arith.cmpi sle, %30, %29 : index
-    %54 = arith.cmpi sge, %36, %c0 : index
-    %55 = arith.cmpi sle, %36, %29 : index
-    %56 = arith.cmpi sge, %33, %c0 : index
-    %57 = arith.cmpi sle, %33, %c6 : index
-    %58 = arith.cmpi sle, %38, %arg5 : index
-    %59 = arith.cmpi sle, %39, %arg5 : index
-    %60 = arith.andi %40, %41 : i1
-    %61 = arith.andi %60, %42 : i1
-    %62 = arith.andi %61, %43 : i1
-    %63 = arith.andi %62, %44 : i1
-    %64 = arith.andi %63, %45 : i1
-    %65 = arith.andi %64, %46 : i1
-    %66 = arith.andi %65, %47 : i1
-    %67 = arith.andi %66, %48 : i1
-    %68 = arith.andi %67, %49 : i1
-    %69 = arith.andi %68, %50 : i1
-    %70 = arith.andi %69, %51 : i1
-    %71 = arith.andi %70, %52 : i1
-    %72 = arith.andi %71, %53 : i1
-    %73 = arith.andi %72, %54 : i1
-    %74 = arith.andi %73, %55 : i1
-    %75 = arith.andi %74, %56 : i1
+    %39 = arith.cmpi sge, %21, %c0 : index
+    %40 = arith.cmpi sle, %21, %20 : index
+    %41 = arith.cmpi sge, %34, %c0 : index
+    %42 = arith.cmpi sle, %34, %20 : index
+    %43 = arith.cmpi sge, %24, %c0 : index
+    %44 = arith.cmpi sle, %24, %c25 : index
+    %45 = arith.cmpi sge, %14, %c0 : index
+    %46 = arith.cmpi sle, %14, %arg6 : index
+    %47 = arith.cmpi sge, %35, %c0 : index
+    %48 = arith.cmpi sle, %35, %arg6 : index
+    %49 = arith.cmpi sge, %27, %c0 : index
+    %50 = arith.cmpi sle, %27, %c16 : index
+    %51 = arith.cmpi sge, %30, %c0 : index
+    %52 = arith.cmpi sle, %30, %29 : index
+    %53 = arith.cmpi sge, %36, %c0 : index
+    %54 = arith.cmpi sle, %36, %29 : index
+    %55 = arith.cmpi sge, %33, %c0 : index
+    %56 = arith.cmpi sle, %33, %c6 : index
+    %57 = arith.cmpi sle, %38, %arg5 : index
+    %58 = arith.andi %39, %40 : i1
+    %59 = arith.andi %58, %41 : i1
+    %60 = arith.andi %59, %42 : i1
+    %61 = arith.andi %60, %43 : i1
+    %62 = arith.andi %61, %44 : i1
+    %63 = arith.andi %62, %45 : i1
+    %64 = arith.andi %63, %46 : i1
+    %65 = arith.andi %64, %47 : i1
+    %66 = arith.andi %65, %48 : i1
+    %67 = arith.andi %66, %49 : i1
+    %68 = arith.andi %67, %50 : i1
+    %69 = arith.andi %68, %51 : i1
+    %70 = arith.andi %69, %52 : i1
+    %71 = arith.andi %70, %53 : i1
+    %72 = arith.andi %71, %54 : i1
+    %73 = arith.andi %72, %55 : i1
+    %74 = arith.andi %73, %56 : i1
+    %75 = arith.andi %74, %57 : i1
     %76 = arith.andi %75, %57 : i1
-    %77 = arith.andi %76, %58 : i1
-    %78 = arith.andi %77, %59 : i1
-    %79 = arith.andi %78, %58 : i1
-    %80 = arith.andi %79, %59 : i1
-    scf.if %80 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%19], sizes: [%20, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%20, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %subview = memref.subview %reinterpret_cast_5[%21, %14] [25, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<25x16xi32, strided<[0, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %81 = arith.index_cast %intptr : index to i64
-      %82 = arith.index_cast %offset : index to i64
-      %83 = arith.muli %82, %c4_i64 : i64
-      %84 = arith.addi %81, %83 : i64
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg10 = %c0 to %c2 step %c1 {
-        %113 = arith.index_cast %arg10 : index to i64
-        %114 = arith.muli %113, %c16_i64 : i64
-        %115 = arith.maxsi %114, %c0_i64_3 : i64
-        %116 = arith.addi %114, %c16_i64 : i64
-        %117 = arith.minsi %116, %c25_i64 : i64
-        %118 = arith.subi %117, %115 : i64
-        %119 = arith.ori %114, %c2147483648_i64 : i64
-        %120 = arith.subi %115, %114 : i64
-        %121 = arith.addi %119, %120 : i64
-        "instgem.mvin"(%84, %121, %c16_i64, %118) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %85:2 = scf.for %arg10 = %c0 to %28 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %113 = arith.addi %arg11, %c16 : index
-        %subview_14 = memref.subview %reinterpret_cast[%21, %arg11] [25, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<25x16xi8, strided<[?, 1], offset: ?>>
-        %cast_15 = memref.cast %subview_14 : memref<25x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<25x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %114 = arith.index_cast %intptr_20 : index to i64
-        %115 = arith.index_cast %offset_17 : index to i64
-        %116 = arith.addi %114, %115 : i64
-        %117 = arith.index_cast %strides_19#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %117) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg13 = %c0 to %c2 step %c1 {
-          %123 = arith.index_cast %arg13 : index to i64
-          %124 = arith.muli %123, %c16_i64 : i64
-          %125 = arith.maxsi %124, %c0_i64_3 : i64
-          %126 = arith.addi %124, %c16_i64 : i64
-          %127 = arith.minsi %126, %c25_i64 : i64
-          %128 = arith.subi %127, %125 : i64
-          %129 = arith.muli %125, %117 : i64
-          %130 = arith.addi %116, %129 : i64
-          %131 = arith.subi %125, %124 : i64
-          %132 = arith.addi %124, %131 : i64
-          "instgem.mvin"(%130, %132, %c16_i64, %128) : (i64, i64, i64, i64) -> ()
+    scf.if %76 {
+      %77 = arith.addi %38, %c16 : index
+      %78 = arith.cmpi sle, %77, %arg5 : index
+      %79 = arith.andi %78, %78 : i1
+      scf.if %79 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%19], sizes: [%20, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%20, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%21, %14] [25, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<25x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %80 = arith.index_cast %intptr : index to i64
+        %81 = arith.index_cast %offset : index to i64
+        %82 = arith.muli %81, %c4_i64 : i64
+        %83 = arith.addi %80, %82 : i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %112 = arith.index_cast %arg10 : index to i64
+          %113 = arith.muli %112, %c16_i64 : i64
+          %114 = arith.maxsi %113, %c0_i64_3 : i64
+          %115 = arith.addi %113, %c16_i64 : i64
+          %116 = arith.minsi %115, %c25_i64 : i64
+          %117 = arith.subi %116, %114 : i64
+          %118 = arith.ori %113, %c2147483648_i64 : i64
+          %119 = arith.subi %114, %113 : i64
+          %120 = arith.addi %118, %119 : i64
+          "instgem.mvin"(%83, %120, %c16_i64, %117) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %118 = arith.addi %arg12, %c16 : index
-        %subview_21 = memref.subview %reinterpret_cast_4[%arg12, %14] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
-        %cast_22 = memref.cast %subview_21 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %119 = arith.index_cast %intptr_27 : index to i64
-        %120 = arith.index_cast %offset_24 : index to i64
-        %121 = arith.addi %119, %120 : i64
-        %122 = arith.index_cast %strides_26#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %122) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%121, %c32_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        "instgem.preload"(%c32_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c9_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.compute_accumulated"(%c16_i64, %c16_i64, %c9_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.yield %113, %118 : index, index
+        %84:2 = scf.for %arg10 = %c0 to %28 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %112 = arith.addi %arg11, %c16 : index
+          %subview_14 = memref.subview %reinterpret_cast[%21, %arg11] [25, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<25x16xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<25x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<25x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %113 = arith.index_cast %intptr_20 : index to i64
+          %114 = arith.index_cast %offset_17 : index to i64
+          %115 = arith.addi %113, %114 : i64
+          %116 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %116) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %122 = arith.index_cast %arg13 : index to i64
+            %123 = arith.muli %122, %c16_i64 : i64
+            %124 = arith.maxsi %123, %c0_i64_3 : i64
+            %125 = arith.addi %123, %c16_i64 : i64
+            %126 = arith.minsi %125, %c25_i64 : i64
+            %127 = arith.subi %126, %124 : i64
+            %128 = arith.muli %124, %116 : i64
+            %129 = arith.addi %115, %128 : i64
+            %130 = arith.subi %124, %123 : i64
+            %131 = arith.addi %123, %130 : i64
+            "instgem.mvin"(%129, %131, %c16_i64, %127) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %117 = arith.addi %arg12, %c16 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[%arg12, %14] [16, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<16x16xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<16x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<16x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %118 = arith.index_cast %intptr_27 : index to i64
+          %119 = arith.index_cast %offset_24 : index to i64
+          %120 = arith.addi %118, %119 : i64
+          %121 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%120, %c32_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c32_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c9_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.compute_accumulated"(%c16_i64, %c16_i64, %c9_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.yield %112, %117 : index, index
+        }
+        %85 = arith.subi %c1, %15 : index
+        %86 = arith.maxsi %85, %c0 : index
+        %87 = arith.subi %arg3, %16 : index
+        %88 = arith.minsi %87, %c5 : index
+        %89 = arith.cmpi slt, %86, %c0 : index
+        %90 = arith.cmpi sgt, %86, %c3 : index
+        %91 = arith.cmpi slt, %88, %86 : index
+        %92 = arith.cmpi sgt, %88, %c5 : index
+        %93 = arith.ori %89, %90 : i1
+        %94 = arith.ori %93, %91 : i1
+        %95 = arith.ori %94, %92 : i1
+        scf.if %95 {
+          func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        }
+        %96 = arith.muli %9, %arg7 : index
+        %97 = arith.muli %96, %c3 : index
+        %98 = arith.muli %97, %arg6 : index
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%98], sizes: [%29, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %99 = arith.cmpi slt, %30, %c0 : index
+        scf.if %99 {
+          func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
+        }
+        %subview_7 = memref.subview %reinterpret_cast_6[%30, %14] [6, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<6x16xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<6x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %100 = arith.bitcast %arg8 : f32 to i32
+        %101 = arith.extui %100 : i32 to i64
+        %102 = arith.index_cast %86 : index to i64
+        %103 = arith.index_cast %88 : index to i64
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<6x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %104 = arith.index_cast %intptr_13 : index to i64
+        %105 = arith.index_cast %offset_10 : index to i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.index_cast %strides_12#0 : index to i64
+        %108 = arith.subi %103, %102 : i64
+        %109 = arith.maxsi %108, %c0_i64_3 : i64
+        "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %102, %c1_i64_2, %c3_i64, %c2_i64_1, %c3_i64, %109, %c5_i64, %107, %101) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %110 = arith.muli %102, %c5_i64 : i64
+        %111 = arith.addi %110, %c2147483648_i64 : i64
+        "instgem.mvout"(%106, %111, %c16_i64, %c0_i64_3) : (i64, i64, i64, i64) -> ()
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%19], sizes: [%20, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%20, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%21, %14] [25, 16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<25x16xi32, strided<[0, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<25x16xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
+        %80 = arith.index_cast %intptr : index to i64
+        %81 = arith.index_cast %offset : index to i64
+        %82 = arith.muli %81, %c4_i64 : i64
+        %83 = arith.addi %80, %82 : i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg10 = %c0 to %c2 step %c1 {
+          %112 = arith.index_cast %arg10 : index to i64
+          %113 = arith.muli %112, %c16_i64 : i64
+          %114 = arith.maxsi %113, %c0_i64_3 : i64
+          %115 = arith.addi %113, %c16_i64 : i64
+          %116 = arith.minsi %115, %c25_i64 : i64
+          %117 = arith.subi %116, %114 : i64
+          %118 = arith.ori %113, %c2147483648_i64 : i64
+          %119 = arith.subi %114, %113 : i64
+          %120 = arith.addi %118, %119 : i64
+          "instgem.mvin"(%83, %120, %c16_i64, %117) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %84:2 = scf.for %arg10 = %c0 to %28 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+          %112 = arith.addi %arg11, %c16 : index
+          %113 = arith.minsi %112, %arg5 : index
+          %114 = arith.subi %113, %arg11 : index
+          %subview_14 = memref.subview %reinterpret_cast[%21, %arg11] [25, %114] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<25x?xi8, strided<[?, 1], offset: ?>>
+          %cast_15 = memref.cast %subview_14 : memref<25x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %115 = arith.index_cast %114 : index to i64
+          %base_buffer_16, %offset_17, %sizes_18:2, %strides_19:2 = memref.extract_strided_metadata %subview_14 : memref<25x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_20 = memref.extract_aligned_pointer_as_index %cast_15 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %116 = arith.index_cast %intptr_20 : index to i64
+          %117 = arith.index_cast %offset_17 : index to i64
+          %118 = arith.addi %116, %117 : i64
+          %119 = arith.index_cast %strides_19#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %119) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg13 = %c0 to %c2 step %c1 {
+            %141 = arith.index_cast %arg13 : index to i64
+            %142 = arith.muli %141, %c16_i64 : i64
+            %143 = arith.maxsi %142, %c0_i64_3 : i64
+            %144 = arith.addi %142, %c16_i64 : i64
+            %145 = arith.minsi %144, %c25_i64 : i64
+            %146 = arith.subi %145, %143 : i64
+            %147 = arith.muli %143, %119 : i64
+            %148 = arith.addi %118, %147 : i64
+            %149 = arith.subi %143, %142 : i64
+            %150 = arith.addi %142, %149 : i64
+            %151 = arith.minsi %115, %c64_i64 : i64
+            "instgem.mvin"(%148, %150, %151, %146) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %120 = arith.addi %arg12, %c16 : index
+          %121 = arith.minsi %120, %arg5 : index
+          %122 = arith.subi %121, %arg12 : index
+          %subview_21 = memref.subview %reinterpret_cast_4[%arg12, %14] [%122, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_22 = memref.cast %subview_21 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %123 = arith.index_cast %122 : index to i64
+          %base_buffer_23, %offset_24, %sizes_25:2, %strides_26:2 = memref.extract_strided_metadata %subview_21 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_27 = memref.extract_aligned_pointer_as_index %cast_22 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %124 = arith.index_cast %intptr_27 : index to i64
+          %125 = arith.index_cast %offset_24 : index to i64
+          %126 = arith.addi %124, %125 : i64
+          %127 = arith.index_cast %strides_26#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %127) : (i64, i64, i64, i64, i64, i64) -> ()
+          %128 = arith.maxsi %123, %c0_i64_3 : i64
+          %129 = arith.addi %128, %c15_i64 : i64
+          %130 = arith.divui %129, %c16_i64 : i64
+          %131 = arith.cmpi sgt, %123, %c0_i64_3 : i64
+          %132 = arith.extui %131 : i1 to i64
+          %133 = arith.muli %130, %132 : i64
+          %134 = arith.index_cast %133 : i64 to index
+          scf.for %arg13 = %c0 to %134 step %c1 {
+            %141 = arith.index_cast %arg13 : index to i64
+            %142 = arith.muli %141, %c16_i64 : i64
+            %143 = arith.maxsi %142, %c0_i64_3 : i64
+            %144 = arith.addi %142, %c16_i64 : i64
+            %145 = arith.minsi %144, %123 : i64
+            %146 = arith.subi %145, %143 : i64
+            %147 = arith.muli %143, %127 : i64
+            %148 = arith.addi %126, %147 : i64
+            %149 = arith.addi %142, %c32_i64 : i64
+            %150 = arith.subi %143, %142 : i64
+            %151 = arith.addi %149, %150 : i64
+            "instgem.mvin"(%148, %151, %c16_i64, %146) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %135 = arith.maxsi %115, %c0_i64_3 : i64
+          %136 = arith.minsi %135, %c16_i64 : i64
+          %137 = arith.minsi %128, %c16_i64 : i64
+          %138 = arith.minsi %136, %137 : i64
+          %139 = arith.ceildivsi %138, %c16_i64 : i64
+          %140 = arith.index_cast %139 : i64 to index
+          scf.for %arg13 = %c0 to %140 step %c1 {
+            %141 = arith.index_cast %arg13 : index to i64
+            %142 = arith.muli %141, %c16_i64 : i64
+            %143 = arith.subi %136, %142 : i64
+            %144 = arith.minsi %143, %c16_i64 : i64
+            %145 = arith.subi %137, %142 : i64
+            %146 = arith.minsi %145, %c16_i64 : i64
+            %147 = arith.addi %142, %c32_i64 : i64
+            "instgem.preload"(%147, %c16_i64, %146, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%142, %144, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c9_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %148 = arith.addi %142, %c16_i64 : i64
+            "instgem.compute_accumulated"(%148, %144, %c9_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %112, %120 : index, index
+        }
+        %85 = arith.subi %c1, %15 : index
+        %86 = arith.maxsi %85, %c0 : index
+        %87 = arith.subi %arg3, %16 : index
+        %88 = arith.minsi %87, %c5 : index
+        %89 = arith.cmpi slt, %86, %c0 : index
+        %90 = arith.cmpi sgt, %86, %c3 : index
+        %91 = arith.cmpi slt, %88, %86 : index
+        %92 = arith.cmpi sgt, %88, %c5 : index
+        %93 = arith.ori %89, %90 : i1
+        %94 = arith.ori %93, %91 : i1
+        %95 = arith.ori %94, %92 : i1
+        scf.if %95 {
+          func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
+        }
+        %96 = arith.muli %9, %arg7 : index
+        %97 = arith.muli %96, %c3 : index
+        %98 = arith.muli %97, %arg6 : index
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%98], sizes: [%29, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %99 = arith.cmpi slt, %30, %c0 : index
+        scf.if %99 {
+          func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
+        }
+        %subview_7 = memref.subview %reinterpret_cast_6[%30, %14] [6, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<6x16xi8, strided<[?, 1], offset: ?>>
+        %cast_8 = memref.cast %subview_7 : memref<6x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %100 = arith.bitcast %arg8 : f32 to i32
+        %101 = arith.extui %100 : i32 to i64
+        %102 = arith.index_cast %86 : index to i64
+        %103 = arith.index_cast %88 : index to i64
+        %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<6x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %104 = arith.index_cast %intptr_13 : index to i64
+        %105 = arith.index_cast %offset_10 : index to i64
+        %106 = arith.addi %104, %105 : i64
+        %107 = arith.index_cast %strides_12#0 : index to i64
+        %108 = arith.subi %103, %102 : i64
+        %109 = arith.maxsi %108, %c0_i64_3 : i64
+        "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %102, %c1_i64_2, %c3_i64, %c2_i64_1, %c3_i64, %109, %c5_i64, %107, %101) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        %110 = arith.muli %102, %c5_i64 : i64
+        %111 = arith.addi %110, %c2147483648_i64 : i64
+        "instgem.mvout"(%106, %111, %c16_i64, %c0_i64_3) : (i64, i64, i64, i64) -> ()
       }
-      %86 = arith.subi %c1, %15 : index
-      %87 = arith.maxsi %86, %c0 : index
-      %88 = arith.subi %arg3, %16 : index
-      %89 = arith.minsi %88, %c5 : index
-      %90 = arith.cmpi slt, %87, %c0 : index
-      %91 = arith.cmpi sgt, %87, %c3 : index
-      %92 = arith.cmpi slt, %89, %87 : index
-      %93 = arith.cmpi sgt, %89, %c5 : index
-      %94 = arith.ori %90, %91 : i1
-      %95 = arith.ori %94, %92 : i1
-      %96 = arith.ori %95, %93 : i1
-      scf.if %96 {
-        func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
-      }
-      %97 = arith.muli %9, %arg7 : index
-      %98 = arith.muli %97, %c3 : index
-      %99 = arith.muli %98, %arg6 : index
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%99], sizes: [%29, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %100 = arith.cmpi slt, %30, %c0 : index
-      scf.if %100 {
-        func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
-      }
-      %subview_7 = memref.subview %reinterpret_cast_6[%30, %14] [6, 16] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<6x16xi8, strided<[?, 1], offset: ?>>
-      %cast_8 = memref.cast %subview_7 : memref<6x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %101 = arith.bitcast %arg8 : f32 to i32
-      %102 = arith.extui %101 : i32 to i64
-      %103 = arith.index_cast %87 : index to i64
-      %104 = arith.index_cast %89 : index to i64
-      %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_7 : memref<6x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-      %intptr_13 = memref.extract_aligned_pointer_as_index %cast_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %105 = arith.index_cast %intptr_13 : index to i64
-      %106 = arith.index_cast %offset_10 : index to i64
-      %107 = arith.addi %105, %106 : i64
-      %108 = arith.index_cast %strides_12#0 : index to i64
-      %109 = arith.subi %104, %103 : i64
-      %110 = arith.maxsi %109, %c0_i64_3 : i64
-      "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %103, %c1_i64_2, %c3_i64, %c2_i64_1, %c3_i64, %110, %c5_i64, %108, %102) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %111 = arith.muli %103, %c5_i64 : i64
-      %112 = arith.addi %111, %c2147483648_i64 : i64
-      "instgem.mvout"(%107, %112, %c16_i64, %c0_i64_3) : (i64, i64, i64, i64) -> ()
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [%19], sizes: [%20, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_5 = memref.reinterpret_cast %arg9 to offset: [0], sizes: [%20, %arg6], strides: [0, 1] : memref<?xi32> to memref<?x?xi32, strided<[0, 1]>>
-      %81 = arith.maxsi %34, %c0 : index
-      %82 = arith.minsi %81, %20 : index
-      %83 = arith.maxsi %24, %c0 : index
-      %84 = arith.minsi %83, %c25 : index
-      %85 = arith.subi %82, %23 : index
-      %86 = arith.maxsi %35, %c0 : index
-      %87 = arith.minsi %86, %arg6 : index
-      %88 = arith.maxsi %27, %c0 : index
-      %89 = arith.minsi %88, %c16 : index
-      %90 = arith.subi %87, %26 : index
-      %91 = arith.cmpi sgt, %89, %c0 : index
-      scf.if %91 {
+      %77 = arith.maxsi %34, %c0 : index
+      %78 = arith.minsi %77, %20 : index
+      %79 = arith.maxsi %24, %c0 : index
+      %80 = arith.minsi %79, %c25 : index
+      %81 = arith.subi %78, %23 : index
+      %82 = arith.maxsi %35, %c0 : index
+      %83 = arith.minsi %82, %arg6 : index
+      %84 = arith.maxsi %27, %c0 : index
+      %85 = arith.minsi %84, %c16 : index
+      %86 = arith.subi %83, %26 : index
+      %87 = arith.cmpi sgt, %85, %c0 : index
+      scf.if %87 {
         func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_5[%23, %26] [%85, %90] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
-      %92 = arith.index_cast %84 : index to i64
-      %93 = arith.index_cast %85 : index to i64
-      %94 = arith.index_cast %90 : index to i64
+      %subview = memref.subview %reinterpret_cast_5[%23, %26] [%81, %86] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
+      %88 = arith.index_cast %80 : index to i64
+      %89 = arith.index_cast %81 : index to i64
+      %90 = arith.index_cast %86 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> -> index
-      %95 = arith.index_cast %intptr : index to i64
-      %96 = arith.index_cast %offset : index to i64
-      %97 = arith.muli %96, %c4_i64 : i64
-      %98 = arith.addi %95, %97 : i64
-      %99 = arith.addi %92, %93 : i64
-      %100 = arith.cmpi slt, %99, %c25_i64 : i64
-      %101 = arith.cmpi slt, %94, %c16_i64 : i64
-      %102 = arith.ori %100, %101 : i1
-      scf.if %102 {
+      %91 = arith.index_cast %intptr : index to i64
+      %92 = arith.index_cast %offset : index to i64
+      %93 = arith.muli %92, %c4_i64 : i64
+      %94 = arith.addi %91, %93 : i64
+      %95 = arith.addi %88, %89 : i64
+      %96 = arith.cmpi slt, %95, %c25_i64 : i64
+      %97 = arith.cmpi slt, %90, %c16_i64 : i64
+      %98 = arith.ori %96, %97 : i1
+      scf.if %98 {
         "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg10 = %c0 to %c2 step %c1 {
-          %152 = arith.index_cast %arg10 : index to i64
-          %153 = arith.muli %152, %c16_i64 : i64
-          %154 = arith.ori %153, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %154, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %148 = arith.index_cast %arg10 : index to i64
+          %149 = arith.muli %148, %c16_i64 : i64
+          %150 = arith.ori %149, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %150, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c32_i64, %c1065353216_i64, %c0_i64_3) : (i64, i64, i64, i64, i64, i64) -> ()
-      %103 = arith.maxsi %92, %c0_i64_3 : i64
-      %104 = arith.divui %103, %c16_i64 : i64
-      %105 = arith.maxsi %99, %c0_i64_3 : i64
-      %106 = arith.addi %105, %c15_i64 : i64
-      %107 = arith.divui %106, %c16_i64 : i64
-      %108 = arith.subi %107, %104 : i64
-      %109 = arith.cmpi sgt, %93, %c0_i64_3 : i64
-      %110 = arith.extui %109 : i1 to i64
-      %111 = arith.muli %108, %110 : i64
-      %112 = arith.index_cast %111 : i64 to index
-      scf.for %arg10 = %c0 to %112 step %c1 {
-        %152 = arith.index_cast %arg10 : index to i64
-        %153 = arith.addi %104, %152 : i64
-        %154 = arith.muli %153, %c16_i64 : i64
-        %155 = arith.maxsi %154, %92 : i64
-        %156 = arith.addi %154, %c16_i64 : i64
-        %157 = arith.minsi %156, %99 : i64
-        %158 = arith.subi %157, %155 : i64
-        %159 = arith.ori %154, %c2147483648_i64 : i64
-        %160 = arith.subi %155, %154 : i64
-        %161 = arith.addi %159, %160 : i64
-        %162 = arith.minsi %94, %c16_i64 : i64
-        "instgem.mvin"(%98, %161, %162, %158) : (i64, i64, i64, i64) -> ()
+      %99 = arith.maxsi %88, %c0_i64_3 : i64
+      %100 = arith.divui %99, %c16_i64 : i64
+      %101 = arith.maxsi %95, %c0_i64_3 : i64
+      %102 = arith.addi %101, %c15_i64 : i64
+      %103 = arith.divui %102, %c16_i64 : i64
+      %104 = arith.subi %103, %100 : i64
+      %105 = arith.cmpi sgt, %89, %c0_i64_3 : i64
+      %106 = arith.extui %105 : i1 to i64
+      %107 = arith.muli %104, %106 : i64
+      %108 = arith.index_cast %107 : i64 to index
+      scf.for %arg10 = %c0 to %108 step %c1 {
+        %148 = arith.index_cast %arg10 : index to i64
+        %149 = arith.addi %100, %148 : i64
+        %150 = arith.muli %149, %c16_i64 : i64
+        %151 = arith.maxsi %150, %88 : i64
+        %152 = arith.addi %150, %c16_i64 : i64
+        %153 = arith.minsi %152, %95 : i64
+        %154 = arith.subi %153, %151 : i64
+        %155 = arith.ori %150, %c2147483648_i64 : i64
+        %156 = arith.subi %151, %150 : i64
+        %157 = arith.addi %155, %156 : i64
+        %158 = arith.minsi %90, %c16_i64 : i64
+        "instgem.mvin"(%94, %157, %158, %154) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %113 = arith.addi %103, %c15_i64 : i64
-      %114 = arith.divui %113, %c16_i64 : i64
-      %115 = arith.cmpi sgt, %92, %c0_i64_3 : i64
-      %116 = arith.extui %115 : i1 to i64
-      %117 = arith.muli %114, %116 : i64
-      %118 = arith.index_cast %117 : i64 to index
-      scf.for %arg10 = %c0 to %118 step %c1 {
-        %152 = arith.index_cast %arg10 : index to i64
-        %153 = arith.muli %152, %c16_i64 : i64
-        %154 = arith.maxsi %153, %c0_i64_3 : i64
-        %155 = arith.addi %153, %c16_i64 : i64
-        %156 = arith.minsi %155, %92 : i64
-        %157 = arith.subi %156, %154 : i64
-        %158 = arith.ori %153, %c2147483648_i64 : i64
-        %159 = arith.subi %154, %153 : i64
-        %160 = arith.addi %158, %159 : i64
-        %161 = arith.minsi %94, %c16_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %160, %161, %157) : (i64, i64, i64, i64) -> ()
+      %109 = arith.addi %99, %c15_i64 : i64
+      %110 = arith.divui %109, %c16_i64 : i64
+      %111 = arith.cmpi sgt, %88, %c0_i64_3 : i64
+      %112 = arith.extui %111 : i1 to i64
+      %113 = arith.muli %110, %112 : i64
+      %114 = arith.index_cast %113 : i64 to index
+      scf.for %arg10 = %c0 to %114 step %c1 {
+        %148 = arith.index_cast %arg10 : index to i64
+        %149 = arith.muli %148, %c16_i64 : i64
+        %150 = arith.maxsi %149, %c0_i64_3 : i64
+        %151 = arith.addi %149, %c16_i64 : i64
+        %152 = arith.minsi %151, %88 : i64
+        %153 = arith.subi %152, %150 : i64
+        %154 = arith.ori %149, %c2147483648_i64 : i64
+        %155 = arith.subi %150, %149 : i64
+        %156 = arith.addi %154, %155 : i64
+        %157 = arith.minsi %90, %c16_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %156, %157, %153) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %119:2 = scf.for %arg10 = %c0 to %28 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
-        %152 = arith.maxsi %arg11, %c0 : index
-        %153 = arith.minsi %152, %arg5 : index
-        %154 = arith.addi %arg11, %c16 : index
-        %155 = arith.maxsi %154, %c0 : index
-        %156 = arith.minsi %155, %arg5 : index
-        %157 = arith.subi %153, %arg11 : index
-        %158 = arith.maxsi %157, %c0 : index
-        %159 = arith.minsi %158, %c16 : index
-        %160 = arith.subi %156, %153 : index
-        %161 = arith.cmpi sgt, %159, %c0 : index
-        scf.if %161 {
+      %115:2 = scf.for %arg10 = %c0 to %28 step %c1 iter_args(%arg11 = %c0, %arg12 = %c0) -> (index, index) {
+        %148 = arith.maxsi %arg11, %c0 : index
+        %149 = arith.minsi %148, %arg5 : index
+        %150 = arith.addi %arg11, %c16 : index
+        %151 = arith.maxsi %150, %c0 : index
+        %152 = arith.minsi %151, %arg5 : index
+        %153 = arith.subi %149, %arg11 : index
+        %154 = arith.maxsi %153, %c0 : index
+        %155 = arith.minsi %154, %c16 : index
+        %156 = arith.subi %152, %149 : index
+        %157 = arith.cmpi sgt, %155, %c0 : index
+        scf.if %157 {
           func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_13 = memref.subview %reinterpret_cast[%23, %153] [%85, %160] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %162 = arith.index_cast %160 : index to i64
+        %subview_13 = memref.subview %reinterpret_cast[%23, %149] [%81, %156] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %158 = arith.index_cast %156 : index to i64
         %base_buffer_14, %offset_15, %sizes_16:2, %strides_17:2 = memref.extract_strided_metadata %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_18 = memref.extract_aligned_pointer_as_index %subview_13 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %163 = arith.index_cast %intptr_18 : index to i64
-        %164 = arith.index_cast %offset_15 : index to i64
-        %165 = arith.addi %163, %164 : i64
-        %166 = arith.index_cast %strides_17#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %166) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg13 = %c0 to %112 step %c1 {
-          %216 = arith.index_cast %arg13 : index to i64
-          %217 = arith.addi %104, %216 : i64
-          %218 = arith.muli %217, %c16_i64 : i64
-          %219 = arith.maxsi %218, %92 : i64
-          %220 = arith.addi %218, %c16_i64 : i64
-          %221 = arith.minsi %220, %99 : i64
-          %222 = arith.subi %221, %219 : i64
-          %223 = arith.subi %219, %92 : i64
-          %224 = arith.muli %223, %166 : i64
-          %225 = arith.addi %165, %224 : i64
-          %226 = arith.subi %219, %218 : i64
-          %227 = arith.addi %218, %226 : i64
-          %228 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%225, %227, %228, %222) : (i64, i64, i64, i64) -> ()
+        %159 = arith.index_cast %intptr_18 : index to i64
+        %160 = arith.index_cast %offset_15 : index to i64
+        %161 = arith.addi %159, %160 : i64
+        %162 = arith.index_cast %strides_17#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %108 step %c1 {
+          %212 = arith.index_cast %arg13 : index to i64
+          %213 = arith.addi %100, %212 : i64
+          %214 = arith.muli %213, %c16_i64 : i64
+          %215 = arith.maxsi %214, %88 : i64
+          %216 = arith.addi %214, %c16_i64 : i64
+          %217 = arith.minsi %216, %95 : i64
+          %218 = arith.subi %217, %215 : i64
+          %219 = arith.subi %215, %88 : i64
+          %220 = arith.muli %219, %162 : i64
+          %221 = arith.addi %161, %220 : i64
+          %222 = arith.subi %215, %214 : i64
+          %223 = arith.addi %214, %222 : i64
+          %224 = arith.minsi %158, %c64_i64 : i64
+          "instgem.mvin"(%221, %223, %224, %218) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg13 = %c0 to %118 step %c1 {
-          %216 = arith.index_cast %arg13 : index to i64
-          %217 = arith.muli %216, %c16_i64 : i64
-          %218 = arith.maxsi %217, %c0_i64_3 : i64
-          %219 = arith.addi %217, %c16_i64 : i64
-          %220 = arith.minsi %219, %92 : i64
-          %221 = arith.subi %220, %218 : i64
-          %222 = arith.subi %218, %217 : i64
-          %223 = arith.addi %217, %222 : i64
-          %224 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %223, %224, %221) : (i64, i64, i64, i64) -> ()
+        scf.for %arg13 = %c0 to %114 step %c1 {
+          %212 = arith.index_cast %arg13 : index to i64
+          %213 = arith.muli %212, %c16_i64 : i64
+          %214 = arith.maxsi %213, %c0_i64_3 : i64
+          %215 = arith.addi %213, %c16_i64 : i64
+          %216 = arith.minsi %215, %88 : i64
+          %217 = arith.subi %216, %214 : i64
+          %218 = arith.subi %214, %213 : i64
+          %219 = arith.addi %213, %218 : i64
+          %220 = arith.minsi %158, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %219, %220, %217) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %167 = arith.maxsi %arg12, %c0 : index
-        %168 = arith.minsi %167, %arg5 : index
-        %169 = arith.addi %arg12, %c16 : index
-        %170 = arith.maxsi %169, %c0 : index
-        %171 = arith.minsi %170, %arg5 : index
-        %172 = arith.subi %168, %arg12 : index
-        %173 = arith.maxsi %172, %c0 : index
-        %174 = arith.minsi %173, %c16 : index
-        %175 = arith.subi %171, %168 : index
-        scf.if %91 {
+        %163 = arith.maxsi %arg12, %c0 : index
+        %164 = arith.minsi %163, %arg5 : index
+        %165 = arith.addi %arg12, %c16 : index
+        %166 = arith.maxsi %165, %c0 : index
+        %167 = arith.minsi %166, %arg5 : index
+        %168 = arith.subi %164, %arg12 : index
+        %169 = arith.maxsi %168, %c0 : index
+        %170 = arith.minsi %169, %c16 : index
+        %171 = arith.subi %167, %164 : index
+        scf.if %87 {
           func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_19 = memref.subview %reinterpret_cast_4[%168, %26] [%175, %90] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %176 = arith.index_cast %174 : index to i64
-        %177 = arith.index_cast %175 : index to i64
-        %178 = arith.addi %176, %177 : i64
+        %subview_19 = memref.subview %reinterpret_cast_4[%164, %26] [%171, %86] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %172 = arith.index_cast %170 : index to i64
+        %173 = arith.index_cast %171 : index to i64
+        %174 = arith.addi %172, %173 : i64
         %base_buffer_20, %offset_21, %sizes_22:2, %strides_23:2 = memref.extract_strided_metadata %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_24 = memref.extract_aligned_pointer_as_index %subview_19 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %179 = arith.index_cast %intptr_24 : index to i64
-        %180 = arith.index_cast %offset_21 : index to i64
-        %181 = arith.addi %179, %180 : i64
-        %182 = arith.index_cast %strides_23#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-        %183 = arith.maxsi %176, %c0_i64_3 : i64
-        %184 = arith.divui %183, %c16_i64 : i64
-        %185 = arith.maxsi %178, %c0_i64_3 : i64
-        %186 = arith.addi %185, %c15_i64 : i64
-        %187 = arith.divui %186, %c16_i64 : i64
-        %188 = arith.subi %187, %184 : i64
-        %189 = arith.cmpi sgt, %177, %c0_i64_3 : i64
-        %190 = arith.extui %189 : i1 to i64
-        %191 = arith.muli %188, %190 : i64
-        %192 = arith.index_cast %191 : i64 to index
-        scf.for %arg13 = %c0 to %192 step %c1 {
-          %216 = arith.index_cast %arg13 : index to i64
-          %217 = arith.addi %184, %216 : i64
-          %218 = arith.muli %217, %c16_i64 : i64
-          %219 = arith.maxsi %218, %176 : i64
-          %220 = arith.addi %218, %c16_i64 : i64
-          %221 = arith.minsi %220, %178 : i64
-          %222 = arith.subi %221, %219 : i64
-          %223 = arith.subi %219, %176 : i64
-          %224 = arith.muli %223, %182 : i64
-          %225 = arith.addi %181, %224 : i64
-          %226 = arith.addi %218, %c32_i64 : i64
-          %227 = arith.subi %219, %218 : i64
-          %228 = arith.addi %226, %227 : i64
-          %229 = arith.minsi %94, %c64_i64 : i64
-          "instgem.mvin"(%225, %228, %229, %222) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %193 = arith.addi %183, %c15_i64 : i64
-        %194 = arith.divui %193, %c16_i64 : i64
-        %195 = arith.cmpi sgt, %176, %c0_i64_3 : i64
-        %196 = arith.extui %195 : i1 to i64
-        %197 = arith.muli %194, %196 : i64
-        %198 = arith.index_cast %197 : i64 to index
-        scf.for %arg13 = %c0 to %198 step %c1 {
-          %216 = arith.index_cast %arg13 : index to i64
-          %217 = arith.muli %216, %c16_i64 : i64
-          %218 = arith.maxsi %217, %c0_i64_3 : i64
-          %219 = arith.addi %217, %c16_i64 : i64
-          %220 = arith.minsi %219, %176 : i64
-          %221 = arith.subi %220, %218 : i64
-          %222 = arith.addi %217, %c32_i64 : i64
-          %223 = arith.subi %218, %217 : i64
+        %175 = arith.index_cast %intptr_24 : index to i64
+        %176 = arith.index_cast %offset_21 : index to i64
+        %177 = arith.addi %175, %176 : i64
+        %178 = arith.index_cast %strides_23#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+        %179 = arith.maxsi %172, %c0_i64_3 : i64
+        %180 = arith.divui %179, %c16_i64 : i64
+        %181 = arith.maxsi %174, %c0_i64_3 : i64
+        %182 = arith.addi %181, %c15_i64 : i64
+        %183 = arith.divui %182, %c16_i64 : i64
+        %184 = arith.subi %183, %180 : i64
+        %185 = arith.cmpi sgt, %173, %c0_i64_3 : i64
+        %186 = arith.extui %185 : i1 to i64
+        %187 = arith.muli %184, %186 : i64
+        %188 = arith.index_cast %187 : i64 to index
+        scf.for %arg13 = %c0 to %188 step %c1 {
+          %212 = arith.index_cast %arg13 : index to i64
+          %213 = arith.addi %180, %212 : i64
+          %214 = arith.muli %213, %c16_i64 : i64
+          %215 = arith.maxsi %214, %172 : i64
+          %216 = arith.addi %214, %c16_i64 : i64
+          %217 = arith.minsi %216, %174 : i64
+          %218 = arith.subi %217, %215 : i64
+          %219 = arith.subi %215, %172 : i64
+          %220 = arith.muli %219, %178 : i64
+          %221 = arith.addi %177, %220 : i64
+          %222 = arith.addi %214, %c32_i64 : i64
+          %223 = arith.subi %215, %214 : i64
           %224 = arith.addi %222, %223 : i64
-          %225 = arith.minsi %94, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %224, %225, %221) : (i64, i64, i64, i64) -> ()
+          %225 = arith.minsi %90, %c64_i64 : i64
+          "instgem.mvin"(%221, %224, %225, %218) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %199 = arith.minsi %105, %c25_i64 : i64
-        %200 = arith.maxsi %162, %c0_i64_3 : i64
-        %201 = arith.minsi %200, %c16_i64 : i64
-        %202 = arith.minsi %185, %c16_i64 : i64
-        %203 = arith.maxsi %94, %c0_i64_3 : i64
-        %204 = arith.minsi %203, %c16_i64 : i64
-        %205 = arith.ceildivsi %199, %c16_i64 : i64
-        %206 = arith.ceildivsi %204, %c16_i64 : i64
-        %207 = arith.minsi %201, %202 : i64
-        %208 = arith.ceildivsi %207, %c16_i64 : i64
-        %209 = arith.cmpi sgt, %205, %c0_i64_3 : i64
-        %210 = arith.select %209, %206, %c0_i64_3 : i64
-        %211 = arith.index_cast %210 : i64 to index
-        %212 = arith.divsi %199, %c16_i64 : i64
-        %213 = arith.minsi %205, %212 : i64
-        %214 = arith.maxsi %213, %c1_i64_2 : i64
-        %215 = arith.minsi %199, %c16_i64 : i64
-        scf.for %arg13 = %c0 to %211 step %c1 {
-          %216 = arith.index_cast %arg13 : index to i64
-          %217 = arith.muli %216, %c16_i64 : i64
-          %218 = arith.subi %204, %217 : i64
-          %219 = arith.minsi %218, %c16_i64 : i64
-          %220 = arith.index_cast %208 : i64 to index
-          scf.for %arg14 = %c0 to %220 step %c1 {
-            %221 = arith.index_cast %arg14 : index to i64
-            %222 = arith.muli %221, %c16_i64 : i64
-            %223 = arith.subi %201, %222 : i64
-            %224 = arith.minsi %223, %c16_i64 : i64
-            %225 = arith.subi %202, %222 : i64
-            %226 = arith.minsi %225, %c16_i64 : i64
-            %227 = arith.muli %216, %c32_i64 : i64
-            %228 = arith.ori %227, %c3221225472_i64 : i64
-            %229 = arith.addi %222, %217 : i64
-            %230 = arith.addi %229, %c32_i64 : i64
-            "instgem.preload"(%230, %219, %226, %228, %219, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%222, %224, %215, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %231 = arith.index_cast %214 : i64 to index
-            scf.for %arg15 = %c1 to %231 step %c1 {
-              %233 = arith.index_cast %arg15 : index to i64
-              %234 = arith.muli %233, %c16_i64 : i64
-              %235 = arith.addi %234, %227 : i64
-              %236 = arith.ori %235, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %236, %219, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %237 = arith.addi %234, %222 : i64
-              "instgem.compute_accumulated"(%237, %224, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %189 = arith.addi %179, %c15_i64 : i64
+        %190 = arith.divui %189, %c16_i64 : i64
+        %191 = arith.cmpi sgt, %172, %c0_i64_3 : i64
+        %192 = arith.extui %191 : i1 to i64
+        %193 = arith.muli %190, %192 : i64
+        %194 = arith.index_cast %193 : i64 to index
+        scf.for %arg13 = %c0 to %194 step %c1 {
+          %212 = arith.index_cast %arg13 : index to i64
+          %213 = arith.muli %212, %c16_i64 : i64
+          %214 = arith.maxsi %213, %c0_i64_3 : i64
+          %215 = arith.addi %213, %c16_i64 : i64
+          %216 = arith.minsi %215, %172 : i64
+          %217 = arith.subi %216, %214 : i64
+          %218 = arith.addi %213, %c32_i64 : i64
+          %219 = arith.subi %214, %213 : i64
+          %220 = arith.addi %218, %219 : i64
+          %221 = arith.minsi %90, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %220, %221, %217) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %195 = arith.minsi %101, %c25_i64 : i64
+        %196 = arith.maxsi %158, %c0_i64_3 : i64
+        %197 = arith.minsi %196, %c16_i64 : i64
+        %198 = arith.minsi %181, %c16_i64 : i64
+        %199 = arith.maxsi %90, %c0_i64_3 : i64
+        %200 = arith.minsi %199, %c16_i64 : i64
+        %201 = arith.ceildivsi %195, %c16_i64 : i64
+        %202 = arith.ceildivsi %200, %c16_i64 : i64
+        %203 = arith.minsi %197, %198 : i64
+        %204 = arith.ceildivsi %203, %c16_i64 : i64
+        %205 = arith.cmpi sgt, %201, %c0_i64_3 : i64
+        %206 = arith.select %205, %202, %c0_i64_3 : i64
+        %207 = arith.index_cast %206 : i64 to index
+        %208 = arith.divsi %195, %c16_i64 : i64
+        %209 = arith.minsi %201, %208 : i64
+        %210 = arith.maxsi %209, %c1_i64_2 : i64
+        %211 = arith.minsi %195, %c16_i64 : i64
+        scf.for %arg13 = %c0 to %207 step %c1 {
+          %212 = arith.index_cast %arg13 : index to i64
+          %213 = arith.muli %212, %c16_i64 : i64
+          %214 = arith.subi %200, %213 : i64
+          %215 = arith.minsi %214, %c16_i64 : i64
+          %216 = arith.index_cast %204 : i64 to index
+          scf.for %arg14 = %c0 to %216 step %c1 {
+            %217 = arith.index_cast %arg14 : index to i64
+            %218 = arith.muli %217, %c16_i64 : i64
+            %219 = arith.subi %197, %218 : i64
+            %220 = arith.minsi %219, %c16_i64 : i64
+            %221 = arith.subi %198, %218 : i64
+            %222 = arith.minsi %221, %c16_i64 : i64
+            %223 = arith.muli %212, %c32_i64 : i64
+            %224 = arith.ori %223, %c3221225472_i64 : i64
+            %225 = arith.addi %218, %213 : i64
+            %226 = arith.addi %225, %c32_i64 : i64
+            "instgem.preload"(%226, %215, %222, %224, %215, %211) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.compute_preloaded"(%218, %220, %211, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %227 = arith.index_cast %210 : i64 to index
+            scf.for %arg15 = %c1 to %227 step %c1 {
+              %229 = arith.index_cast %arg15 : index to i64
+              %230 = arith.muli %229, %c16_i64 : i64
+              %231 = arith.addi %230, %223 : i64
+              %232 = arith.ori %231, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %232, %215, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %233 = arith.addi %230, %218 : i64
+              "instgem.compute_accumulated"(%233, %220, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %232 = arith.index_cast %205 : i64 to index
-            scf.for %arg15 = %231 to %232 step %c1 {
-              %233 = arith.index_cast %arg15 : index to i64
-              %234 = arith.muli %233, %c16_i64 : i64
-              %235 = arith.subi %199, %234 : i64
-              %236 = arith.minsi %235, %c16_i64 : i64
-              %237 = arith.addi %234, %227 : i64
-              %238 = arith.ori %237, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %238, %219, %236) : (i64, i64, i64, i64, i64, i64) -> ()
-              %239 = arith.addi %234, %222 : i64
-              "instgem.compute_accumulated"(%239, %224, %236, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %228 = arith.index_cast %201 : i64 to index
+            scf.for %arg15 = %227 to %228 step %c1 {
+              %229 = arith.index_cast %arg15 : index to i64
+              %230 = arith.muli %229, %c16_i64 : i64
+              %231 = arith.subi %195, %230 : i64
+              %232 = arith.minsi %231, %c16_i64 : i64
+              %233 = arith.addi %230, %223 : i64
+              %234 = arith.ori %233, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %234, %215, %232) : (i64, i64, i64, i64, i64, i64) -> ()
+              %235 = arith.addi %230, %218 : i64
+              "instgem.compute_accumulated"(%235, %220, %232, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        scf.yield %154, %169 : index, index
+        scf.yield %150, %165 : index, index
       }
-      %120 = arith.subi %c1, %15 : index
-      %121 = arith.maxsi %120, %c0 : index
-      %122 = arith.subi %arg3, %16 : index
-      %123 = arith.minsi %122, %c5 : index
-      %124 = arith.cmpi slt, %121, %c0 : index
-      %125 = arith.cmpi sgt, %121, %c3 : index
-      %126 = arith.cmpi slt, %123, %121 : index
-      %127 = arith.cmpi sgt, %123, %c5 : index
-      %128 = arith.ori %124, %125 : i1
-      %129 = arith.ori %128, %126 : i1
-      %130 = arith.ori %129, %127 : i1
-      scf.if %130 {
+      %116 = arith.subi %c1, %15 : index
+      %117 = arith.maxsi %116, %c0 : index
+      %118 = arith.subi %arg3, %16 : index
+      %119 = arith.minsi %118, %c5 : index
+      %120 = arith.cmpi slt, %117, %c0 : index
+      %121 = arith.cmpi sgt, %117, %c3 : index
+      %122 = arith.cmpi slt, %119, %117 : index
+      %123 = arith.cmpi sgt, %119, %c5 : index
+      %124 = arith.ori %120, %121 : i1
+      %125 = arith.ori %124, %122 : i1
+      %126 = arith.ori %125, %123 : i1
+      scf.if %126 {
         func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
-      %131 = arith.muli %9, %arg7 : index
-      %132 = arith.muli %131, %c3 : index
-      %133 = arith.muli %132, %arg6 : index
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%133], sizes: [%29, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %134 = arith.cmpi slt, %30, %c0 : index
-      scf.if %134 {
+      %127 = arith.muli %9, %arg7 : index
+      %128 = arith.muli %127, %c3 : index
+      %129 = arith.muli %128, %arg6 : index
+      %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%129], sizes: [%29, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %130 = arith.cmpi slt, %30, %c0 : index
+      scf.if %130 {
         func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
       }
-      %135 = arith.maxsi %36, %c0 : index
-      %136 = arith.minsi %135, %29 : index
-      %137 = arith.subi %136, %32 : index
-      scf.if %91 {
+      %131 = arith.maxsi %36, %c0 : index
+      %132 = arith.minsi %131, %29 : index
+      %133 = arith.subi %132, %32 : index
+      scf.if %87 {
         func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_7 = memref.subview %reinterpret_cast_6[%32, %26] [%137, %90] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %138 = arith.bitcast %arg8 : f32 to i32
-      %139 = arith.extui %138 : i32 to i64
-      %140 = arith.index_cast %121 : index to i64
-      %141 = arith.index_cast %123 : index to i64
-      %142 = arith.index_cast %137 : index to i64
+      %subview_7 = memref.subview %reinterpret_cast_6[%32, %26] [%133, %86] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+      %134 = arith.bitcast %arg8 : f32 to i32
+      %135 = arith.extui %134 : i32 to i64
+      %136 = arith.index_cast %117 : index to i64
+      %137 = arith.index_cast %119 : index to i64
+      %138 = arith.index_cast %133 : index to i64
       %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr_12 = memref.extract_aligned_pointer_as_index %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-      %143 = arith.index_cast %intptr_12 : index to i64
-      %144 = arith.index_cast %offset_9 : index to i64
-      %145 = arith.addi %143, %144 : i64
-      %146 = arith.index_cast %strides_11#0 : index to i64
-      %147 = arith.divsi %142, %c3_i64 : i64
-      %148 = arith.subi %141, %140 : i64
-      %149 = arith.maxsi %148, %c0_i64_3 : i64
-      "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %140, %c1_i64_2, %c3_i64, %147, %c3_i64, %149, %c5_i64, %146, %139) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %150 = arith.muli %140, %c5_i64 : i64
-      %151 = arith.cmpi sgt, %147, %c0_i64_3 : i64
-      scf.if %151 {
-        %152 = arith.ceildivsi %94, %c16_i64 : i64
-        %153 = arith.index_cast %152 : i64 to index
-        scf.for %arg10 = %c0 to %153 step %c1 {
-          %154 = arith.index_cast %arg10 : index to i64
-          %155 = arith.muli %154, %c16_i64 : i64
-          %156 = arith.addi %145, %155 : i64
-          %157 = arith.muli %154, %c32_i64 : i64
-          %158 = arith.ori %157, %c2147483648_i64 : i64
-          %159 = arith.addi %158, %150 : i64
-          %160 = arith.subi %94, %155 : i64
-          %161 = arith.minsi %160, %c16_i64 : i64
-          "instgem.mvout"(%156, %159, %161, %c0_i64_3) : (i64, i64, i64, i64) -> ()
+      %139 = arith.index_cast %intptr_12 : index to i64
+      %140 = arith.index_cast %offset_9 : index to i64
+      %141 = arith.addi %139, %140 : i64
+      %142 = arith.index_cast %strides_11#0 : index to i64
+      %143 = arith.divsi %138, %c3_i64 : i64
+      %144 = arith.subi %137, %136 : i64
+      %145 = arith.maxsi %144, %c0_i64_3 : i64
+      "instgem.config_st"(%c1_i64_2, %c2_i64_1, %c3_i64, %136, %c1_i64_2, %c3_i64, %143, %c3_i64, %145, %c5_i64, %142, %135) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+      %146 = arith.muli %136, %c5_i64 : i64
+      %147 = arith.cmpi sgt, %143, %c0_i64_3 : i64
+      scf.if %147 {
+        %148 = arith.ceildivsi %90, %c16_i64 : i64
+        %149 = arith.index_cast %148 : i64 to index
+        scf.for %arg10 = %c0 to %149 step %c1 {
+          %150 = arith.index_cast %arg10 : index to i64
+          %151 = arith.muli %150, %c16_i64 : i64
+          %152 = arith.addi %141, %151 : i64
+          %153 = arith.muli %150, %c32_i64 : i64
+          %154 = arith.ori %153, %c2147483648_i64 : i64
+          %155 = arith.addi %154, %146 : i64
+          %156 = arith.subi %90, %151 : i64
+          %157 = arith.minsi %156, %c16_i64 : i64
+          "instgem.mvout"(%152, %155, %157, %c0_i64_3) : (i64, i64, i64, i64) -> ()
         }
       }
     }

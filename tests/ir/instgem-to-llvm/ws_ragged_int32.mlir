@@ -47,6 +47,58 @@
 // CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -198,1203 +250,1515 @@ module {
     %22 = arith.addi %13, %c16 : index
     %23 = arith.subi %14, %c1 : index
     %24 = arith.muli %23, %c32 : index
-    %25 = arith.addi %24, %c32 : index
-    %26 = arith.cmpi sge, %12, %c0 : index
-    %27 = arith.cmpi sle, %12, %arg3 : index
-    %28 = arith.cmpi sge, %21, %c0 : index
-    %29 = arith.cmpi sle, %21, %arg3 : index
-    %30 = arith.cmpi sge, %17, %c0 : index
-    %31 = arith.cmpi sle, %17, %c32 : index
-    %32 = arith.cmpi sge, %13, %c0 : index
-    %33 = arith.cmpi sle, %13, %arg4 : index
-    %34 = arith.cmpi sge, %22, %c0 : index
-    %35 = arith.cmpi sle, %22, %arg4 : index
-    %36 = arith.cmpi sge, %20, %c0 : index
-    %37 = arith.cmpi sle, %20, %c16 : index
-    %38 = arith.cmpi sle, %24, %arg5 : index
-    %39 = arith.cmpi sle, %25, %arg5 : index
-    %40 = arith.andi %26, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %32 : i1
-    %46 = arith.andi %45, %33 : i1
-    %47 = arith.andi %46, %34 : i1
-    %48 = arith.andi %47, %35 : i1
-    %49 = arith.andi %48, %36 : i1
-    %50 = arith.andi %49, %37 : i1
-    %51 = arith.andi %50, %28 : i1
-    %52 = arith.andi %51, %29 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    %55 = arith.andi %54, %38 : i1
-    %56 = arith.andi %55, %39 : i1
-    %57 = arith.andi %56, %34 : i1
-    %58 = arith.andi %57, %35 : i1
-    scf.if %58 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %59 = arith.cmpi sle, %14, %c0 : index
-      scf.if %59 {
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg7 = %c0 to %c2 step %c1 {
-          %67 = arith.index_cast %arg7 : index to i64
-          %68 = arith.muli %67, %c16_i64 : i64
-          %69 = arith.ori %68, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %69, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %60 = arith.index_cast %intptr : index to i64
-      %61 = arith.index_cast %offset : index to i64
-      %62 = arith.muli %61, %c4_i64 : i64
-      %63 = arith.addi %60, %62 : i64
-      %64 = arith.index_cast %strides#0 : index to i64
-      %65 = arith.muli %64, %c4_i64 : i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %65, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %66:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-        %67 = arith.addi %arg8, %c32 : index
-        %subview_6 = memref.subview %reinterpret_cast[%12, %arg8] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_7 = memref.cast %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %68 = arith.index_cast %intptr_12 : index to i64
-        %69 = arith.index_cast %offset_9 : index to i64
-        %70 = arith.addi %68, %69 : i64
-        %71 = arith.index_cast %strides_11#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %71) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg10 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.maxsi %82, %c0_i64_3 : i64
-          %84 = arith.addi %82, %c16_i64 : i64
-          %85 = arith.minsi %84, %c32_i64 : i64
-          %86 = arith.subi %85, %83 : i64
-          %87 = arith.muli %83, %71 : i64
-          %88 = arith.addi %70, %87 : i64
-          %89 = arith.muli %81, %c32_i64 : i64
-          %90 = arith.subi %83, %82 : i64
-          %91 = arith.addi %89, %90 : i64
-          "instgem.mvin"(%88, %91, %c32_i64, %86) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %72 = arith.addi %arg9, %c32 : index
-        %subview_13 = memref.subview %reinterpret_cast_4[%arg9, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_14 = memref.cast %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %73 = arith.index_cast %intptr_19 : index to i64
-        %74 = arith.index_cast %offset_16 : index to i64
-        %75 = arith.addi %73, %74 : i64
-        %76 = arith.index_cast %strides_18#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg10 = %c0 to %c2 step %c1 {
-          %81 = arith.index_cast %arg10 : index to i64
-          %82 = arith.muli %81, %c16_i64 : i64
-          %83 = arith.maxsi %82, %c0_i64_3 : i64
-          %84 = arith.addi %82, %c16_i64 : i64
-          %85 = arith.minsi %84, %c32_i64 : i64
-          %86 = arith.subi %85, %83 : i64
-          %87 = arith.muli %83, %76 : i64
-          %88 = arith.addi %75, %87 : i64
-          %89 = arith.addi %82, %c64_i64 : i64
-          %90 = arith.subi %83, %82 : i64
-          %91 = arith.addi %89, %90 : i64
-          "instgem.mvin"(%88, %91, %c16_i64, %86) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %77 = arith.addi %arg7, %c1 : index
-        %78 = arith.cmpi sge, %77, %14 : index
-        %79 = arith.cmpi eq, %arg7, %c0 : index
-        %80 = arith.ori %79, %78 : i1
-        scf.if %80 {
-          scf.if %78 {
-            %81 = arith.select %79, %c0_i64_3, %c-1_i64 : i64
-            %82 = arith.cmpi eq, %81, %c0_i64_3 : i64
-            %83 = arith.select %82, %c2147483648_i64, %c3221225472_i64 : i64
-            "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %83, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %84 = arith.ori %83, %c16_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %84, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c80_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.mvout"(%63, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-            %85 = arith.muli %64, %c64_i64 : i64
-            %86 = arith.addi %63, %85 : i64
-            "instgem.mvout"(%86, %c2684354576_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-          } else {
-            %81 = arith.select %79, %c0_i64_3, %c-1_i64 : i64
-            %82 = arith.cmpi eq, %81, %c0_i64_3 : i64
-            %83 = arith.select %82, %c2147483648_i64, %c3221225472_i64 : i64
-            "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %83, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %84 = arith.ori %83, %c16_i64 : i64
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %84, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c80_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          }
-        } else {
+    %25 = arith.cmpi sge, %12, %c0 : index
+    %26 = arith.cmpi sle, %12, %arg3 : index
+    %27 = arith.cmpi sge, %21, %c0 : index
+    %28 = arith.cmpi sle, %21, %arg3 : index
+    %29 = arith.cmpi sge, %17, %c0 : index
+    %30 = arith.cmpi sle, %17, %c32 : index
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %arg4 : index
+    %33 = arith.cmpi sge, %22, %c0 : index
+    %34 = arith.cmpi sle, %22, %arg4 : index
+    %35 = arith.cmpi sge, %20, %c0 : index
+    %36 = arith.cmpi sle, %20, %c16 : index
+    %37 = arith.cmpi sle, %24, %arg5 : index
+    %38 = arith.andi %25, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
+    %42 = arith.andi %41, %30 : i1
+    %43 = arith.andi %42, %31 : i1
+    %44 = arith.andi %43, %32 : i1
+    %45 = arith.andi %44, %33 : i1
+    %46 = arith.andi %45, %34 : i1
+    %47 = arith.andi %46, %35 : i1
+    %48 = arith.andi %47, %36 : i1
+    %49 = arith.andi %48, %27 : i1
+    %50 = arith.andi %49, %28 : i1
+    %51 = arith.andi %50, %37 : i1
+    %52 = arith.andi %51, %37 : i1
+    %53 = arith.andi %52, %33 : i1
+    %54 = arith.andi %53, %34 : i1
+    scf.if %54 {
+      %55 = arith.addi %24, %c32 : index
+      %56 = arith.cmpi sle, %55, %arg5 : index
+      %57 = arith.andi %56, %56 : i1
+      scf.if %57 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %58 = arith.cmpi sle, %14, %c0 : index
+        scf.if %58 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %66 = arith.index_cast %arg7 : index to i64
+            %67 = arith.muli %66, %c16_i64 : i64
+            %68 = arith.ori %67, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr : index to i64
+        %60 = arith.index_cast %offset : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %65:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %66 = arith.addi %arg8, %c32 : index
+          %subview_6 = memref.subview %reinterpret_cast[%12, %arg8] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_7 = memref.cast %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %67 = arith.index_cast %intptr_12 : index to i64
+          %68 = arith.index_cast %offset_9 : index to i64
+          %69 = arith.addi %67, %68 : i64
+          %70 = arith.index_cast %strides_11#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
           scf.for %arg10 = %c0 to %c2 step %c1 {
-            %81 = arith.index_cast %arg10 : index to i64
-            %82 = arith.muli %81, %c16_i64 : i64
-            %83 = arith.addi %82, %c64_i64 : i64
-            "instgem.preload"(%83, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%82, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %84 = arith.addi %82, %c32_i64 : i64
-            "instgem.compute_accumulated"(%84, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %80 = arith.index_cast %arg10 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.maxsi %81, %c0_i64_3 : i64
+            %83 = arith.addi %81, %c16_i64 : i64
+            %84 = arith.minsi %83, %c32_i64 : i64
+            %85 = arith.subi %84, %82 : i64
+            %86 = arith.muli %82, %70 : i64
+            %87 = arith.addi %69, %86 : i64
+            %88 = arith.muli %80, %c32_i64 : i64
+            %89 = arith.subi %82, %81 : i64
+            %90 = arith.addi %88, %89 : i64
+            "instgem.mvin"(%87, %90, %c32_i64, %85) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %71 = arith.addi %arg9, %c32 : index
+          %subview_13 = memref.subview %reinterpret_cast_4[%arg9, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_14 = memref.cast %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %72 = arith.index_cast %intptr_19 : index to i64
+          %73 = arith.index_cast %offset_16 : index to i64
+          %74 = arith.addi %72, %73 : i64
+          %75 = arith.index_cast %strides_18#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %80 = arith.index_cast %arg10 : index to i64
+            %81 = arith.muli %80, %c16_i64 : i64
+            %82 = arith.maxsi %81, %c0_i64_3 : i64
+            %83 = arith.addi %81, %c16_i64 : i64
+            %84 = arith.minsi %83, %c32_i64 : i64
+            %85 = arith.subi %84, %82 : i64
+            %86 = arith.muli %82, %75 : i64
+            %87 = arith.addi %74, %86 : i64
+            %88 = arith.addi %81, %c64_i64 : i64
+            %89 = arith.subi %82, %81 : i64
+            %90 = arith.addi %88, %89 : i64
+            "instgem.mvin"(%87, %90, %c16_i64, %85) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %76 = arith.addi %arg7, %c1 : index
+          %77 = arith.cmpi sge, %76, %14 : index
+          %78 = arith.cmpi eq, %arg7, %c0 : index
+          %79 = arith.ori %78, %77 : i1
+          scf.if %79 {
+            scf.if %77 {
+              %80 = arith.select %78, %c0_i64_3, %c-1_i64 : i64
+              %81 = arith.cmpi eq, %80, %c0_i64_3 : i64
+              %82 = arith.select %81, %c2147483648_i64, %c3221225472_i64 : i64
+              "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %82, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %83 = arith.ori %82, %c16_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %83, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c80_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              %84 = arith.muli %63, %c64_i64 : i64
+              %85 = arith.addi %62, %84 : i64
+              "instgem.mvout"(%85, %c2684354576_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+            } else {
+              %80 = arith.select %78, %c0_i64_3, %c-1_i64 : i64
+              %81 = arith.cmpi eq, %80, %c0_i64_3 : i64
+              %82 = arith.select %81, %c2147483648_i64, %c3221225472_i64 : i64
+              "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %82, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %83 = arith.ori %82, %c16_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %83, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c80_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          } else {
+            scf.for %arg10 = %c0 to %c2 step %c1 {
+              %80 = arith.index_cast %arg10 : index to i64
+              %81 = arith.muli %80, %c16_i64 : i64
+              %82 = arith.addi %81, %c64_i64 : i64
+              "instgem.preload"(%82, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%81, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %83 = arith.addi %81, %c32_i64 : i64
+              "instgem.compute_accumulated"(%83, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          scf.yield %66, %71 : index, index
+        }
+        scf.if %58 {
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %66 = arith.index_cast %arg7 : index to i64
+            %67 = arith.remsi %66, %c2_i64_1 : i64
+            %68 = arith.divsi %66, %c2_i64_1 : i64
+            %69 = arith.muli %67, %c16_i64 : i64
+            %70 = arith.maxsi %69, %c0_i64_3 : i64
+            %71 = arith.addi %69, %c16_i64 : i64
+            %72 = arith.minsi %71, %c32_i64 : i64
+            %73 = arith.subi %72, %70 : i64
+            %74 = arith.muli %70, %64 : i64
+            %75 = arith.addi %62, %74 : i64
+            %76 = arith.muli %68, %c64_i64 : i64
+            %77 = arith.addi %75, %76 : i64
+            %78 = arith.muli %68, %c16_i64 : i64
+            %79 = arith.addi %69, %78 : i64
+            %80 = arith.ori %79, %c2684354560_i64 : i64
+            %81 = arith.subi %70, %69 : i64
+            %82 = arith.addi %80, %81 : i64
+            %83 = arith.subi %c16_i64, %78 : i64
+            %84 = arith.minsi %83, %c16_i64 : i64
+            "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
           }
         }
-        scf.yield %67, %72 : index, index
-      }
-      scf.if %59 {
-        scf.for %arg7 = %c0 to %c2 step %c1 {
-          %67 = arith.index_cast %arg7 : index to i64
-          %68 = arith.remsi %67, %c2_i64_1 : i64
-          %69 = arith.divsi %67, %c2_i64_1 : i64
-          %70 = arith.muli %68, %c16_i64 : i64
-          %71 = arith.maxsi %70, %c0_i64_3 : i64
-          %72 = arith.addi %70, %c16_i64 : i64
-          %73 = arith.minsi %72, %c32_i64 : i64
-          %74 = arith.subi %73, %71 : i64
-          %75 = arith.muli %71, %65 : i64
-          %76 = arith.addi %63, %75 : i64
-          %77 = arith.muli %69, %c64_i64 : i64
-          %78 = arith.addi %76, %77 : i64
-          %79 = arith.muli %69, %c16_i64 : i64
-          %80 = arith.addi %70, %79 : i64
-          %81 = arith.ori %80, %c2684354560_i64 : i64
-          %82 = arith.subi %71, %70 : i64
-          %83 = arith.addi %81, %82 : i64
-          %84 = arith.subi %c16_i64, %79 : i64
-          %85 = arith.minsi %84, %c16_i64 : i64
-          "instgem.mvout"(%78, %83, %85, %74) : (i64, i64, i64, i64) -> ()
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %58 = arith.cmpi sle, %14, %c0 : index
+        scf.if %58 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %66 = arith.index_cast %arg7 : index to i64
+            %67 = arith.muli %66, %c16_i64 : i64
+            %68 = arith.ori %67, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %68, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr : index to i64
+        %60 = arith.index_cast %offset : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %65:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %66 = arith.addi %arg8, %c32 : index
+          %67 = arith.minsi %66, %arg5 : index
+          %68 = arith.subi %67, %arg8 : index
+          %subview_6 = memref.subview %reinterpret_cast[%12, %arg8] [32, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_7 = memref.cast %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %69 = arith.index_cast %68 : index to i64
+          %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %70 = arith.index_cast %intptr_12 : index to i64
+          %71 = arith.index_cast %offset_9 : index to i64
+          %72 = arith.addi %70, %71 : i64
+          %73 = arith.index_cast %strides_11#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %73) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg10 = %c0 to %c2 step %c1 {
+            %101 = arith.index_cast %arg10 : index to i64
+            %102 = arith.muli %101, %c16_i64 : i64
+            %103 = arith.maxsi %102, %c0_i64_3 : i64
+            %104 = arith.addi %102, %c16_i64 : i64
+            %105 = arith.minsi %104, %c32_i64 : i64
+            %106 = arith.subi %105, %103 : i64
+            %107 = arith.muli %103, %73 : i64
+            %108 = arith.addi %72, %107 : i64
+            %109 = arith.muli %101, %c32_i64 : i64
+            %110 = arith.subi %103, %102 : i64
+            %111 = arith.addi %109, %110 : i64
+            %112 = arith.minsi %69, %c64_i64 : i64
+            "instgem.mvin"(%108, %111, %112, %106) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %74 = arith.addi %arg9, %c32 : index
+          %75 = arith.minsi %74, %arg5 : index
+          %76 = arith.subi %75, %arg9 : index
+          %subview_13 = memref.subview %reinterpret_cast_4[%arg9, %13] [%76, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_14 = memref.cast %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %77 = arith.index_cast %76 : index to i64
+          %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %78 = arith.index_cast %intptr_19 : index to i64
+          %79 = arith.index_cast %offset_16 : index to i64
+          %80 = arith.addi %78, %79 : i64
+          %81 = arith.index_cast %strides_18#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
+          %82 = arith.maxsi %77, %c0_i64_3 : i64
+          %83 = arith.addi %82, %c15_i64 : i64
+          %84 = arith.divui %83, %c16_i64 : i64
+          %85 = arith.cmpi sgt, %77, %c0_i64_3 : i64
+          %86 = arith.extui %85 : i1 to i64
+          %87 = arith.muli %84, %86 : i64
+          %88 = arith.index_cast %87 : i64 to index
+          scf.for %arg10 = %c0 to %88 step %c1 {
+            %101 = arith.index_cast %arg10 : index to i64
+            %102 = arith.muli %101, %c16_i64 : i64
+            %103 = arith.maxsi %102, %c0_i64_3 : i64
+            %104 = arith.addi %102, %c16_i64 : i64
+            %105 = arith.minsi %104, %77 : i64
+            %106 = arith.subi %105, %103 : i64
+            %107 = arith.muli %103, %81 : i64
+            %108 = arith.addi %80, %107 : i64
+            %109 = arith.addi %102, %c64_i64 : i64
+            %110 = arith.subi %103, %102 : i64
+            %111 = arith.addi %109, %110 : i64
+            "instgem.mvin"(%108, %111, %c16_i64, %106) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %89 = arith.maxsi %69, %c0_i64_3 : i64
+          %90 = arith.minsi %89, %c32_i64 : i64
+          %91 = arith.minsi %82, %c32_i64 : i64
+          %92 = arith.minsi %90, %91 : i64
+          %93 = arith.ceildivsi %92, %c16_i64 : i64
+          %94 = arith.addi %arg7, %c1 : index
+          %95 = arith.cmpi sge, %94, %14 : index
+          %96 = arith.cmpi eq, %arg7, %c0 : index
+          %97 = arith.divsi %92, %c16_i64 : i64
+          %98 = arith.minsi %93, %97 : i64
+          %99 = arith.maxsi %98, %c0_i64_3 : i64
+          %100 = arith.ori %96, %95 : i1
+          scf.if %100 {
+            scf.if %95 {
+              %101 = arith.select %96, %c0_i64_3, %c-1_i64 : i64
+              %102 = arith.subi %93, %c1_i64_2 : i64
+              %103 = arith.cmpi sgt, %99, %c0_i64_3 : i64
+              scf.if %103 {
+                %111 = arith.cmpi eq, %101, %c0_i64_3 : i64
+                %112 = arith.select %111, %c2147483648_i64, %c3221225472_i64 : i64
+                "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %112, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %113 = arith.cmpi eq, %102, %c0_i64_3 : i64
+                scf.if %113 {
+                  %114 = arith.ori %112, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %114, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                } else {
+                  %114 = arith.ori %112, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %114, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %104 = arith.index_cast %99 : i64 to index
+              scf.for %arg10 = %c1 to %104 step %c1 {
+                %111 = arith.index_cast %arg10 : index to i64
+                %112 = arith.muli %111, %c16_i64 : i64
+                %113 = arith.addi %112, %c64_i64 : i64
+                "instgem.preload"(%113, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %114 = arith.cmpi eq, %111, %102 : i64
+                scf.if %114 {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %115 = arith.addi %112, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%115, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                } else {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %115 = arith.addi %112, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%115, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %105 = arith.index_cast %93 : i64 to index
+              scf.for %arg10 = %104 to %105 step %c1 {
+                %111 = arith.index_cast %arg10 : index to i64
+                %112 = arith.muli %111, %c16_i64 : i64
+                %113 = arith.subi %90, %112 : i64
+                %114 = arith.minsi %113, %c16_i64 : i64
+                %115 = arith.subi %91, %112 : i64
+                %116 = arith.minsi %115, %c16_i64 : i64
+                %117 = arith.cmpi eq, %111, %101 : i64
+                %118 = arith.select %117, %c2147483648_i64, %c3221225472_i64 : i64
+                %119 = arith.addi %112, %c64_i64 : i64
+                "instgem.preload"(%119, %c16_i64, %116, %118, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%112, %114, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %120 = arith.cmpi eq, %111, %102 : i64
+                scf.if %120 {
+                  %121 = arith.ori %118, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %121, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %122 = arith.addi %112, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%122, %114, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                } else {
+                  %121 = arith.ori %118, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %121, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %122 = arith.addi %112, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%122, %114, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %106 = arith.cmpi sgt, %93, %c0_i64_3 : i64
+              %107 = arith.extui %106 : i1 to i64
+              %108 = arith.index_cast %107 : i64 to index
+              scf.for %arg10 = %108 to %c2 step %c1 {
+                %111 = arith.index_cast %arg10 : index to i64
+                %112 = arith.muli %111, %c16_i64 : i64
+                %113 = arith.maxsi %112, %c0_i64_3 : i64
+                %114 = arith.addi %112, %c16_i64 : i64
+                %115 = arith.minsi %114, %c32_i64 : i64
+                %116 = arith.subi %115, %113 : i64
+                %117 = arith.muli %113, %64 : i64
+                %118 = arith.addi %62, %117 : i64
+                %119 = arith.ori %112, %c2684354560_i64 : i64
+                %120 = arith.subi %113, %112 : i64
+                %121 = arith.addi %119, %120 : i64
+                "instgem.mvout"(%118, %121, %c16_i64, %116) : (i64, i64, i64, i64) -> ()
+              }
+              %109 = arith.cmpi eq, %93, %c0_i64_3 : i64
+              %110 = arith.andi %96, %109 : i1
+              scf.if %110 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %111 = arith.index_cast %arg10 : index to i64
+                  %112 = arith.muli %111, %c16_i64 : i64
+                  %113 = arith.ori %112, %c2147483648_i64 : i64
+                  %114 = arith.cmpi sge, %111, %c2_i64_1 : i64
+                  %115 = arith.ori %109, %114 : i1
+                  scf.if %115 {
+                    "instgem.mvin"(%c0_i64_3, %113, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+            } else {
+              %101 = arith.select %96, %c0_i64_3, %c-1_i64 : i64
+              %102 = arith.cmpi sgt, %99, %c0_i64_3 : i64
+              scf.if %102 {
+                %107 = arith.cmpi eq, %101, %c0_i64_3 : i64
+                %108 = arith.select %107, %c2147483648_i64, %c3221225472_i64 : i64
+                "instgem.preload"(%c64_i64, %c16_i64, %c16_i64, %108, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %109 = arith.ori %108, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %109, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %103 = arith.index_cast %99 : i64 to index
+              scf.for %arg10 = %c1 to %103 step %c1 {
+                %107 = arith.index_cast %arg10 : index to i64
+                %108 = arith.muli %107, %c16_i64 : i64
+                %109 = arith.addi %108, %c64_i64 : i64
+                "instgem.preload"(%109, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%108, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %110 = arith.addi %108, %c32_i64 : i64
+                "instgem.compute_accumulated"(%110, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %104 = arith.index_cast %93 : i64 to index
+              scf.for %arg10 = %103 to %104 step %c1 {
+                %107 = arith.index_cast %arg10 : index to i64
+                %108 = arith.muli %107, %c16_i64 : i64
+                %109 = arith.subi %90, %108 : i64
+                %110 = arith.minsi %109, %c16_i64 : i64
+                %111 = arith.subi %91, %108 : i64
+                %112 = arith.minsi %111, %c16_i64 : i64
+                %113 = arith.cmpi eq, %107, %101 : i64
+                %114 = arith.select %113, %c2147483648_i64, %c3221225472_i64 : i64
+                %115 = arith.addi %108, %c64_i64 : i64
+                "instgem.preload"(%115, %c16_i64, %112, %114, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%108, %110, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %116 = arith.ori %114, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %116, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %117 = arith.addi %108, %c32_i64 : i64
+                "instgem.compute_accumulated"(%117, %110, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %105 = arith.cmpi eq, %93, %c0_i64_3 : i64
+              %106 = arith.andi %96, %105 : i1
+              scf.if %106 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %107 = arith.index_cast %arg10 : index to i64
+                  %108 = arith.muli %107, %c16_i64 : i64
+                  %109 = arith.ori %108, %c2147483648_i64 : i64
+                  %110 = arith.cmpi sge, %107, %c2_i64_1 : i64
+                  %111 = arith.ori %105, %110 : i1
+                  scf.if %111 {
+                    "instgem.mvin"(%c0_i64_3, %109, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+            }
+          } else {
+            %101 = arith.index_cast %99 : i64 to index
+            scf.for %arg10 = %c0 to %101 step %c1 {
+              %103 = arith.index_cast %arg10 : index to i64
+              %104 = arith.muli %103, %c16_i64 : i64
+              %105 = arith.addi %104, %c64_i64 : i64
+              "instgem.preload"(%105, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%104, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %106 = arith.addi %104, %c32_i64 : i64
+              "instgem.compute_accumulated"(%106, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %102 = arith.index_cast %93 : i64 to index
+            scf.for %arg10 = %101 to %102 step %c1 {
+              %103 = arith.index_cast %arg10 : index to i64
+              %104 = arith.muli %103, %c16_i64 : i64
+              %105 = arith.subi %90, %104 : i64
+              %106 = arith.minsi %105, %c16_i64 : i64
+              %107 = arith.subi %91, %104 : i64
+              %108 = arith.minsi %107, %c16_i64 : i64
+              %109 = arith.addi %104, %c64_i64 : i64
+              "instgem.preload"(%109, %c16_i64, %108, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%104, %106, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %110 = arith.addi %104, %c32_i64 : i64
+              "instgem.compute_accumulated"(%110, %106, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          scf.yield %66, %74 : index, index
+        }
+        scf.if %58 {
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %66 = arith.index_cast %arg7 : index to i64
+            %67 = arith.remsi %66, %c2_i64_1 : i64
+            %68 = arith.divsi %66, %c2_i64_1 : i64
+            %69 = arith.muli %67, %c16_i64 : i64
+            %70 = arith.maxsi %69, %c0_i64_3 : i64
+            %71 = arith.addi %69, %c16_i64 : i64
+            %72 = arith.minsi %71, %c32_i64 : i64
+            %73 = arith.subi %72, %70 : i64
+            %74 = arith.muli %70, %64 : i64
+            %75 = arith.addi %62, %74 : i64
+            %76 = arith.muli %68, %c64_i64 : i64
+            %77 = arith.addi %75, %76 : i64
+            %78 = arith.muli %68, %c16_i64 : i64
+            %79 = arith.addi %69, %78 : i64
+            %80 = arith.ori %79, %c2684354560_i64 : i64
+            %81 = arith.subi %70, %69 : i64
+            %82 = arith.addi %80, %81 : i64
+            %83 = arith.subi %c16_i64, %78 : i64
+            %84 = arith.minsi %83, %c16_i64 : i64
+            "instgem.mvout"(%77, %82, %84, %73) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %59 = arith.maxsi %21, %c0 : index
-      %60 = arith.minsi %59, %arg3 : index
-      %61 = arith.maxsi %17, %c0 : index
-      %62 = arith.minsi %61, %c32 : index
-      %63 = arith.subi %60, %16 : index
-      %64 = arith.maxsi %22, %c0 : index
-      %65 = arith.minsi %64, %arg4 : index
-      %66 = arith.maxsi %20, %c0 : index
-      %67 = arith.minsi %66, %c16 : index
-      %68 = arith.subi %65, %19 : index
-      %69 = arith.cmpi sgt, %67, %c0 : index
-      scf.if %69 {
+      %55 = arith.maxsi %21, %c0 : index
+      %56 = arith.minsi %55, %arg3 : index
+      %57 = arith.maxsi %17, %c0 : index
+      %58 = arith.minsi %57, %c32 : index
+      %59 = arith.subi %56, %16 : index
+      %60 = arith.maxsi %22, %c0 : index
+      %61 = arith.minsi %60, %arg4 : index
+      %62 = arith.maxsi %20, %c0 : index
+      %63 = arith.minsi %62, %c16 : index
+      %64 = arith.subi %61, %19 : index
+      %65 = arith.cmpi sgt, %63, %c0 : index
+      scf.if %65 {
         func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_5[%16, %19] [%63, %68] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %70 = arith.cmpi sle, %14, %c0 : index
-      scf.if %70 {
+      %subview = memref.subview %reinterpret_cast_5[%16, %19] [%59, %64] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %66 = arith.cmpi sle, %14, %c0 : index
+      scf.if %66 {
         "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg7 = %c0 to %c2 step %c1 {
-          %92 = arith.index_cast %arg7 : index to i64
-          %93 = arith.muli %92, %c16_i64 : i64
-          %94 = arith.ori %93, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %94, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %88 = arith.index_cast %arg7 : index to i64
+          %89 = arith.muli %88, %c16_i64 : i64
+          %90 = arith.ori %89, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %90, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %71 = arith.index_cast %62 : index to i64
-      %72 = arith.index_cast %63 : index to i64
-      %73 = arith.index_cast %68 : index to i64
+      %67 = arith.index_cast %58 : index to i64
+      %68 = arith.index_cast %59 : index to i64
+      %69 = arith.index_cast %64 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %74 = arith.index_cast %intptr : index to i64
-      %75 = arith.index_cast %offset : index to i64
-      %76 = arith.muli %75, %c4_i64 : i64
-      %77 = arith.addi %74, %76 : i64
-      %78 = arith.index_cast %strides#0 : index to i64
-      %79 = arith.muli %78, %c4_i64 : i64
+      %70 = arith.index_cast %intptr : index to i64
+      %71 = arith.index_cast %offset : index to i64
+      %72 = arith.muli %71, %c4_i64 : i64
+      %73 = arith.addi %70, %72 : i64
+      %74 = arith.index_cast %strides#0 : index to i64
+      %75 = arith.muli %74, %c4_i64 : i64
       scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %79, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %75, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %80 = arith.maxsi %71, %c0_i64_3 : i64
+      %76 = arith.maxsi %67, %c0_i64_3 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.addi %67, %68 : i64
+      %79 = arith.maxsi %78, %c0_i64_3 : i64
+      %80 = arith.addi %79, %c15_i64 : i64
       %81 = arith.divui %80, %c16_i64 : i64
-      %82 = arith.addi %71, %72 : i64
-      %83 = arith.maxsi %82, %c0_i64_3 : i64
-      %84 = arith.addi %83, %c15_i64 : i64
-      %85 = arith.divui %84, %c16_i64 : i64
-      %86 = arith.subi %85, %81 : i64
-      %87 = arith.cmpi sgt, %72, %c0_i64_3 : i64
-      %88 = arith.extui %87 : i1 to i64
-      %89 = arith.muli %86, %88 : i64
-      %90 = arith.ceildivsi %73, %c16_i64 : i64
-      %91:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-        %92 = arith.maxsi %arg8, %c0 : index
-        %93 = arith.minsi %92, %arg5 : index
-        %94 = arith.addi %arg8, %c32 : index
-        %95 = arith.maxsi %94, %c0 : index
-        %96 = arith.minsi %95, %arg5 : index
-        %97 = arith.subi %93, %arg8 : index
-        %98 = arith.maxsi %97, %c0 : index
-        %99 = arith.minsi %98, %c32 : index
-        %100 = arith.subi %96, %93 : index
-        %101 = arith.cmpi sgt, %99, %c0 : index
-        scf.if %101 {
+      %82 = arith.subi %81, %77 : i64
+      %83 = arith.cmpi sgt, %68, %c0_i64_3 : i64
+      %84 = arith.extui %83 : i1 to i64
+      %85 = arith.muli %82, %84 : i64
+      %86 = arith.ceildivsi %69, %c16_i64 : i64
+      %87:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+        %88 = arith.maxsi %arg8, %c0 : index
+        %89 = arith.minsi %88, %arg5 : index
+        %90 = arith.addi %arg8, %c32 : index
+        %91 = arith.maxsi %90, %c0 : index
+        %92 = arith.minsi %91, %arg5 : index
+        %93 = arith.subi %89, %arg8 : index
+        %94 = arith.maxsi %93, %c0 : index
+        %95 = arith.minsi %94, %c32 : index
+        %96 = arith.subi %92, %89 : index
+        %97 = arith.cmpi sgt, %95, %c0 : index
+        scf.if %97 {
           func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
         }
-        %subview_6 = memref.subview %reinterpret_cast[%16, %93] [%63, %100] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %102 = arith.index_cast %100 : index to i64
+        %subview_6 = memref.subview %reinterpret_cast[%16, %89] [%59, %96] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %98 = arith.index_cast %96 : index to i64
         %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %103 = arith.index_cast %intptr_11 : index to i64
-        %104 = arith.index_cast %offset_8 : index to i64
-        %105 = arith.addi %103, %104 : i64
-        %106 = arith.index_cast %strides_10#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %106) : (i64, i64, i64, i64, i64, i64) -> ()
-        %107 = arith.index_cast %89 : i64 to index
-        scf.for %arg10 = %c0 to %107 step %c1 {
-          %170 = arith.index_cast %arg10 : index to i64
-          %171 = arith.addi %81, %170 : i64
-          %172 = arith.muli %171, %c16_i64 : i64
-          %173 = arith.maxsi %172, %71 : i64
-          %174 = arith.addi %172, %c16_i64 : i64
-          %175 = arith.minsi %174, %82 : i64
-          %176 = arith.subi %175, %173 : i64
-          %177 = arith.subi %173, %71 : i64
-          %178 = arith.muli %177, %106 : i64
-          %179 = arith.addi %105, %178 : i64
-          %180 = arith.muli %171, %c32_i64 : i64
-          %181 = arith.subi %173, %172 : i64
-          %182 = arith.addi %180, %181 : i64
-          %183 = arith.minsi %102, %c64_i64 : i64
-          "instgem.mvin"(%179, %182, %183, %176) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %108 = arith.addi %80, %c15_i64 : i64
-        %109 = arith.divui %108, %c16_i64 : i64
-        %110 = arith.cmpi sgt, %71, %c0_i64_3 : i64
-        %111 = arith.extui %110 : i1 to i64
-        %112 = arith.muli %109, %111 : i64
-        %113 = arith.index_cast %112 : i64 to index
-        scf.for %arg10 = %c0 to %113 step %c1 {
-          %170 = arith.index_cast %arg10 : index to i64
-          %171 = arith.muli %170, %c16_i64 : i64
-          %172 = arith.maxsi %171, %c0_i64_3 : i64
-          %173 = arith.addi %171, %c16_i64 : i64
-          %174 = arith.minsi %173, %71 : i64
-          %175 = arith.subi %174, %172 : i64
-          %176 = arith.muli %170, %c32_i64 : i64
-          %177 = arith.subi %172, %171 : i64
+        %99 = arith.index_cast %intptr_11 : index to i64
+        %100 = arith.index_cast %offset_8 : index to i64
+        %101 = arith.addi %99, %100 : i64
+        %102 = arith.index_cast %strides_10#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %102) : (i64, i64, i64, i64, i64, i64) -> ()
+        %103 = arith.index_cast %85 : i64 to index
+        scf.for %arg10 = %c0 to %103 step %c1 {
+          %166 = arith.index_cast %arg10 : index to i64
+          %167 = arith.addi %77, %166 : i64
+          %168 = arith.muli %167, %c16_i64 : i64
+          %169 = arith.maxsi %168, %67 : i64
+          %170 = arith.addi %168, %c16_i64 : i64
+          %171 = arith.minsi %170, %78 : i64
+          %172 = arith.subi %171, %169 : i64
+          %173 = arith.subi %169, %67 : i64
+          %174 = arith.muli %173, %102 : i64
+          %175 = arith.addi %101, %174 : i64
+          %176 = arith.muli %167, %c32_i64 : i64
+          %177 = arith.subi %169, %168 : i64
           %178 = arith.addi %176, %177 : i64
-          %179 = arith.minsi %102, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %178, %179, %175) : (i64, i64, i64, i64) -> ()
+          %179 = arith.minsi %98, %c64_i64 : i64
+          "instgem.mvin"(%175, %178, %179, %172) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %114 = arith.maxsi %arg9, %c0 : index
-        %115 = arith.minsi %114, %arg5 : index
-        %116 = arith.addi %arg9, %c32 : index
-        %117 = arith.maxsi %116, %c0 : index
-        %118 = arith.minsi %117, %arg5 : index
-        %119 = arith.subi %115, %arg9 : index
-        %120 = arith.maxsi %119, %c0 : index
-        %121 = arith.minsi %120, %c32 : index
-        %122 = arith.subi %118, %115 : index
-        scf.if %69 {
+        %104 = arith.addi %76, %c15_i64 : i64
+        %105 = arith.divui %104, %c16_i64 : i64
+        %106 = arith.cmpi sgt, %67, %c0_i64_3 : i64
+        %107 = arith.extui %106 : i1 to i64
+        %108 = arith.muli %105, %107 : i64
+        %109 = arith.index_cast %108 : i64 to index
+        scf.for %arg10 = %c0 to %109 step %c1 {
+          %166 = arith.index_cast %arg10 : index to i64
+          %167 = arith.muli %166, %c16_i64 : i64
+          %168 = arith.maxsi %167, %c0_i64_3 : i64
+          %169 = arith.addi %167, %c16_i64 : i64
+          %170 = arith.minsi %169, %67 : i64
+          %171 = arith.subi %170, %168 : i64
+          %172 = arith.muli %166, %c32_i64 : i64
+          %173 = arith.subi %168, %167 : i64
+          %174 = arith.addi %172, %173 : i64
+          %175 = arith.minsi %98, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %174, %175, %171) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %110 = arith.maxsi %arg9, %c0 : index
+        %111 = arith.minsi %110, %arg5 : index
+        %112 = arith.addi %arg9, %c32 : index
+        %113 = arith.maxsi %112, %c0 : index
+        %114 = arith.minsi %113, %arg5 : index
+        %115 = arith.subi %111, %arg9 : index
+        %116 = arith.maxsi %115, %c0 : index
+        %117 = arith.minsi %116, %c32 : index
+        %118 = arith.subi %114, %111 : index
+        scf.if %65 {
           func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
         }
-        %subview_12 = memref.subview %reinterpret_cast_4[%115, %19] [%122, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %123 = arith.index_cast %121 : index to i64
-        %124 = arith.index_cast %122 : index to i64
-        %125 = arith.addi %123, %124 : i64
+        %subview_12 = memref.subview %reinterpret_cast_4[%111, %19] [%118, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %119 = arith.index_cast %117 : index to i64
+        %120 = arith.index_cast %118 : index to i64
+        %121 = arith.addi %119, %120 : i64
         %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %126 = arith.index_cast %intptr_17 : index to i64
-        %127 = arith.index_cast %offset_14 : index to i64
-        %128 = arith.addi %126, %127 : i64
-        %129 = arith.index_cast %strides_16#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %129) : (i64, i64, i64, i64, i64, i64) -> ()
-        %130 = arith.maxsi %123, %c0_i64_3 : i64
-        %131 = arith.divui %130, %c16_i64 : i64
-        %132 = arith.maxsi %125, %c0_i64_3 : i64
-        %133 = arith.addi %132, %c15_i64 : i64
-        %134 = arith.divui %133, %c16_i64 : i64
-        %135 = arith.subi %134, %131 : i64
-        %136 = arith.cmpi sgt, %124, %c0_i64_3 : i64
-        %137 = arith.extui %136 : i1 to i64
-        %138 = arith.muli %135, %137 : i64
-        %139 = arith.index_cast %138 : i64 to index
-        scf.for %arg10 = %c0 to %139 step %c1 {
-          %170 = arith.index_cast %arg10 : index to i64
-          %171 = arith.addi %131, %170 : i64
-          %172 = arith.muli %171, %c16_i64 : i64
-          %173 = arith.maxsi %172, %123 : i64
-          %174 = arith.addi %172, %c16_i64 : i64
-          %175 = arith.minsi %174, %125 : i64
-          %176 = arith.subi %175, %173 : i64
-          %177 = arith.subi %173, %123 : i64
-          %178 = arith.muli %177, %129 : i64
-          %179 = arith.addi %128, %178 : i64
-          %180 = arith.addi %172, %c64_i64 : i64
-          %181 = arith.subi %173, %172 : i64
-          %182 = arith.addi %180, %181 : i64
-          %183 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin"(%179, %182, %183, %176) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %140 = arith.addi %130, %c15_i64 : i64
-        %141 = arith.divui %140, %c16_i64 : i64
-        %142 = arith.cmpi sgt, %123, %c0_i64_3 : i64
-        %143 = arith.extui %142 : i1 to i64
-        %144 = arith.muli %141, %143 : i64
-        %145 = arith.index_cast %144 : i64 to index
-        scf.for %arg10 = %c0 to %145 step %c1 {
-          %170 = arith.index_cast %arg10 : index to i64
-          %171 = arith.muli %170, %c16_i64 : i64
-          %172 = arith.maxsi %171, %c0_i64_3 : i64
-          %173 = arith.addi %171, %c16_i64 : i64
-          %174 = arith.minsi %173, %123 : i64
-          %175 = arith.subi %174, %172 : i64
-          %176 = arith.addi %171, %c64_i64 : i64
-          %177 = arith.subi %172, %171 : i64
+        %122 = arith.index_cast %intptr_17 : index to i64
+        %123 = arith.index_cast %offset_14 : index to i64
+        %124 = arith.addi %122, %123 : i64
+        %125 = arith.index_cast %strides_16#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %125) : (i64, i64, i64, i64, i64, i64) -> ()
+        %126 = arith.maxsi %119, %c0_i64_3 : i64
+        %127 = arith.divui %126, %c16_i64 : i64
+        %128 = arith.maxsi %121, %c0_i64_3 : i64
+        %129 = arith.addi %128, %c15_i64 : i64
+        %130 = arith.divui %129, %c16_i64 : i64
+        %131 = arith.subi %130, %127 : i64
+        %132 = arith.cmpi sgt, %120, %c0_i64_3 : i64
+        %133 = arith.extui %132 : i1 to i64
+        %134 = arith.muli %131, %133 : i64
+        %135 = arith.index_cast %134 : i64 to index
+        scf.for %arg10 = %c0 to %135 step %c1 {
+          %166 = arith.index_cast %arg10 : index to i64
+          %167 = arith.addi %127, %166 : i64
+          %168 = arith.muli %167, %c16_i64 : i64
+          %169 = arith.maxsi %168, %119 : i64
+          %170 = arith.addi %168, %c16_i64 : i64
+          %171 = arith.minsi %170, %121 : i64
+          %172 = arith.subi %171, %169 : i64
+          %173 = arith.subi %169, %119 : i64
+          %174 = arith.muli %173, %125 : i64
+          %175 = arith.addi %124, %174 : i64
+          %176 = arith.addi %168, %c64_i64 : i64
+          %177 = arith.subi %169, %168 : i64
           %178 = arith.addi %176, %177 : i64
-          %179 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %178, %179, %175) : (i64, i64, i64, i64) -> ()
+          %179 = arith.minsi %69, %c64_i64 : i64
+          "instgem.mvin"(%175, %178, %179, %172) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %146 = arith.minsi %83, %c32_i64 : i64
-        %147 = arith.maxsi %102, %c0_i64_3 : i64
-        %148 = arith.minsi %147, %c32_i64 : i64
-        %149 = arith.minsi %132, %c32_i64 : i64
-        %150 = arith.maxsi %73, %c0_i64_3 : i64
-        %151 = arith.minsi %150, %c16_i64 : i64
-        %152 = arith.ceildivsi %146, %c16_i64 : i64
-        %153 = arith.ceildivsi %151, %c16_i64 : i64
-        %154 = arith.minsi %148, %149 : i64
-        %155 = arith.ceildivsi %154, %c16_i64 : i64
-        %156 = arith.addi %arg7, %c1 : index
-        %157 = arith.cmpi sge, %156, %14 : index
-        %158 = arith.cmpi eq, %arg7, %c0 : index
-        %159 = arith.cmpi sgt, %152, %c0_i64_3 : i64
-        %160 = arith.select %159, %153, %c0_i64_3 : i64
-        %161 = arith.index_cast %160 : i64 to index
-        %162 = arith.divsi %154, %c16_i64 : i64
-        %163 = arith.minsi %155, %162 : i64
-        %164 = arith.maxsi %163, %c0_i64_3 : i64
-        %165 = arith.divsi %146, %c16_i64 : i64
-        %166 = arith.minsi %152, %165 : i64
-        %167 = arith.maxsi %166, %c1_i64_2 : i64
-        %168 = arith.minsi %146, %c16_i64 : i64
-        %169 = arith.ori %158, %157 : i1
-        scf.if %169 {
-          scf.if %157 {
-            %170 = arith.maxsi %155, %c1_i64_2 : i64
-            %171 = arith.ceildivsi %89, %170 : i64
-            %172 = arith.select %158, %c0_i64_3, %c-1_i64 : i64
-            scf.for %arg10 = %c0 to %161 step %c1 {
-              %182 = arith.index_cast %arg10 : index to i64
-              %183 = arith.subi %182, %c1_i64_2 : i64
-              %184 = arith.cmpi sge, %183, %c0_i64_3 : i64
-              %185 = arith.cmpi slt, %183, %90 : i64
+        %136 = arith.addi %126, %c15_i64 : i64
+        %137 = arith.divui %136, %c16_i64 : i64
+        %138 = arith.cmpi sgt, %119, %c0_i64_3 : i64
+        %139 = arith.extui %138 : i1 to i64
+        %140 = arith.muli %137, %139 : i64
+        %141 = arith.index_cast %140 : i64 to index
+        scf.for %arg10 = %c0 to %141 step %c1 {
+          %166 = arith.index_cast %arg10 : index to i64
+          %167 = arith.muli %166, %c16_i64 : i64
+          %168 = arith.maxsi %167, %c0_i64_3 : i64
+          %169 = arith.addi %167, %c16_i64 : i64
+          %170 = arith.minsi %169, %119 : i64
+          %171 = arith.subi %170, %168 : i64
+          %172 = arith.addi %167, %c64_i64 : i64
+          %173 = arith.subi %168, %167 : i64
+          %174 = arith.addi %172, %173 : i64
+          %175 = arith.minsi %69, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %174, %175, %171) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %142 = arith.minsi %79, %c32_i64 : i64
+        %143 = arith.maxsi %98, %c0_i64_3 : i64
+        %144 = arith.minsi %143, %c32_i64 : i64
+        %145 = arith.minsi %128, %c32_i64 : i64
+        %146 = arith.maxsi %69, %c0_i64_3 : i64
+        %147 = arith.minsi %146, %c16_i64 : i64
+        %148 = arith.ceildivsi %142, %c16_i64 : i64
+        %149 = arith.ceildivsi %147, %c16_i64 : i64
+        %150 = arith.minsi %144, %145 : i64
+        %151 = arith.ceildivsi %150, %c16_i64 : i64
+        %152 = arith.addi %arg7, %c1 : index
+        %153 = arith.cmpi sge, %152, %14 : index
+        %154 = arith.cmpi eq, %arg7, %c0 : index
+        %155 = arith.cmpi sgt, %148, %c0_i64_3 : i64
+        %156 = arith.select %155, %149, %c0_i64_3 : i64
+        %157 = arith.index_cast %156 : i64 to index
+        %158 = arith.divsi %150, %c16_i64 : i64
+        %159 = arith.minsi %151, %158 : i64
+        %160 = arith.maxsi %159, %c0_i64_3 : i64
+        %161 = arith.divsi %142, %c16_i64 : i64
+        %162 = arith.minsi %148, %161 : i64
+        %163 = arith.maxsi %162, %c1_i64_2 : i64
+        %164 = arith.minsi %142, %c16_i64 : i64
+        %165 = arith.ori %154, %153 : i1
+        scf.if %165 {
+          scf.if %153 {
+            %166 = arith.maxsi %151, %c1_i64_2 : i64
+            %167 = arith.ceildivsi %85, %166 : i64
+            %168 = arith.select %154, %c0_i64_3, %c-1_i64 : i64
+            scf.for %arg10 = %c0 to %157 step %c1 {
+              %178 = arith.index_cast %arg10 : index to i64
+              %179 = arith.subi %178, %c1_i64_2 : i64
+              %180 = arith.cmpi sge, %179, %c0_i64_3 : i64
+              %181 = arith.cmpi slt, %179, %86 : i64
+              %182 = arith.andi %180, %181 : i1
+              %183 = arith.subi %156, %c1_i64_2 : i64
+              %184 = arith.cmpi eq, %178, %183 : i64
+              %185 = arith.cmpi slt, %178, %86 : i64
               %186 = arith.andi %184, %185 : i1
-              %187 = arith.subi %160, %c1_i64_2 : i64
-              %188 = arith.cmpi eq, %182, %187 : i64
-              %189 = arith.cmpi slt, %182, %90 : i64
-              %190 = arith.andi %188, %189 : i1
-              %191 = arith.subi %155, %c1_i64_2 : i64
-              %192 = arith.select %190, %191, %c-1_i64 : i64
-              %193 = arith.muli %182, %c16_i64 : i64
-              %194 = arith.subi %151, %193 : i64
-              %195 = arith.minsi %194, %c16_i64 : i64
-              %196 = arith.cmpi sgt, %164, %c0_i64_3 : i64
-              scf.if %196 {
-                scf.if %186 {
-                  %212 = arith.minsi %89, %c0_i64_3 : i64
-                  %213 = arith.addi %212, %171 : i64
-                  %214 = arith.minsi %213, %89 : i64
-                  %215 = arith.index_cast %212 : i64 to index
-                  %216 = arith.index_cast %214 : i64 to index
-                  scf.for %arg11 = %215 to %216 step %c1 {
-                    %217 = arith.index_cast %arg11 : index to i64
-                    %218 = arith.addi %81, %217 : i64
-                    %219 = arith.muli %218, %c16_i64 : i64
-                    %220 = arith.maxsi %219, %71 : i64
-                    %221 = arith.addi %219, %c16_i64 : i64
-                    %222 = arith.minsi %221, %82 : i64
-                    %223 = arith.subi %222, %220 : i64
-                    %224 = arith.subi %220, %71 : i64
-                    %225 = arith.muli %224, %79 : i64
-                    %226 = arith.addi %77, %225 : i64
-                    %227 = arith.muli %183, %c64_i64 : i64
-                    %228 = arith.addi %226, %227 : i64
-                    %229 = arith.muli %183, %c16_i64 : i64
-                    %230 = arith.addi %219, %229 : i64
-                    %231 = arith.ori %230, %c2684354560_i64 : i64
-                    %232 = arith.subi %220, %219 : i64
-                    %233 = arith.addi %231, %232 : i64
-                    %234 = arith.subi %73, %229 : i64
-                    %235 = arith.minsi %234, %c16_i64 : i64
-                    "instgem.mvout"(%228, %233, %235, %223) : (i64, i64, i64, i64) -> ()
+              %187 = arith.subi %151, %c1_i64_2 : i64
+              %188 = arith.select %186, %187, %c-1_i64 : i64
+              %189 = arith.muli %178, %c16_i64 : i64
+              %190 = arith.subi %147, %189 : i64
+              %191 = arith.minsi %190, %c16_i64 : i64
+              %192 = arith.cmpi sgt, %160, %c0_i64_3 : i64
+              scf.if %192 {
+                scf.if %182 {
+                  %208 = arith.minsi %85, %c0_i64_3 : i64
+                  %209 = arith.addi %208, %167 : i64
+                  %210 = arith.minsi %209, %85 : i64
+                  %211 = arith.index_cast %208 : i64 to index
+                  %212 = arith.index_cast %210 : i64 to index
+                  scf.for %arg11 = %211 to %212 step %c1 {
+                    %213 = arith.index_cast %arg11 : index to i64
+                    %214 = arith.addi %77, %213 : i64
+                    %215 = arith.muli %214, %c16_i64 : i64
+                    %216 = arith.maxsi %215, %67 : i64
+                    %217 = arith.addi %215, %c16_i64 : i64
+                    %218 = arith.minsi %217, %78 : i64
+                    %219 = arith.subi %218, %216 : i64
+                    %220 = arith.subi %216, %67 : i64
+                    %221 = arith.muli %220, %75 : i64
+                    %222 = arith.addi %73, %221 : i64
+                    %223 = arith.muli %179, %c64_i64 : i64
+                    %224 = arith.addi %222, %223 : i64
+                    %225 = arith.muli %179, %c16_i64 : i64
+                    %226 = arith.addi %215, %225 : i64
+                    %227 = arith.ori %226, %c2684354560_i64 : i64
+                    %228 = arith.subi %216, %215 : i64
+                    %229 = arith.addi %227, %228 : i64
+                    %230 = arith.subi %69, %225 : i64
+                    %231 = arith.minsi %230, %c16_i64 : i64
+                    "instgem.mvout"(%224, %229, %231, %219) : (i64, i64, i64, i64) -> ()
                   }
                 }
-                %205 = arith.cmpi eq, %172, %c0_i64_3 : i64
-                %206 = arith.select %205, %c2147483648_i64, %c3221225472_i64 : i64
-                %207 = arith.ori %193, %206 : i64
-                %208 = arith.select %205, %c16_i64, %168 : i64
-                %209 = arith.select %205, %c16_i64, %195 : i64
-                %210 = arith.addi %193, %c64_i64 : i64
-                "instgem.preload"(%210, %195, %c16_i64, %207, %209, %208) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %211 = arith.cmpi eq, %192, %c0_i64_3 : i64
-                scf.if %211 {
-                  %212 = arith.index_cast %167 : i64 to index
-                  scf.for %arg11 = %c1 to %212 step %c1 {
-                    %214 = arith.index_cast %arg11 : index to i64
-                    %215 = arith.muli %214, %c16_i64 : i64
-                    %216 = arith.addi %215, %193 : i64
-                    %217 = arith.ori %216, %206 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %218 = arith.muli %214, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %219 = arith.subi %214, %c1_i64_2 : i64
-                    %220 = arith.subi %219, %81 : i64
-                    %221 = arith.cmpi sge, %220, %c0_i64_3 : i64
-                    %222 = arith.cmpi slt, %220, %89 : i64
-                    %223 = arith.andi %221, %222 : i1
-                    scf.if %223 {
-                      %224 = arith.muli %219, %c16_i64 : i64
-                      %225 = arith.maxsi %224, %71 : i64
-                      %226 = arith.addi %224, %c16_i64 : i64
-                      %227 = arith.minsi %226, %82 : i64
-                      %228 = arith.subi %227, %225 : i64
-                      %229 = arith.subi %225, %71 : i64
-                      %230 = arith.muli %229, %79 : i64
-                      %231 = arith.addi %77, %230 : i64
-                      %232 = arith.muli %182, %c64_i64 : i64
+                %201 = arith.cmpi eq, %168, %c0_i64_3 : i64
+                %202 = arith.select %201, %c2147483648_i64, %c3221225472_i64 : i64
+                %203 = arith.ori %189, %202 : i64
+                %204 = arith.select %201, %c16_i64, %164 : i64
+                %205 = arith.select %201, %c16_i64, %191 : i64
+                %206 = arith.addi %189, %c64_i64 : i64
+                "instgem.preload"(%206, %191, %c16_i64, %203, %205, %204) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %207 = arith.cmpi eq, %188, %c0_i64_3 : i64
+                scf.if %207 {
+                  %208 = arith.index_cast %163 : i64 to index
+                  scf.for %arg11 = %c1 to %208 step %c1 {
+                    %210 = arith.index_cast %arg11 : index to i64
+                    %211 = arith.muli %210, %c16_i64 : i64
+                    %212 = arith.addi %211, %189 : i64
+                    %213 = arith.ori %212, %202 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %205, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %214 = arith.muli %210, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%214, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %215 = arith.subi %210, %c1_i64_2 : i64
+                    %216 = arith.subi %215, %77 : i64
+                    %217 = arith.cmpi sge, %216, %c0_i64_3 : i64
+                    %218 = arith.cmpi slt, %216, %85 : i64
+                    %219 = arith.andi %217, %218 : i1
+                    scf.if %219 {
+                      %220 = arith.muli %215, %c16_i64 : i64
+                      %221 = arith.maxsi %220, %67 : i64
+                      %222 = arith.addi %220, %c16_i64 : i64
+                      %223 = arith.minsi %222, %78 : i64
+                      %224 = arith.subi %223, %221 : i64
+                      %225 = arith.subi %221, %67 : i64
+                      %226 = arith.muli %225, %75 : i64
+                      %227 = arith.addi %73, %226 : i64
+                      %228 = arith.muli %178, %c64_i64 : i64
+                      %229 = arith.addi %227, %228 : i64
+                      %230 = arith.addi %220, %189 : i64
+                      %231 = arith.ori %230, %c2684354560_i64 : i64
+                      %232 = arith.subi %221, %220 : i64
                       %233 = arith.addi %231, %232 : i64
-                      %234 = arith.addi %224, %193 : i64
-                      %235 = arith.ori %234, %c2684354560_i64 : i64
-                      %236 = arith.subi %225, %224 : i64
-                      %237 = arith.addi %235, %236 : i64
-                      %238 = arith.subi %73, %193 : i64
-                      %239 = arith.minsi %238, %c16_i64 : i64
-                      "instgem.mvout"(%233, %237, %239, %228) : (i64, i64, i64, i64) -> ()
+                      %234 = arith.subi %69, %189 : i64
+                      %235 = arith.minsi %234, %c16_i64 : i64
+                      "instgem.mvout"(%229, %233, %235, %224) : (i64, i64, i64, i64) -> ()
                     }
                   }
-                  %213 = arith.index_cast %152 : i64 to index
-                  scf.for %arg11 = %212 to %213 step %c1 {
-                    %214 = arith.index_cast %arg11 : index to i64
-                    %215 = arith.muli %214, %c16_i64 : i64
-                    %216 = arith.subi %146, %215 : i64
-                    %217 = arith.minsi %216, %c16_i64 : i64
-                    %218 = arith.addi %215, %193 : i64
-                    %219 = arith.ori %218, %206 : i64
-                    %220 = arith.select %205, %c16_i64, %217 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %220) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %221 = arith.muli %214, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%221, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %222 = arith.subi %214, %c1_i64_2 : i64
-                    %223 = arith.subi %222, %81 : i64
-                    %224 = arith.cmpi sge, %223, %c0_i64_3 : i64
-                    %225 = arith.cmpi slt, %223, %89 : i64
-                    %226 = arith.andi %224, %225 : i1
-                    scf.if %226 {
-                      %227 = arith.muli %222, %c16_i64 : i64
-                      %228 = arith.maxsi %227, %71 : i64
-                      %229 = arith.addi %227, %c16_i64 : i64
-                      %230 = arith.minsi %229, %82 : i64
-                      %231 = arith.subi %230, %228 : i64
-                      %232 = arith.subi %228, %71 : i64
-                      %233 = arith.muli %232, %79 : i64
-                      %234 = arith.addi %77, %233 : i64
-                      %235 = arith.muli %182, %c64_i64 : i64
+                  %209 = arith.index_cast %148 : i64 to index
+                  scf.for %arg11 = %208 to %209 step %c1 {
+                    %210 = arith.index_cast %arg11 : index to i64
+                    %211 = arith.muli %210, %c16_i64 : i64
+                    %212 = arith.subi %142, %211 : i64
+                    %213 = arith.minsi %212, %c16_i64 : i64
+                    %214 = arith.addi %211, %189 : i64
+                    %215 = arith.ori %214, %202 : i64
+                    %216 = arith.select %201, %c16_i64, %213 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %205, %216) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %217 = arith.muli %210, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%217, %c16_i64, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %218 = arith.subi %210, %c1_i64_2 : i64
+                    %219 = arith.subi %218, %77 : i64
+                    %220 = arith.cmpi sge, %219, %c0_i64_3 : i64
+                    %221 = arith.cmpi slt, %219, %85 : i64
+                    %222 = arith.andi %220, %221 : i1
+                    scf.if %222 {
+                      %223 = arith.muli %218, %c16_i64 : i64
+                      %224 = arith.maxsi %223, %67 : i64
+                      %225 = arith.addi %223, %c16_i64 : i64
+                      %226 = arith.minsi %225, %78 : i64
+                      %227 = arith.subi %226, %224 : i64
+                      %228 = arith.subi %224, %67 : i64
+                      %229 = arith.muli %228, %75 : i64
+                      %230 = arith.addi %73, %229 : i64
+                      %231 = arith.muli %178, %c64_i64 : i64
+                      %232 = arith.addi %230, %231 : i64
+                      %233 = arith.addi %223, %189 : i64
+                      %234 = arith.ori %233, %c2684354560_i64 : i64
+                      %235 = arith.subi %224, %223 : i64
                       %236 = arith.addi %234, %235 : i64
-                      %237 = arith.addi %227, %193 : i64
-                      %238 = arith.ori %237, %c2684354560_i64 : i64
-                      %239 = arith.subi %228, %227 : i64
-                      %240 = arith.addi %238, %239 : i64
-                      %241 = arith.subi %73, %193 : i64
-                      %242 = arith.minsi %241, %c16_i64 : i64
-                      "instgem.mvout"(%236, %240, %242, %231) : (i64, i64, i64, i64) -> ()
+                      %237 = arith.subi %69, %189 : i64
+                      %238 = arith.minsi %237, %c16_i64 : i64
+                      "instgem.mvout"(%232, %236, %238, %227) : (i64, i64, i64, i64) -> ()
                     }
                   }
                 } else {
-                  %212 = arith.index_cast %167 : i64 to index
-                  scf.for %arg11 = %c1 to %212 step %c1 {
-                    %214 = arith.index_cast %arg11 : index to i64
-                    %215 = arith.muli %214, %c16_i64 : i64
-                    %216 = arith.addi %215, %193 : i64
-                    %217 = arith.ori %216, %206 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %217, %209, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %218 = arith.muli %214, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %208 = arith.index_cast %163 : i64 to index
+                  scf.for %arg11 = %c1 to %208 step %c1 {
+                    %210 = arith.index_cast %arg11 : index to i64
+                    %211 = arith.muli %210, %c16_i64 : i64
+                    %212 = arith.addi %211, %189 : i64
+                    %213 = arith.ori %212, %202 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %213, %205, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %214 = arith.muli %210, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%214, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
-                  %213 = arith.index_cast %152 : i64 to index
-                  scf.for %arg11 = %212 to %213 step %c1 {
-                    %214 = arith.index_cast %arg11 : index to i64
-                    %215 = arith.muli %214, %c16_i64 : i64
-                    %216 = arith.subi %146, %215 : i64
-                    %217 = arith.minsi %216, %c16_i64 : i64
-                    %218 = arith.addi %215, %193 : i64
-                    %219 = arith.ori %218, %206 : i64
-                    %220 = arith.select %205, %c16_i64, %217 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %219, %209, %220) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %221 = arith.muli %214, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%221, %c16_i64, %217, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %209 = arith.index_cast %148 : i64 to index
+                  scf.for %arg11 = %208 to %209 step %c1 {
+                    %210 = arith.index_cast %arg11 : index to i64
+                    %211 = arith.muli %210, %c16_i64 : i64
+                    %212 = arith.subi %142, %211 : i64
+                    %213 = arith.minsi %212, %c16_i64 : i64
+                    %214 = arith.addi %211, %189 : i64
+                    %215 = arith.ori %214, %202 : i64
+                    %216 = arith.select %201, %c16_i64, %213 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %215, %205, %216) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %217 = arith.muli %210, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%217, %c16_i64, %213, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
                 }
               }
-              %197 = arith.index_cast %164 : i64 to index
-              scf.for %arg11 = %c1 to %197 step %c1 {
-                %205 = arith.index_cast %arg11 : index to i64
-                scf.if %186 {
-                  %211 = arith.muli %205, %171 : i64
-                  %212 = arith.minsi %211, %89 : i64
-                  %213 = arith.addi %212, %171 : i64
-                  %214 = arith.minsi %213, %89 : i64
-                  %215 = arith.index_cast %212 : i64 to index
-                  %216 = arith.index_cast %214 : i64 to index
+              %193 = arith.index_cast %160 : i64 to index
+              scf.for %arg11 = %c1 to %193 step %c1 {
+                %201 = arith.index_cast %arg11 : index to i64
+                scf.if %182 {
+                  %207 = arith.muli %201, %167 : i64
+                  %208 = arith.minsi %207, %85 : i64
+                  %209 = arith.addi %208, %167 : i64
+                  %210 = arith.minsi %209, %85 : i64
+                  %211 = arith.index_cast %208 : i64 to index
+                  %212 = arith.index_cast %210 : i64 to index
+                  scf.for %arg12 = %211 to %212 step %c1 {
+                    %213 = arith.index_cast %arg12 : index to i64
+                    %214 = arith.addi %77, %213 : i64
+                    %215 = arith.muli %214, %c16_i64 : i64
+                    %216 = arith.maxsi %215, %67 : i64
+                    %217 = arith.addi %215, %c16_i64 : i64
+                    %218 = arith.minsi %217, %78 : i64
+                    %219 = arith.subi %218, %216 : i64
+                    %220 = arith.subi %216, %67 : i64
+                    %221 = arith.muli %220, %75 : i64
+                    %222 = arith.addi %73, %221 : i64
+                    %223 = arith.muli %179, %c64_i64 : i64
+                    %224 = arith.addi %222, %223 : i64
+                    %225 = arith.muli %179, %c16_i64 : i64
+                    %226 = arith.addi %215, %225 : i64
+                    %227 = arith.ori %226, %c2684354560_i64 : i64
+                    %228 = arith.subi %216, %215 : i64
+                    %229 = arith.addi %227, %228 : i64
+                    %230 = arith.subi %69, %225 : i64
+                    %231 = arith.minsi %230, %c16_i64 : i64
+                    "instgem.mvout"(%224, %229, %231, %219) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %202 = arith.ori %189, %c3221225472_i64 : i64
+                %203 = arith.muli %201, %c16_i64 : i64
+                %204 = arith.addi %203, %189 : i64
+                %205 = arith.addi %204, %c64_i64 : i64
+                "instgem.preload"(%205, %191, %c16_i64, %202, %191, %164) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%203, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %206 = arith.cmpi eq, %201, %188 : i64
+                scf.if %206 {
+                  %207 = arith.index_cast %163 : i64 to index
+                  scf.for %arg12 = %c1 to %207 step %c1 {
+                    %209 = arith.index_cast %arg12 : index to i64
+                    %210 = arith.muli %209, %c16_i64 : i64
+                    %211 = arith.addi %210, %189 : i64
+                    %212 = arith.ori %211, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %213 = arith.muli %209, %c32_i64 : i64
+                    %214 = arith.addi %213, %203 : i64
+                    "instgem.compute_accumulated"(%214, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %215 = arith.subi %209, %c1_i64_2 : i64
+                    %216 = arith.subi %215, %77 : i64
+                    %217 = arith.cmpi sge, %216, %c0_i64_3 : i64
+                    %218 = arith.cmpi slt, %216, %85 : i64
+                    %219 = arith.andi %217, %218 : i1
+                    scf.if %219 {
+                      %220 = arith.muli %215, %c16_i64 : i64
+                      %221 = arith.maxsi %220, %67 : i64
+                      %222 = arith.addi %220, %c16_i64 : i64
+                      %223 = arith.minsi %222, %78 : i64
+                      %224 = arith.subi %223, %221 : i64
+                      %225 = arith.subi %221, %67 : i64
+                      %226 = arith.muli %225, %75 : i64
+                      %227 = arith.addi %73, %226 : i64
+                      %228 = arith.muli %178, %c64_i64 : i64
+                      %229 = arith.addi %227, %228 : i64
+                      %230 = arith.addi %220, %189 : i64
+                      %231 = arith.ori %230, %c2684354560_i64 : i64
+                      %232 = arith.subi %221, %220 : i64
+                      %233 = arith.addi %231, %232 : i64
+                      %234 = arith.subi %69, %189 : i64
+                      %235 = arith.minsi %234, %c16_i64 : i64
+                      "instgem.mvout"(%229, %233, %235, %224) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %208 = arith.index_cast %148 : i64 to index
+                  scf.for %arg12 = %207 to %208 step %c1 {
+                    %209 = arith.index_cast %arg12 : index to i64
+                    %210 = arith.muli %209, %c16_i64 : i64
+                    %211 = arith.subi %142, %210 : i64
+                    %212 = arith.minsi %211, %c16_i64 : i64
+                    %213 = arith.addi %210, %189 : i64
+                    %214 = arith.ori %213, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %191, %212) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %215 = arith.muli %209, %c32_i64 : i64
+                    %216 = arith.addi %215, %203 : i64
+                    "instgem.compute_accumulated"(%216, %c16_i64, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %217 = arith.subi %209, %c1_i64_2 : i64
+                    %218 = arith.subi %217, %77 : i64
+                    %219 = arith.cmpi sge, %218, %c0_i64_3 : i64
+                    %220 = arith.cmpi slt, %218, %85 : i64
+                    %221 = arith.andi %219, %220 : i1
+                    scf.if %221 {
+                      %222 = arith.muli %217, %c16_i64 : i64
+                      %223 = arith.maxsi %222, %67 : i64
+                      %224 = arith.addi %222, %c16_i64 : i64
+                      %225 = arith.minsi %224, %78 : i64
+                      %226 = arith.subi %225, %223 : i64
+                      %227 = arith.subi %223, %67 : i64
+                      %228 = arith.muli %227, %75 : i64
+                      %229 = arith.addi %73, %228 : i64
+                      %230 = arith.muli %178, %c64_i64 : i64
+                      %231 = arith.addi %229, %230 : i64
+                      %232 = arith.addi %222, %189 : i64
+                      %233 = arith.ori %232, %c2684354560_i64 : i64
+                      %234 = arith.subi %223, %222 : i64
+                      %235 = arith.addi %233, %234 : i64
+                      %236 = arith.subi %69, %189 : i64
+                      %237 = arith.minsi %236, %c16_i64 : i64
+                      "instgem.mvout"(%231, %235, %237, %226) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                } else {
+                  %207 = arith.index_cast %163 : i64 to index
+                  scf.for %arg12 = %c1 to %207 step %c1 {
+                    %209 = arith.index_cast %arg12 : index to i64
+                    %210 = arith.muli %209, %c16_i64 : i64
+                    %211 = arith.addi %210, %189 : i64
+                    %212 = arith.ori %211, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %191, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %213 = arith.muli %209, %c32_i64 : i64
+                    %214 = arith.addi %213, %203 : i64
+                    "instgem.compute_accumulated"(%214, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %208 = arith.index_cast %148 : i64 to index
+                  scf.for %arg12 = %207 to %208 step %c1 {
+                    %209 = arith.index_cast %arg12 : index to i64
+                    %210 = arith.muli %209, %c16_i64 : i64
+                    %211 = arith.subi %142, %210 : i64
+                    %212 = arith.minsi %211, %c16_i64 : i64
+                    %213 = arith.addi %210, %189 : i64
+                    %214 = arith.ori %213, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %191, %212) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %215 = arith.muli %209, %c32_i64 : i64
+                    %216 = arith.addi %215, %203 : i64
+                    "instgem.compute_accumulated"(%216, %c16_i64, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+              %194 = arith.index_cast %151 : i64 to index
+              scf.for %arg11 = %193 to %194 step %c1 {
+                %201 = arith.index_cast %arg11 : index to i64
+                %202 = arith.muli %201, %c16_i64 : i64
+                %203 = arith.subi %144, %202 : i64
+                %204 = arith.minsi %203, %c16_i64 : i64
+                %205 = arith.subi %145, %202 : i64
+                %206 = arith.minsi %205, %c16_i64 : i64
+                scf.if %182 {
+                  %215 = arith.muli %201, %167 : i64
+                  %216 = arith.minsi %215, %85 : i64
+                  %217 = arith.addi %216, %167 : i64
+                  %218 = arith.minsi %217, %85 : i64
+                  %219 = arith.index_cast %216 : i64 to index
+                  %220 = arith.index_cast %218 : i64 to index
+                  scf.for %arg12 = %219 to %220 step %c1 {
+                    %221 = arith.index_cast %arg12 : index to i64
+                    %222 = arith.addi %77, %221 : i64
+                    %223 = arith.muli %222, %c16_i64 : i64
+                    %224 = arith.maxsi %223, %67 : i64
+                    %225 = arith.addi %223, %c16_i64 : i64
+                    %226 = arith.minsi %225, %78 : i64
+                    %227 = arith.subi %226, %224 : i64
+                    %228 = arith.subi %224, %67 : i64
+                    %229 = arith.muli %228, %75 : i64
+                    %230 = arith.addi %73, %229 : i64
+                    %231 = arith.muli %179, %c64_i64 : i64
+                    %232 = arith.addi %230, %231 : i64
+                    %233 = arith.muli %179, %c16_i64 : i64
+                    %234 = arith.addi %223, %233 : i64
+                    %235 = arith.ori %234, %c2684354560_i64 : i64
+                    %236 = arith.subi %224, %223 : i64
+                    %237 = arith.addi %235, %236 : i64
+                    %238 = arith.subi %69, %233 : i64
+                    %239 = arith.minsi %238, %c16_i64 : i64
+                    "instgem.mvout"(%232, %237, %239, %227) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %207 = arith.cmpi eq, %201, %168 : i64
+                %208 = arith.select %207, %c2147483648_i64, %c3221225472_i64 : i64
+                %209 = arith.ori %189, %208 : i64
+                %210 = arith.select %207, %c16_i64, %164 : i64
+                %211 = arith.select %207, %c16_i64, %191 : i64
+                %212 = arith.addi %202, %189 : i64
+                %213 = arith.addi %212, %c64_i64 : i64
+                "instgem.preload"(%213, %191, %206, %209, %211, %210) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%202, %204, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %214 = arith.cmpi eq, %201, %188 : i64
+                scf.if %214 {
+                  %215 = arith.index_cast %163 : i64 to index
+                  scf.for %arg12 = %c1 to %215 step %c1 {
+                    %217 = arith.index_cast %arg12 : index to i64
+                    %218 = arith.muli %217, %c16_i64 : i64
+                    %219 = arith.addi %218, %189 : i64
+                    %220 = arith.ori %219, %208 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %221 = arith.muli %217, %c32_i64 : i64
+                    %222 = arith.addi %221, %202 : i64
+                    "instgem.compute_accumulated"(%222, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %223 = arith.subi %217, %c1_i64_2 : i64
+                    %224 = arith.subi %223, %77 : i64
+                    %225 = arith.cmpi sge, %224, %c0_i64_3 : i64
+                    %226 = arith.cmpi slt, %224, %85 : i64
+                    %227 = arith.andi %225, %226 : i1
+                    scf.if %227 {
+                      %228 = arith.muli %223, %c16_i64 : i64
+                      %229 = arith.maxsi %228, %67 : i64
+                      %230 = arith.addi %228, %c16_i64 : i64
+                      %231 = arith.minsi %230, %78 : i64
+                      %232 = arith.subi %231, %229 : i64
+                      %233 = arith.subi %229, %67 : i64
+                      %234 = arith.muli %233, %75 : i64
+                      %235 = arith.addi %73, %234 : i64
+                      %236 = arith.muli %178, %c64_i64 : i64
+                      %237 = arith.addi %235, %236 : i64
+                      %238 = arith.addi %228, %189 : i64
+                      %239 = arith.ori %238, %c2684354560_i64 : i64
+                      %240 = arith.subi %229, %228 : i64
+                      %241 = arith.addi %239, %240 : i64
+                      %242 = arith.subi %69, %189 : i64
+                      %243 = arith.minsi %242, %c16_i64 : i64
+                      "instgem.mvout"(%237, %241, %243, %232) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %216 = arith.index_cast %148 : i64 to index
                   scf.for %arg12 = %215 to %216 step %c1 {
                     %217 = arith.index_cast %arg12 : index to i64
-                    %218 = arith.addi %81, %217 : i64
-                    %219 = arith.muli %218, %c16_i64 : i64
-                    %220 = arith.maxsi %219, %71 : i64
-                    %221 = arith.addi %219, %c16_i64 : i64
-                    %222 = arith.minsi %221, %82 : i64
-                    %223 = arith.subi %222, %220 : i64
-                    %224 = arith.subi %220, %71 : i64
-                    %225 = arith.muli %224, %79 : i64
-                    %226 = arith.addi %77, %225 : i64
-                    %227 = arith.muli %183, %c64_i64 : i64
-                    %228 = arith.addi %226, %227 : i64
-                    %229 = arith.muli %183, %c16_i64 : i64
-                    %230 = arith.addi %219, %229 : i64
-                    %231 = arith.ori %230, %c2684354560_i64 : i64
-                    %232 = arith.subi %220, %219 : i64
-                    %233 = arith.addi %231, %232 : i64
-                    %234 = arith.subi %73, %229 : i64
-                    %235 = arith.minsi %234, %c16_i64 : i64
-                    "instgem.mvout"(%228, %233, %235, %223) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %206 = arith.ori %193, %c3221225472_i64 : i64
-                %207 = arith.muli %205, %c16_i64 : i64
-                %208 = arith.addi %207, %193 : i64
-                %209 = arith.addi %208, %c64_i64 : i64
-                "instgem.preload"(%209, %195, %c16_i64, %206, %195, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%207, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %210 = arith.cmpi eq, %205, %192 : i64
-                scf.if %210 {
-                  %211 = arith.index_cast %167 : i64 to index
-                  scf.for %arg12 = %c1 to %211 step %c1 {
-                    %213 = arith.index_cast %arg12 : index to i64
-                    %214 = arith.muli %213, %c16_i64 : i64
-                    %215 = arith.addi %214, %193 : i64
-                    %216 = arith.ori %215, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %217 = arith.muli %213, %c32_i64 : i64
-                    %218 = arith.addi %217, %207 : i64
-                    "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %219 = arith.subi %213, %c1_i64_2 : i64
-                    %220 = arith.subi %219, %81 : i64
-                    %221 = arith.cmpi sge, %220, %c0_i64_3 : i64
-                    %222 = arith.cmpi slt, %220, %89 : i64
-                    %223 = arith.andi %221, %222 : i1
-                    scf.if %223 {
-                      %224 = arith.muli %219, %c16_i64 : i64
-                      %225 = arith.maxsi %224, %71 : i64
-                      %226 = arith.addi %224, %c16_i64 : i64
-                      %227 = arith.minsi %226, %82 : i64
-                      %228 = arith.subi %227, %225 : i64
-                      %229 = arith.subi %225, %71 : i64
-                      %230 = arith.muli %229, %79 : i64
-                      %231 = arith.addi %77, %230 : i64
-                      %232 = arith.muli %182, %c64_i64 : i64
-                      %233 = arith.addi %231, %232 : i64
-                      %234 = arith.addi %224, %193 : i64
-                      %235 = arith.ori %234, %c2684354560_i64 : i64
-                      %236 = arith.subi %225, %224 : i64
-                      %237 = arith.addi %235, %236 : i64
-                      %238 = arith.subi %73, %193 : i64
-                      %239 = arith.minsi %238, %c16_i64 : i64
-                      "instgem.mvout"(%233, %237, %239, %228) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %212 = arith.index_cast %152 : i64 to index
-                  scf.for %arg12 = %211 to %212 step %c1 {
-                    %213 = arith.index_cast %arg12 : index to i64
-                    %214 = arith.muli %213, %c16_i64 : i64
-                    %215 = arith.subi %146, %214 : i64
-                    %216 = arith.minsi %215, %c16_i64 : i64
-                    %217 = arith.addi %214, %193 : i64
-                    %218 = arith.ori %217, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %195, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %219 = arith.muli %213, %c32_i64 : i64
-                    %220 = arith.addi %219, %207 : i64
-                    "instgem.compute_accumulated"(%220, %c16_i64, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %221 = arith.subi %213, %c1_i64_2 : i64
-                    %222 = arith.subi %221, %81 : i64
-                    %223 = arith.cmpi sge, %222, %c0_i64_3 : i64
-                    %224 = arith.cmpi slt, %222, %89 : i64
-                    %225 = arith.andi %223, %224 : i1
-                    scf.if %225 {
-                      %226 = arith.muli %221, %c16_i64 : i64
-                      %227 = arith.maxsi %226, %71 : i64
-                      %228 = arith.addi %226, %c16_i64 : i64
-                      %229 = arith.minsi %228, %82 : i64
-                      %230 = arith.subi %229, %227 : i64
-                      %231 = arith.subi %227, %71 : i64
-                      %232 = arith.muli %231, %79 : i64
-                      %233 = arith.addi %77, %232 : i64
-                      %234 = arith.muli %182, %c64_i64 : i64
-                      %235 = arith.addi %233, %234 : i64
-                      %236 = arith.addi %226, %193 : i64
-                      %237 = arith.ori %236, %c2684354560_i64 : i64
-                      %238 = arith.subi %227, %226 : i64
-                      %239 = arith.addi %237, %238 : i64
-                      %240 = arith.subi %73, %193 : i64
-                      %241 = arith.minsi %240, %c16_i64 : i64
-                      "instgem.mvout"(%235, %239, %241, %230) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                } else {
-                  %211 = arith.index_cast %167 : i64 to index
-                  scf.for %arg12 = %c1 to %211 step %c1 {
-                    %213 = arith.index_cast %arg12 : index to i64
-                    %214 = arith.muli %213, %c16_i64 : i64
-                    %215 = arith.addi %214, %193 : i64
-                    %216 = arith.ori %215, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %216, %195, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %217 = arith.muli %213, %c32_i64 : i64
-                    %218 = arith.addi %217, %207 : i64
-                    "instgem.compute_accumulated"(%218, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %212 = arith.index_cast %152 : i64 to index
-                  scf.for %arg12 = %211 to %212 step %c1 {
-                    %213 = arith.index_cast %arg12 : index to i64
-                    %214 = arith.muli %213, %c16_i64 : i64
-                    %215 = arith.subi %146, %214 : i64
-                    %216 = arith.minsi %215, %c16_i64 : i64
-                    %217 = arith.addi %214, %193 : i64
-                    %218 = arith.ori %217, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %218, %195, %216) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %219 = arith.muli %213, %c32_i64 : i64
-                    %220 = arith.addi %219, %207 : i64
-                    "instgem.compute_accumulated"(%220, %c16_i64, %216, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                }
-              }
-              %198 = arith.index_cast %155 : i64 to index
-              scf.for %arg11 = %197 to %198 step %c1 {
-                %205 = arith.index_cast %arg11 : index to i64
-                %206 = arith.muli %205, %c16_i64 : i64
-                %207 = arith.subi %148, %206 : i64
-                %208 = arith.minsi %207, %c16_i64 : i64
-                %209 = arith.subi %149, %206 : i64
-                %210 = arith.minsi %209, %c16_i64 : i64
-                scf.if %186 {
-                  %219 = arith.muli %205, %171 : i64
-                  %220 = arith.minsi %219, %89 : i64
-                  %221 = arith.addi %220, %171 : i64
-                  %222 = arith.minsi %221, %89 : i64
-                  %223 = arith.index_cast %220 : i64 to index
-                  %224 = arith.index_cast %222 : i64 to index
-                  scf.for %arg12 = %223 to %224 step %c1 {
-                    %225 = arith.index_cast %arg12 : index to i64
-                    %226 = arith.addi %81, %225 : i64
-                    %227 = arith.muli %226, %c16_i64 : i64
-                    %228 = arith.maxsi %227, %71 : i64
-                    %229 = arith.addi %227, %c16_i64 : i64
-                    %230 = arith.minsi %229, %82 : i64
-                    %231 = arith.subi %230, %228 : i64
-                    %232 = arith.subi %228, %71 : i64
-                    %233 = arith.muli %232, %79 : i64
-                    %234 = arith.addi %77, %233 : i64
-                    %235 = arith.muli %183, %c64_i64 : i64
-                    %236 = arith.addi %234, %235 : i64
-                    %237 = arith.muli %183, %c16_i64 : i64
-                    %238 = arith.addi %227, %237 : i64
-                    %239 = arith.ori %238, %c2684354560_i64 : i64
-                    %240 = arith.subi %228, %227 : i64
-                    %241 = arith.addi %239, %240 : i64
-                    %242 = arith.subi %73, %237 : i64
-                    %243 = arith.minsi %242, %c16_i64 : i64
-                    "instgem.mvout"(%236, %241, %243, %231) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %211 = arith.cmpi eq, %205, %172 : i64
-                %212 = arith.select %211, %c2147483648_i64, %c3221225472_i64 : i64
-                %213 = arith.ori %193, %212 : i64
-                %214 = arith.select %211, %c16_i64, %168 : i64
-                %215 = arith.select %211, %c16_i64, %195 : i64
-                %216 = arith.addi %206, %193 : i64
-                %217 = arith.addi %216, %c64_i64 : i64
-                "instgem.preload"(%217, %195, %210, %213, %215, %214) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%206, %208, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %218 = arith.cmpi eq, %205, %192 : i64
-                scf.if %218 {
-                  %219 = arith.index_cast %167 : i64 to index
-                  scf.for %arg12 = %c1 to %219 step %c1 {
-                    %221 = arith.index_cast %arg12 : index to i64
-                    %222 = arith.muli %221, %c16_i64 : i64
-                    %223 = arith.addi %222, %193 : i64
-                    %224 = arith.ori %223, %212 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %215, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %225 = arith.muli %221, %c32_i64 : i64
-                    %226 = arith.addi %225, %206 : i64
-                    "instgem.compute_accumulated"(%226, %208, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %227 = arith.subi %221, %c1_i64_2 : i64
-                    %228 = arith.subi %227, %81 : i64
-                    %229 = arith.cmpi sge, %228, %c0_i64_3 : i64
-                    %230 = arith.cmpi slt, %228, %89 : i64
-                    %231 = arith.andi %229, %230 : i1
-                    scf.if %231 {
-                      %232 = arith.muli %227, %c16_i64 : i64
-                      %233 = arith.maxsi %232, %71 : i64
-                      %234 = arith.addi %232, %c16_i64 : i64
-                      %235 = arith.minsi %234, %82 : i64
-                      %236 = arith.subi %235, %233 : i64
-                      %237 = arith.subi %233, %71 : i64
-                      %238 = arith.muli %237, %79 : i64
-                      %239 = arith.addi %77, %238 : i64
-                      %240 = arith.muli %182, %c64_i64 : i64
-                      %241 = arith.addi %239, %240 : i64
-                      %242 = arith.addi %232, %193 : i64
-                      %243 = arith.ori %242, %c2684354560_i64 : i64
-                      %244 = arith.subi %233, %232 : i64
-                      %245 = arith.addi %243, %244 : i64
-                      %246 = arith.subi %73, %193 : i64
-                      %247 = arith.minsi %246, %c16_i64 : i64
-                      "instgem.mvout"(%241, %245, %247, %236) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %220 = arith.index_cast %152 : i64 to index
-                  scf.for %arg12 = %219 to %220 step %c1 {
-                    %221 = arith.index_cast %arg12 : index to i64
-                    %222 = arith.muli %221, %c16_i64 : i64
-                    %223 = arith.subi %146, %222 : i64
-                    %224 = arith.minsi %223, %c16_i64 : i64
-                    %225 = arith.addi %222, %193 : i64
-                    %226 = arith.ori %225, %212 : i64
-                    %227 = arith.select %211, %c16_i64, %224 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %215, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %228 = arith.muli %221, %c32_i64 : i64
-                    %229 = arith.addi %228, %206 : i64
-                    "instgem.compute_accumulated"(%229, %208, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %230 = arith.subi %221, %c1_i64_2 : i64
-                    %231 = arith.subi %230, %81 : i64
-                    %232 = arith.cmpi sge, %231, %c0_i64_3 : i64
-                    %233 = arith.cmpi slt, %231, %89 : i64
-                    %234 = arith.andi %232, %233 : i1
-                    scf.if %234 {
-                      %235 = arith.muli %230, %c16_i64 : i64
-                      %236 = arith.maxsi %235, %71 : i64
-                      %237 = arith.addi %235, %c16_i64 : i64
-                      %238 = arith.minsi %237, %82 : i64
-                      %239 = arith.subi %238, %236 : i64
-                      %240 = arith.subi %236, %71 : i64
-                      %241 = arith.muli %240, %79 : i64
-                      %242 = arith.addi %77, %241 : i64
-                      %243 = arith.muli %182, %c64_i64 : i64
+                    %218 = arith.muli %217, %c16_i64 : i64
+                    %219 = arith.subi %142, %218 : i64
+                    %220 = arith.minsi %219, %c16_i64 : i64
+                    %221 = arith.addi %218, %189 : i64
+                    %222 = arith.ori %221, %208 : i64
+                    %223 = arith.select %207, %c16_i64, %220 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %211, %223) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %224 = arith.muli %217, %c32_i64 : i64
+                    %225 = arith.addi %224, %202 : i64
+                    "instgem.compute_accumulated"(%225, %204, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %226 = arith.subi %217, %c1_i64_2 : i64
+                    %227 = arith.subi %226, %77 : i64
+                    %228 = arith.cmpi sge, %227, %c0_i64_3 : i64
+                    %229 = arith.cmpi slt, %227, %85 : i64
+                    %230 = arith.andi %228, %229 : i1
+                    scf.if %230 {
+                      %231 = arith.muli %226, %c16_i64 : i64
+                      %232 = arith.maxsi %231, %67 : i64
+                      %233 = arith.addi %231, %c16_i64 : i64
+                      %234 = arith.minsi %233, %78 : i64
+                      %235 = arith.subi %234, %232 : i64
+                      %236 = arith.subi %232, %67 : i64
+                      %237 = arith.muli %236, %75 : i64
+                      %238 = arith.addi %73, %237 : i64
+                      %239 = arith.muli %178, %c64_i64 : i64
+                      %240 = arith.addi %238, %239 : i64
+                      %241 = arith.addi %231, %189 : i64
+                      %242 = arith.ori %241, %c2684354560_i64 : i64
+                      %243 = arith.subi %232, %231 : i64
                       %244 = arith.addi %242, %243 : i64
-                      %245 = arith.addi %235, %193 : i64
-                      %246 = arith.ori %245, %c2684354560_i64 : i64
-                      %247 = arith.subi %236, %235 : i64
-                      %248 = arith.addi %246, %247 : i64
-                      %249 = arith.subi %73, %193 : i64
-                      %250 = arith.minsi %249, %c16_i64 : i64
-                      "instgem.mvout"(%244, %248, %250, %239) : (i64, i64, i64, i64) -> ()
+                      %245 = arith.subi %69, %189 : i64
+                      %246 = arith.minsi %245, %c16_i64 : i64
+                      "instgem.mvout"(%240, %244, %246, %235) : (i64, i64, i64, i64) -> ()
                     }
                   }
                 } else {
-                  %219 = arith.index_cast %167 : i64 to index
-                  scf.for %arg12 = %c1 to %219 step %c1 {
-                    %221 = arith.index_cast %arg12 : index to i64
-                    %222 = arith.muli %221, %c16_i64 : i64
-                    %223 = arith.addi %222, %193 : i64
-                    %224 = arith.ori %223, %212 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %224, %215, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %225 = arith.muli %221, %c32_i64 : i64
-                    %226 = arith.addi %225, %206 : i64
-                    "instgem.compute_accumulated"(%226, %208, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %215 = arith.index_cast %163 : i64 to index
+                  scf.for %arg12 = %c1 to %215 step %c1 {
+                    %217 = arith.index_cast %arg12 : index to i64
+                    %218 = arith.muli %217, %c16_i64 : i64
+                    %219 = arith.addi %218, %189 : i64
+                    %220 = arith.ori %219, %208 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %220, %211, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %221 = arith.muli %217, %c32_i64 : i64
+                    %222 = arith.addi %221, %202 : i64
+                    "instgem.compute_accumulated"(%222, %204, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
-                  %220 = arith.index_cast %152 : i64 to index
-                  scf.for %arg12 = %219 to %220 step %c1 {
-                    %221 = arith.index_cast %arg12 : index to i64
-                    %222 = arith.muli %221, %c16_i64 : i64
-                    %223 = arith.subi %146, %222 : i64
-                    %224 = arith.minsi %223, %c16_i64 : i64
-                    %225 = arith.addi %222, %193 : i64
-                    %226 = arith.ori %225, %212 : i64
-                    %227 = arith.select %211, %c16_i64, %224 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %226, %215, %227) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %228 = arith.muli %221, %c32_i64 : i64
-                    %229 = arith.addi %228, %206 : i64
-                    "instgem.compute_accumulated"(%229, %208, %224, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %216 = arith.index_cast %148 : i64 to index
+                  scf.for %arg12 = %215 to %216 step %c1 {
+                    %217 = arith.index_cast %arg12 : index to i64
+                    %218 = arith.muli %217, %c16_i64 : i64
+                    %219 = arith.subi %142, %218 : i64
+                    %220 = arith.minsi %219, %c16_i64 : i64
+                    %221 = arith.addi %218, %189 : i64
+                    %222 = arith.ori %221, %208 : i64
+                    %223 = arith.select %207, %c16_i64, %220 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %222, %211, %223) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %224 = arith.muli %217, %c32_i64 : i64
+                    %225 = arith.addi %224, %202 : i64
+                    "instgem.compute_accumulated"(%225, %204, %220, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
                 }
               }
+              scf.if %182 {
+                %201 = arith.muli %151, %167 : i64
+                %202 = arith.minsi %201, %85 : i64
+                %203 = arith.index_cast %202 : i64 to index
+                scf.for %arg11 = %203 to %103 step %c1 {
+                  %204 = arith.index_cast %arg11 : index to i64
+                  %205 = arith.addi %77, %204 : i64
+                  %206 = arith.muli %205, %c16_i64 : i64
+                  %207 = arith.maxsi %206, %67 : i64
+                  %208 = arith.addi %206, %c16_i64 : i64
+                  %209 = arith.minsi %208, %78 : i64
+                  %210 = arith.subi %209, %207 : i64
+                  %211 = arith.subi %207, %67 : i64
+                  %212 = arith.muli %211, %75 : i64
+                  %213 = arith.addi %73, %212 : i64
+                  %214 = arith.muli %179, %c64_i64 : i64
+                  %215 = arith.addi %213, %214 : i64
+                  %216 = arith.muli %179, %c16_i64 : i64
+                  %217 = arith.addi %206, %216 : i64
+                  %218 = arith.ori %217, %c2684354560_i64 : i64
+                  %219 = arith.subi %207, %206 : i64
+                  %220 = arith.addi %218, %219 : i64
+                  %221 = arith.subi %69, %216 : i64
+                  %222 = arith.minsi %221, %c16_i64 : i64
+                  "instgem.mvout"(%215, %220, %222, %210) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %195 = arith.cmpi sgt, %151, %c0_i64_3 : i64
+              %196 = arith.subi %148, %c1_i64_2 : i64
+              %197 = arith.subi %196, %77 : i64
+              %198 = arith.maxsi %197, %c0_i64_3 : i64
+              %199 = arith.minsi %198, %85 : i64
+              %200 = arith.select %195, %199, %c0_i64_3 : i64
               scf.if %186 {
-                %205 = arith.muli %155, %171 : i64
-                %206 = arith.minsi %205, %89 : i64
-                %207 = arith.index_cast %206 : i64 to index
-                scf.for %arg11 = %207 to %107 step %c1 {
-                  %208 = arith.index_cast %arg11 : index to i64
-                  %209 = arith.addi %81, %208 : i64
-                  %210 = arith.muli %209, %c16_i64 : i64
-                  %211 = arith.maxsi %210, %71 : i64
-                  %212 = arith.addi %210, %c16_i64 : i64
-                  %213 = arith.minsi %212, %82 : i64
-                  %214 = arith.subi %213, %211 : i64
-                  %215 = arith.subi %211, %71 : i64
-                  %216 = arith.muli %215, %79 : i64
-                  %217 = arith.addi %77, %216 : i64
-                  %218 = arith.muli %183, %c64_i64 : i64
-                  %219 = arith.addi %217, %218 : i64
-                  %220 = arith.muli %183, %c16_i64 : i64
-                  %221 = arith.addi %210, %220 : i64
-                  %222 = arith.ori %221, %c2684354560_i64 : i64
-                  %223 = arith.subi %211, %210 : i64
-                  %224 = arith.addi %222, %223 : i64
-                  %225 = arith.subi %73, %220 : i64
-                  %226 = arith.minsi %225, %c16_i64 : i64
-                  "instgem.mvout"(%219, %224, %226, %214) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %199 = arith.cmpi sgt, %155, %c0_i64_3 : i64
-              %200 = arith.subi %152, %c1_i64_2 : i64
-              %201 = arith.subi %200, %81 : i64
-              %202 = arith.maxsi %201, %c0_i64_3 : i64
-              %203 = arith.minsi %202, %89 : i64
-              %204 = arith.select %199, %203, %c0_i64_3 : i64
-              scf.if %190 {
-                %205 = arith.index_cast %204 : i64 to index
-                scf.for %arg11 = %205 to %107 step %c1 {
-                  %206 = arith.index_cast %arg11 : index to i64
-                  %207 = arith.addi %81, %206 : i64
-                  %208 = arith.muli %207, %c16_i64 : i64
-                  %209 = arith.maxsi %208, %71 : i64
-                  %210 = arith.addi %208, %c16_i64 : i64
-                  %211 = arith.minsi %210, %82 : i64
-                  %212 = arith.subi %211, %209 : i64
-                  %213 = arith.subi %209, %71 : i64
-                  %214 = arith.muli %213, %79 : i64
-                  %215 = arith.addi %77, %214 : i64
-                  %216 = arith.muli %182, %c64_i64 : i64
+                %201 = arith.index_cast %200 : i64 to index
+                scf.for %arg11 = %201 to %103 step %c1 {
+                  %202 = arith.index_cast %arg11 : index to i64
+                  %203 = arith.addi %77, %202 : i64
+                  %204 = arith.muli %203, %c16_i64 : i64
+                  %205 = arith.maxsi %204, %67 : i64
+                  %206 = arith.addi %204, %c16_i64 : i64
+                  %207 = arith.minsi %206, %78 : i64
+                  %208 = arith.subi %207, %205 : i64
+                  %209 = arith.subi %205, %67 : i64
+                  %210 = arith.muli %209, %75 : i64
+                  %211 = arith.addi %73, %210 : i64
+                  %212 = arith.muli %178, %c64_i64 : i64
+                  %213 = arith.addi %211, %212 : i64
+                  %214 = arith.addi %204, %189 : i64
+                  %215 = arith.ori %214, %c2684354560_i64 : i64
+                  %216 = arith.subi %205, %204 : i64
                   %217 = arith.addi %215, %216 : i64
-                  %218 = arith.addi %208, %193 : i64
-                  %219 = arith.ori %218, %c2684354560_i64 : i64
-                  %220 = arith.subi %209, %208 : i64
-                  %221 = arith.addi %219, %220 : i64
-                  %222 = arith.subi %73, %193 : i64
-                  %223 = arith.minsi %222, %c16_i64 : i64
-                  "instgem.mvout"(%217, %221, %223, %212) : (i64, i64, i64, i64) -> ()
+                  %218 = arith.subi %69, %189 : i64
+                  %219 = arith.minsi %218, %c16_i64 : i64
+                  "instgem.mvout"(%213, %217, %219, %208) : (i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %173 = arith.cmpi eq, %155, %c0_i64_3 : i64
-            %174 = arith.cmpi slt, %152, %c2_i64_1 : i64
-            %175 = arith.cmpi slt, %160, %c1_i64_2 : i64
-            %176 = arith.ori %173, %174 : i1
-            %177 = arith.ori %176, %175 : i1
-            %178 = arith.andi %158, %177 : i1
-            scf.if %178 {
+            %169 = arith.cmpi eq, %151, %c0_i64_3 : i64
+            %170 = arith.cmpi slt, %148, %c2_i64_1 : i64
+            %171 = arith.cmpi slt, %156, %c1_i64_2 : i64
+            %172 = arith.ori %169, %170 : i1
+            %173 = arith.ori %172, %171 : i1
+            %174 = arith.andi %154, %173 : i1
+            scf.if %174 {
               scf.for %arg10 = %c0 to %c2 step %c1 {
-                %182 = arith.index_cast %arg10 : index to i64
-                %183 = arith.muli %182, %c16_i64 : i64
-                %184 = arith.ori %183, %c2147483648_i64 : i64
-                %185 = arith.cmpi sge, %182, %152 : i64
-                %186 = arith.cmpi sle, %160, %c0_i64_3 : i64
-                %187 = arith.ori %173, %185 : i1
-                %188 = arith.ori %187, %186 : i1
-                %189 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                %190 = arith.andi %188, %189 : i1
-                scf.if %190 {
-                  "instgem.mvin"(%c0_i64_3, %184, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %178 = arith.index_cast %arg10 : index to i64
+                %179 = arith.muli %178, %c16_i64 : i64
+                %180 = arith.ori %179, %c2147483648_i64 : i64
+                %181 = arith.cmpi sge, %178, %148 : i64
+                %182 = arith.cmpi sle, %156, %c0_i64_3 : i64
+                %183 = arith.ori %169, %181 : i1
+                %184 = arith.ori %183, %182 : i1
+                %185 = arith.cmpi sgt, %86, %c0_i64_3 : i64
+                %186 = arith.andi %184, %185 : i1
+                scf.if %186 {
+                  "instgem.mvin"(%c0_i64_3, %180, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
-            %179 = arith.minsi %160, %90 : i64
-            %180 = arith.index_cast %179 : i64 to index
-            %181 = arith.index_cast %90 : i64 to index
-            scf.for %arg10 = %180 to %181 step %c1 {
-              %182 = arith.index_cast %arg10 : index to i64
-              scf.for %arg11 = %c0 to %107 step %c1 {
-                %183 = arith.index_cast %arg11 : index to i64
-                %184 = arith.addi %81, %183 : i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.maxsi %185, %71 : i64
-                %187 = arith.addi %185, %c16_i64 : i64
-                %188 = arith.minsi %187, %82 : i64
-                %189 = arith.subi %188, %186 : i64
-                %190 = arith.subi %186, %71 : i64
-                %191 = arith.muli %190, %79 : i64
-                %192 = arith.addi %77, %191 : i64
-                %193 = arith.muli %182, %c64_i64 : i64
-                %194 = arith.addi %192, %193 : i64
-                %195 = arith.muli %182, %c16_i64 : i64
-                %196 = arith.addi %185, %195 : i64
-                %197 = arith.ori %196, %c2684354560_i64 : i64
-                %198 = arith.subi %186, %185 : i64
-                %199 = arith.addi %197, %198 : i64
-                %200 = arith.subi %73, %195 : i64
-                %201 = arith.minsi %200, %c16_i64 : i64
-                "instgem.mvout"(%194, %199, %201, %189) : (i64, i64, i64, i64) -> ()
+            %175 = arith.minsi %156, %86 : i64
+            %176 = arith.index_cast %175 : i64 to index
+            %177 = arith.index_cast %86 : i64 to index
+            scf.for %arg10 = %176 to %177 step %c1 {
+              %178 = arith.index_cast %arg10 : index to i64
+              scf.for %arg11 = %c0 to %103 step %c1 {
+                %179 = arith.index_cast %arg11 : index to i64
+                %180 = arith.addi %77, %179 : i64
+                %181 = arith.muli %180, %c16_i64 : i64
+                %182 = arith.maxsi %181, %67 : i64
+                %183 = arith.addi %181, %c16_i64 : i64
+                %184 = arith.minsi %183, %78 : i64
+                %185 = arith.subi %184, %182 : i64
+                %186 = arith.subi %182, %67 : i64
+                %187 = arith.muli %186, %75 : i64
+                %188 = arith.addi %73, %187 : i64
+                %189 = arith.muli %178, %c64_i64 : i64
+                %190 = arith.addi %188, %189 : i64
+                %191 = arith.muli %178, %c16_i64 : i64
+                %192 = arith.addi %181, %191 : i64
+                %193 = arith.ori %192, %c2684354560_i64 : i64
+                %194 = arith.subi %182, %181 : i64
+                %195 = arith.addi %193, %194 : i64
+                %196 = arith.subi %69, %191 : i64
+                %197 = arith.minsi %196, %c16_i64 : i64
+                "instgem.mvout"(%190, %195, %197, %185) : (i64, i64, i64, i64) -> ()
               }
             }
           } else {
-            %170 = arith.select %158, %c0_i64_3, %c-1_i64 : i64
-            scf.for %arg10 = %c0 to %161 step %c1 {
-              %177 = arith.index_cast %arg10 : index to i64
-              %178 = arith.muli %177, %c16_i64 : i64
-              %179 = arith.subi %151, %178 : i64
-              %180 = arith.minsi %179, %c16_i64 : i64
-              %181 = arith.cmpi sgt, %164, %c0_i64_3 : i64
-              scf.if %181 {
-                %184 = arith.cmpi eq, %170, %c0_i64_3 : i64
-                %185 = arith.select %184, %c2147483648_i64, %c3221225472_i64 : i64
-                %186 = arith.ori %178, %185 : i64
-                %187 = arith.select %184, %c16_i64, %168 : i64
-                %188 = arith.select %184, %c16_i64, %180 : i64
-                %189 = arith.addi %178, %c64_i64 : i64
-                "instgem.preload"(%189, %180, %c16_i64, %186, %188, %187) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %190 = arith.index_cast %167 : i64 to index
-                scf.for %arg11 = %c1 to %190 step %c1 {
-                  %192 = arith.index_cast %arg11 : index to i64
-                  %193 = arith.muli %192, %c16_i64 : i64
-                  %194 = arith.addi %193, %178 : i64
-                  %195 = arith.ori %194, %185 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %195, %188, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %196 = arith.muli %192, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%196, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %166 = arith.select %154, %c0_i64_3, %c-1_i64 : i64
+            scf.for %arg10 = %c0 to %157 step %c1 {
+              %173 = arith.index_cast %arg10 : index to i64
+              %174 = arith.muli %173, %c16_i64 : i64
+              %175 = arith.subi %147, %174 : i64
+              %176 = arith.minsi %175, %c16_i64 : i64
+              %177 = arith.cmpi sgt, %160, %c0_i64_3 : i64
+              scf.if %177 {
+                %180 = arith.cmpi eq, %166, %c0_i64_3 : i64
+                %181 = arith.select %180, %c2147483648_i64, %c3221225472_i64 : i64
+                %182 = arith.ori %174, %181 : i64
+                %183 = arith.select %180, %c16_i64, %164 : i64
+                %184 = arith.select %180, %c16_i64, %176 : i64
+                %185 = arith.addi %174, %c64_i64 : i64
+                "instgem.preload"(%185, %176, %c16_i64, %182, %184, %183) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %186 = arith.index_cast %163 : i64 to index
+                scf.for %arg11 = %c1 to %186 step %c1 {
+                  %188 = arith.index_cast %arg11 : index to i64
+                  %189 = arith.muli %188, %c16_i64 : i64
+                  %190 = arith.addi %189, %174 : i64
+                  %191 = arith.ori %190, %181 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %191, %184, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %192 = arith.muli %188, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%192, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %191 = arith.index_cast %152 : i64 to index
-                scf.for %arg11 = %190 to %191 step %c1 {
-                  %192 = arith.index_cast %arg11 : index to i64
-                  %193 = arith.muli %192, %c16_i64 : i64
-                  %194 = arith.subi %146, %193 : i64
-                  %195 = arith.minsi %194, %c16_i64 : i64
-                  %196 = arith.addi %193, %178 : i64
-                  %197 = arith.ori %196, %185 : i64
-                  %198 = arith.select %184, %c16_i64, %195 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %197, %188, %198) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %199 = arith.muli %192, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%199, %c16_i64, %195, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %182 = arith.index_cast %164 : i64 to index
-              scf.for %arg11 = %c1 to %182 step %c1 {
-                %184 = arith.index_cast %arg11 : index to i64
-                %185 = arith.ori %178, %c3221225472_i64 : i64
-                %186 = arith.muli %184, %c16_i64 : i64
-                %187 = arith.addi %186, %178 : i64
-                %188 = arith.addi %187, %c64_i64 : i64
-                "instgem.preload"(%188, %180, %c16_i64, %185, %180, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%186, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %189 = arith.index_cast %167 : i64 to index
-                scf.for %arg12 = %c1 to %189 step %c1 {
-                  %191 = arith.index_cast %arg12 : index to i64
-                  %192 = arith.muli %191, %c16_i64 : i64
-                  %193 = arith.addi %192, %178 : i64
-                  %194 = arith.ori %193, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %194, %180, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %195 = arith.muli %191, %c32_i64 : i64
-                  %196 = arith.addi %195, %186 : i64
-                  "instgem.compute_accumulated"(%196, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %190 = arith.index_cast %152 : i64 to index
-                scf.for %arg12 = %189 to %190 step %c1 {
-                  %191 = arith.index_cast %arg12 : index to i64
-                  %192 = arith.muli %191, %c16_i64 : i64
-                  %193 = arith.subi %146, %192 : i64
-                  %194 = arith.minsi %193, %c16_i64 : i64
-                  %195 = arith.addi %192, %178 : i64
-                  %196 = arith.ori %195, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %196, %180, %194) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %197 = arith.muli %191, %c32_i64 : i64
-                  %198 = arith.addi %197, %186 : i64
-                  "instgem.compute_accumulated"(%198, %c16_i64, %194, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %187 = arith.index_cast %148 : i64 to index
+                scf.for %arg11 = %186 to %187 step %c1 {
+                  %188 = arith.index_cast %arg11 : index to i64
+                  %189 = arith.muli %188, %c16_i64 : i64
+                  %190 = arith.subi %142, %189 : i64
+                  %191 = arith.minsi %190, %c16_i64 : i64
+                  %192 = arith.addi %189, %174 : i64
+                  %193 = arith.ori %192, %181 : i64
+                  %194 = arith.select %180, %c16_i64, %191 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %193, %184, %194) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %195 = arith.muli %188, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%195, %c16_i64, %191, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %183 = arith.index_cast %155 : i64 to index
-              scf.for %arg11 = %182 to %183 step %c1 {
-                %184 = arith.index_cast %arg11 : index to i64
-                %185 = arith.muli %184, %c16_i64 : i64
-                %186 = arith.subi %148, %185 : i64
-                %187 = arith.minsi %186, %c16_i64 : i64
-                %188 = arith.subi %149, %185 : i64
-                %189 = arith.minsi %188, %c16_i64 : i64
-                %190 = arith.cmpi eq, %184, %170 : i64
-                %191 = arith.select %190, %c2147483648_i64, %c3221225472_i64 : i64
-                %192 = arith.ori %178, %191 : i64
-                %193 = arith.select %190, %c16_i64, %168 : i64
-                %194 = arith.select %190, %c16_i64, %180 : i64
-                %195 = arith.addi %185, %178 : i64
-                %196 = arith.addi %195, %c64_i64 : i64
-                "instgem.preload"(%196, %180, %189, %192, %194, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%185, %187, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %197 = arith.index_cast %167 : i64 to index
-                scf.for %arg12 = %c1 to %197 step %c1 {
-                  %199 = arith.index_cast %arg12 : index to i64
-                  %200 = arith.muli %199, %c16_i64 : i64
-                  %201 = arith.addi %200, %178 : i64
-                  %202 = arith.ori %201, %191 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %194, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %203 = arith.muli %199, %c32_i64 : i64
-                  %204 = arith.addi %203, %185 : i64
-                  "instgem.compute_accumulated"(%204, %187, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %178 = arith.index_cast %160 : i64 to index
+              scf.for %arg11 = %c1 to %178 step %c1 {
+                %180 = arith.index_cast %arg11 : index to i64
+                %181 = arith.ori %174, %c3221225472_i64 : i64
+                %182 = arith.muli %180, %c16_i64 : i64
+                %183 = arith.addi %182, %174 : i64
+                %184 = arith.addi %183, %c64_i64 : i64
+                "instgem.preload"(%184, %176, %c16_i64, %181, %176, %164) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%182, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %185 = arith.index_cast %163 : i64 to index
+                scf.for %arg12 = %c1 to %185 step %c1 {
+                  %187 = arith.index_cast %arg12 : index to i64
+                  %188 = arith.muli %187, %c16_i64 : i64
+                  %189 = arith.addi %188, %174 : i64
+                  %190 = arith.ori %189, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %190, %176, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %191 = arith.muli %187, %c32_i64 : i64
+                  %192 = arith.addi %191, %182 : i64
+                  "instgem.compute_accumulated"(%192, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %198 = arith.index_cast %152 : i64 to index
-                scf.for %arg12 = %197 to %198 step %c1 {
-                  %199 = arith.index_cast %arg12 : index to i64
-                  %200 = arith.muli %199, %c16_i64 : i64
-                  %201 = arith.subi %146, %200 : i64
-                  %202 = arith.minsi %201, %c16_i64 : i64
-                  %203 = arith.addi %200, %178 : i64
-                  %204 = arith.ori %203, %191 : i64
-                  %205 = arith.select %190, %c16_i64, %202 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %194, %205) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %206 = arith.muli %199, %c32_i64 : i64
-                  %207 = arith.addi %206, %185 : i64
-                  "instgem.compute_accumulated"(%207, %187, %202, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %186 = arith.index_cast %148 : i64 to index
+                scf.for %arg12 = %185 to %186 step %c1 {
+                  %187 = arith.index_cast %arg12 : index to i64
+                  %188 = arith.muli %187, %c16_i64 : i64
+                  %189 = arith.subi %142, %188 : i64
+                  %190 = arith.minsi %189, %c16_i64 : i64
+                  %191 = arith.addi %188, %174 : i64
+                  %192 = arith.ori %191, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %176, %190) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %193 = arith.muli %187, %c32_i64 : i64
+                  %194 = arith.addi %193, %182 : i64
+                  "instgem.compute_accumulated"(%194, %c16_i64, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %179 = arith.index_cast %151 : i64 to index
+              scf.for %arg11 = %178 to %179 step %c1 {
+                %180 = arith.index_cast %arg11 : index to i64
+                %181 = arith.muli %180, %c16_i64 : i64
+                %182 = arith.subi %144, %181 : i64
+                %183 = arith.minsi %182, %c16_i64 : i64
+                %184 = arith.subi %145, %181 : i64
+                %185 = arith.minsi %184, %c16_i64 : i64
+                %186 = arith.cmpi eq, %180, %166 : i64
+                %187 = arith.select %186, %c2147483648_i64, %c3221225472_i64 : i64
+                %188 = arith.ori %174, %187 : i64
+                %189 = arith.select %186, %c16_i64, %164 : i64
+                %190 = arith.select %186, %c16_i64, %176 : i64
+                %191 = arith.addi %181, %174 : i64
+                %192 = arith.addi %191, %c64_i64 : i64
+                "instgem.preload"(%192, %176, %185, %188, %190, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%181, %183, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %193 = arith.index_cast %163 : i64 to index
+                scf.for %arg12 = %c1 to %193 step %c1 {
+                  %195 = arith.index_cast %arg12 : index to i64
+                  %196 = arith.muli %195, %c16_i64 : i64
+                  %197 = arith.addi %196, %174 : i64
+                  %198 = arith.ori %197, %187 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %198, %190, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %199 = arith.muli %195, %c32_i64 : i64
+                  %200 = arith.addi %199, %181 : i64
+                  "instgem.compute_accumulated"(%200, %183, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %194 = arith.index_cast %148 : i64 to index
+                scf.for %arg12 = %193 to %194 step %c1 {
+                  %195 = arith.index_cast %arg12 : index to i64
+                  %196 = arith.muli %195, %c16_i64 : i64
+                  %197 = arith.subi %142, %196 : i64
+                  %198 = arith.minsi %197, %c16_i64 : i64
+                  %199 = arith.addi %196, %174 : i64
+                  %200 = arith.ori %199, %187 : i64
+                  %201 = arith.select %186, %c16_i64, %198 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %200, %190, %201) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %202 = arith.muli %195, %c32_i64 : i64
+                  %203 = arith.addi %202, %181 : i64
+                  "instgem.compute_accumulated"(%203, %183, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %171 = arith.cmpi eq, %155, %c0_i64_3 : i64
-            %172 = arith.cmpi slt, %152, %c2_i64_1 : i64
-            %173 = arith.cmpi slt, %160, %c1_i64_2 : i64
-            %174 = arith.ori %171, %172 : i1
-            %175 = arith.ori %174, %173 : i1
-            %176 = arith.andi %158, %175 : i1
-            scf.if %176 {
+            %167 = arith.cmpi eq, %151, %c0_i64_3 : i64
+            %168 = arith.cmpi slt, %148, %c2_i64_1 : i64
+            %169 = arith.cmpi slt, %156, %c1_i64_2 : i64
+            %170 = arith.ori %167, %168 : i1
+            %171 = arith.ori %170, %169 : i1
+            %172 = arith.andi %154, %171 : i1
+            scf.if %172 {
               scf.for %arg10 = %c0 to %c2 step %c1 {
-                %177 = arith.index_cast %arg10 : index to i64
-                %178 = arith.muli %177, %c16_i64 : i64
-                %179 = arith.ori %178, %c2147483648_i64 : i64
-                %180 = arith.cmpi sge, %177, %152 : i64
-                %181 = arith.cmpi sle, %160, %c0_i64_3 : i64
-                %182 = arith.ori %171, %180 : i1
-                %183 = arith.ori %182, %181 : i1
-                %184 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                %185 = arith.andi %183, %184 : i1
-                scf.if %185 {
-                  "instgem.mvin"(%c0_i64_3, %179, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %173 = arith.index_cast %arg10 : index to i64
+                %174 = arith.muli %173, %c16_i64 : i64
+                %175 = arith.ori %174, %c2147483648_i64 : i64
+                %176 = arith.cmpi sge, %173, %148 : i64
+                %177 = arith.cmpi sle, %156, %c0_i64_3 : i64
+                %178 = arith.ori %167, %176 : i1
+                %179 = arith.ori %178, %177 : i1
+                %180 = arith.cmpi sgt, %86, %c0_i64_3 : i64
+                %181 = arith.andi %179, %180 : i1
+                scf.if %181 {
+                  "instgem.mvin"(%c0_i64_3, %175, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
           }
         } else {
-          scf.for %arg10 = %c0 to %161 step %c1 {
-            %170 = arith.index_cast %arg10 : index to i64
-            %171 = arith.muli %170, %c16_i64 : i64
-            %172 = arith.subi %151, %171 : i64
-            %173 = arith.minsi %172, %c16_i64 : i64
-            %174 = arith.index_cast %164 : i64 to index
-            scf.for %arg11 = %c0 to %174 step %c1 {
-              %176 = arith.index_cast %arg11 : index to i64
-              %177 = arith.ori %171, %c3221225472_i64 : i64
-              %178 = arith.muli %176, %c16_i64 : i64
-              %179 = arith.addi %178, %171 : i64
+          scf.for %arg10 = %c0 to %157 step %c1 {
+            %166 = arith.index_cast %arg10 : index to i64
+            %167 = arith.muli %166, %c16_i64 : i64
+            %168 = arith.subi %147, %167 : i64
+            %169 = arith.minsi %168, %c16_i64 : i64
+            %170 = arith.index_cast %160 : i64 to index
+            scf.for %arg11 = %c0 to %170 step %c1 {
+              %172 = arith.index_cast %arg11 : index to i64
+              %173 = arith.ori %167, %c3221225472_i64 : i64
+              %174 = arith.muli %172, %c16_i64 : i64
+              %175 = arith.addi %174, %167 : i64
+              %176 = arith.addi %175, %c64_i64 : i64
+              "instgem.preload"(%176, %169, %c16_i64, %173, %169, %164) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%174, %c16_i64, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %177 = arith.index_cast %163 : i64 to index
+              scf.for %arg12 = %c1 to %177 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.addi %180, %167 : i64
+                %182 = arith.ori %181, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %169, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %183 = arith.muli %179, %c32_i64 : i64
+                %184 = arith.addi %183, %174 : i64
+                "instgem.compute_accumulated"(%184, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %178 = arith.index_cast %148 : i64 to index
+              scf.for %arg12 = %177 to %178 step %c1 {
+                %179 = arith.index_cast %arg12 : index to i64
+                %180 = arith.muli %179, %c16_i64 : i64
+                %181 = arith.subi %142, %180 : i64
+                %182 = arith.minsi %181, %c16_i64 : i64
+                %183 = arith.addi %180, %167 : i64
+                %184 = arith.ori %183, %c3221225472_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %169, %182) : (i64, i64, i64, i64, i64, i64) -> ()
+                %185 = arith.muli %179, %c32_i64 : i64
+                %186 = arith.addi %185, %174 : i64
+                "instgem.compute_accumulated"(%186, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            }
+            %171 = arith.index_cast %151 : i64 to index
+            scf.for %arg11 = %170 to %171 step %c1 {
+              %172 = arith.index_cast %arg11 : index to i64
+              %173 = arith.muli %172, %c16_i64 : i64
+              %174 = arith.subi %144, %173 : i64
+              %175 = arith.minsi %174, %c16_i64 : i64
+              %176 = arith.subi %145, %173 : i64
+              %177 = arith.minsi %176, %c16_i64 : i64
+              %178 = arith.ori %167, %c3221225472_i64 : i64
+              %179 = arith.addi %173, %167 : i64
               %180 = arith.addi %179, %c64_i64 : i64
-              "instgem.preload"(%180, %173, %c16_i64, %177, %173, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%178, %c16_i64, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %181 = arith.index_cast %167 : i64 to index
+              "instgem.preload"(%180, %169, %177, %178, %169, %164) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%173, %175, %164, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %181 = arith.index_cast %163 : i64 to index
               scf.for %arg12 = %c1 to %181 step %c1 {
                 %183 = arith.index_cast %arg12 : index to i64
                 %184 = arith.muli %183, %c16_i64 : i64
-                %185 = arith.addi %184, %171 : i64
+                %185 = arith.addi %184, %167 : i64
                 %186 = arith.ori %185, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %173, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %169, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 %187 = arith.muli %183, %c32_i64 : i64
-                %188 = arith.addi %187, %178 : i64
-                "instgem.compute_accumulated"(%188, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %188 = arith.addi %187, %173 : i64
+                "instgem.compute_accumulated"(%188, %175, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
-              %182 = arith.index_cast %152 : i64 to index
+              %182 = arith.index_cast %148 : i64 to index
               scf.for %arg12 = %181 to %182 step %c1 {
                 %183 = arith.index_cast %arg12 : index to i64
                 %184 = arith.muli %183, %c16_i64 : i64
-                %185 = arith.subi %146, %184 : i64
+                %185 = arith.subi %142, %184 : i64
                 %186 = arith.minsi %185, %c16_i64 : i64
-                %187 = arith.addi %184, %171 : i64
+                %187 = arith.addi %184, %167 : i64
                 %188 = arith.ori %187, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %188, %173, %186) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %188, %169, %186) : (i64, i64, i64, i64, i64, i64) -> ()
                 %189 = arith.muli %183, %c32_i64 : i64
-                %190 = arith.addi %189, %178 : i64
-                "instgem.compute_accumulated"(%190, %c16_i64, %186, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-            }
-            %175 = arith.index_cast %155 : i64 to index
-            scf.for %arg11 = %174 to %175 step %c1 {
-              %176 = arith.index_cast %arg11 : index to i64
-              %177 = arith.muli %176, %c16_i64 : i64
-              %178 = arith.subi %148, %177 : i64
-              %179 = arith.minsi %178, %c16_i64 : i64
-              %180 = arith.subi %149, %177 : i64
-              %181 = arith.minsi %180, %c16_i64 : i64
-              %182 = arith.ori %171, %c3221225472_i64 : i64
-              %183 = arith.addi %177, %171 : i64
-              %184 = arith.addi %183, %c64_i64 : i64
-              "instgem.preload"(%184, %173, %181, %182, %173, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%177, %179, %168, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %185 = arith.index_cast %167 : i64 to index
-              scf.for %arg12 = %c1 to %185 step %c1 {
-                %187 = arith.index_cast %arg12 : index to i64
-                %188 = arith.muli %187, %c16_i64 : i64
-                %189 = arith.addi %188, %171 : i64
-                %190 = arith.ori %189, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %190, %173, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %191 = arith.muli %187, %c32_i64 : i64
-                %192 = arith.addi %191, %177 : i64
-                "instgem.compute_accumulated"(%192, %179, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              }
-              %186 = arith.index_cast %152 : i64 to index
-              scf.for %arg12 = %185 to %186 step %c1 {
-                %187 = arith.index_cast %arg12 : index to i64
-                %188 = arith.muli %187, %c16_i64 : i64
-                %189 = arith.subi %146, %188 : i64
-                %190 = arith.minsi %189, %c16_i64 : i64
-                %191 = arith.addi %188, %171 : i64
-                %192 = arith.ori %191, %c3221225472_i64 : i64
-                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %173, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-                %193 = arith.muli %187, %c32_i64 : i64
-                %194 = arith.addi %193, %177 : i64
-                "instgem.compute_accumulated"(%194, %179, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %190 = arith.addi %189, %173 : i64
+                "instgem.compute_accumulated"(%190, %175, %186, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
           } {gemmini.compute_nest}
         }
-        scf.yield %94, %116 : index, index
+        scf.yield %90, %112 : index, index
       }
-      scf.if %70 {
-        %92 = arith.muli %89, %90 : i64
-        %93 = arith.index_cast %92 : i64 to index
-        scf.for %arg7 = %c0 to %93 step %c1 {
-          %94 = arith.index_cast %arg7 : index to i64
-          %95 = arith.remsi %94, %89 : i64
-          %96 = arith.divsi %94, %89 : i64
-          %97 = arith.addi %81, %95 : i64
-          %98 = arith.muli %97, %c16_i64 : i64
-          %99 = arith.maxsi %98, %71 : i64
-          %100 = arith.addi %98, %c16_i64 : i64
-          %101 = arith.minsi %100, %82 : i64
-          %102 = arith.subi %101, %99 : i64
-          %103 = arith.subi %99, %71 : i64
-          %104 = arith.muli %103, %79 : i64
-          %105 = arith.addi %77, %104 : i64
-          %106 = arith.muli %96, %c64_i64 : i64
-          %107 = arith.addi %105, %106 : i64
-          %108 = arith.muli %96, %c16_i64 : i64
-          %109 = arith.addi %98, %108 : i64
-          %110 = arith.ori %109, %c2684354560_i64 : i64
-          %111 = arith.subi %99, %98 : i64
-          %112 = arith.addi %110, %111 : i64
-          %113 = arith.subi %73, %108 : i64
-          %114 = arith.minsi %113, %c16_i64 : i64
-          "instgem.mvout"(%107, %112, %114, %102) : (i64, i64, i64, i64) -> ()
+      scf.if %66 {
+        %88 = arith.muli %85, %86 : i64
+        %89 = arith.index_cast %88 : i64 to index
+        scf.for %arg7 = %c0 to %89 step %c1 {
+          %90 = arith.index_cast %arg7 : index to i64
+          %91 = arith.remsi %90, %85 : i64
+          %92 = arith.divsi %90, %85 : i64
+          %93 = arith.addi %77, %91 : i64
+          %94 = arith.muli %93, %c16_i64 : i64
+          %95 = arith.maxsi %94, %67 : i64
+          %96 = arith.addi %94, %c16_i64 : i64
+          %97 = arith.minsi %96, %78 : i64
+          %98 = arith.subi %97, %95 : i64
+          %99 = arith.subi %95, %67 : i64
+          %100 = arith.muli %99, %75 : i64
+          %101 = arith.addi %73, %100 : i64
+          %102 = arith.muli %92, %c64_i64 : i64
+          %103 = arith.addi %101, %102 : i64
+          %104 = arith.muli %92, %c16_i64 : i64
+          %105 = arith.addi %94, %104 : i64
+          %106 = arith.ori %105, %c2684354560_i64 : i64
+          %107 = arith.subi %95, %94 : i64
+          %108 = arith.addi %106, %107 : i64
+          %109 = arith.subi %69, %104 : i64
+          %110 = arith.minsi %109, %c16_i64 : i64
+          "instgem.mvout"(%103, %108, %110, %98) : (i64, i64, i64, i64) -> ()
         }
       }
     }

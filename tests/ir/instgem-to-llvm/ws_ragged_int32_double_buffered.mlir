@@ -82,6 +82,110 @@
 // CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin2(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -343,3249 +447,4054 @@ module {
     %22 = arith.addi %13, %c16 : index
     %23 = arith.subi %14, %c1 : index
     %24 = arith.muli %23, %c32 : index
-    %25 = arith.addi %24, %c32 : index
-    %26 = arith.cmpi sge, %12, %c0 : index
-    %27 = arith.cmpi sle, %12, %arg3 : index
-    %28 = arith.cmpi sge, %21, %c0 : index
-    %29 = arith.cmpi sle, %21, %arg3 : index
-    %30 = arith.cmpi sge, %17, %c0 : index
-    %31 = arith.cmpi sle, %17, %c32 : index
-    %32 = arith.cmpi sge, %13, %c0 : index
-    %33 = arith.cmpi sle, %13, %arg4 : index
-    %34 = arith.cmpi sge, %22, %c0 : index
-    %35 = arith.cmpi sle, %22, %arg4 : index
-    %36 = arith.cmpi sge, %20, %c0 : index
-    %37 = arith.cmpi sle, %20, %c16 : index
-    %38 = arith.cmpi sle, %24, %arg5 : index
-    %39 = arith.cmpi sle, %25, %arg5 : index
-    %40 = arith.andi %26, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %32 : i1
-    %46 = arith.andi %45, %33 : i1
-    %47 = arith.andi %46, %34 : i1
-    %48 = arith.andi %47, %35 : i1
-    %49 = arith.andi %48, %36 : i1
-    %50 = arith.andi %49, %37 : i1
-    %51 = arith.andi %50, %28 : i1
-    %52 = arith.andi %51, %29 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    %55 = arith.andi %54, %38 : i1
-    %56 = arith.andi %55, %39 : i1
-    %57 = arith.andi %56, %34 : i1
-    %58 = arith.andi %57, %35 : i1
-    scf.if %58 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %59 = arith.cmpi sle, %14, %c0 : index
-      scf.if %59 {
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg7 = %c0 to %c2 step %c1 {
-          %68 = arith.index_cast %arg7 : index to i64
-          %69 = arith.muli %68, %c16_i64 : i64
-          %70 = arith.ori %69, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %70, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-      }
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %60 = arith.index_cast %intptr : index to i64
-      %61 = arith.index_cast %offset : index to i64
-      %62 = arith.muli %61, %c4_i64 : i64
-      %63 = arith.addi %60, %62 : i64
-      %64 = arith.index_cast %strides#0 : index to i64
-      %65 = arith.muli %64, %c4_i64 : i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %65, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      %66 = arith.cmpi sgt, %14, %c0 : index
-      scf.if %66 {
-        %subview_6 = memref.subview %reinterpret_cast[%12, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_7 = memref.cast %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %68 = arith.index_cast %intptr_12 : index to i64
-        %69 = arith.index_cast %offset_9 : index to i64
-        %70 = arith.addi %68, %69 : i64
-        %71 = arith.index_cast %strides_11#0 : index to i64
-        %subview_13 = memref.subview %reinterpret_cast_4[0, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_14 = memref.cast %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %72 = arith.index_cast %intptr_19 : index to i64
-        %73 = arith.index_cast %offset_16 : index to i64
-        %74 = arith.addi %72, %73 : i64
-        %75 = arith.index_cast %strides_18#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %71) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %75) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.mvin"(%70, %c0_i64_3, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        "instgem.mvin2"(%74, %c128_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %76 = arith.muli %71, %c16_i64 : i64
-        %77 = arith.addi %70, %76 : i64
-        "instgem.mvin"(%77, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-        %78 = arith.muli %75, %c16_i64 : i64
-        %79 = arith.addi %74, %78 : i64
-        "instgem.mvin2"(%79, %c144_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      }
-      %67 = arith.cmpi sle, %14, %c1 : index
-      scf.if %67 {
+    %25 = arith.cmpi sge, %12, %c0 : index
+    %26 = arith.cmpi sle, %12, %arg3 : index
+    %27 = arith.cmpi sge, %21, %c0 : index
+    %28 = arith.cmpi sle, %21, %arg3 : index
+    %29 = arith.cmpi sge, %17, %c0 : index
+    %30 = arith.cmpi sle, %17, %c32 : index
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %arg4 : index
+    %33 = arith.cmpi sge, %22, %c0 : index
+    %34 = arith.cmpi sle, %22, %arg4 : index
+    %35 = arith.cmpi sge, %20, %c0 : index
+    %36 = arith.cmpi sle, %20, %c16 : index
+    %37 = arith.cmpi sle, %24, %arg5 : index
+    %38 = arith.andi %25, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
+    %42 = arith.andi %41, %30 : i1
+    %43 = arith.andi %42, %31 : i1
+    %44 = arith.andi %43, %32 : i1
+    %45 = arith.andi %44, %33 : i1
+    %46 = arith.andi %45, %34 : i1
+    %47 = arith.andi %46, %35 : i1
+    %48 = arith.andi %47, %36 : i1
+    %49 = arith.andi %48, %27 : i1
+    %50 = arith.andi %49, %28 : i1
+    %51 = arith.andi %50, %37 : i1
+    %52 = arith.andi %51, %37 : i1
+    %53 = arith.andi %52, %33 : i1
+    %54 = arith.andi %53, %34 : i1
+    scf.if %54 {
+      %55 = arith.addi %24, %c32 : index
+      %56 = arith.cmpi sle, %55, %arg5 : index
+      %57 = arith.andi %56, %56 : i1
+      scf.if %57 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %58 = arith.cmpi sle, %14, %c0 : index
+        scf.if %58 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %67 = arith.index_cast %arg7 : index to i64
+            %68 = arith.muli %67, %c16_i64 : i64
+            %69 = arith.ori %68, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %69, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr : index to i64
+        %60 = arith.index_cast %offset : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %65 = arith.cmpi sgt, %14, %c0 : index
+        scf.if %65 {
+          %subview_6 = memref.subview %reinterpret_cast[%12, 0] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_7 = memref.cast %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %67 = arith.index_cast %intptr_12 : index to i64
+          %68 = arith.index_cast %offset_9 : index to i64
+          %69 = arith.addi %67, %68 : i64
+          %70 = arith.index_cast %strides_11#0 : index to i64
+          %subview_13 = memref.subview %reinterpret_cast_4[0, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_14 = memref.cast %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %71 = arith.index_cast %intptr_19 : index to i64
+          %72 = arith.index_cast %offset_16 : index to i64
+          %73 = arith.addi %71, %72 : i64
+          %74 = arith.index_cast %strides_18#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %70) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %74) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.mvin"(%69, %c0_i64_3, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          "instgem.mvin2"(%73, %c128_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %75 = arith.muli %70, %c16_i64 : i64
+          %76 = arith.addi %69, %75 : i64
+          "instgem.mvin"(%76, %c32_i64, %c32_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %77 = arith.muli %74, %c16_i64 : i64
+          %78 = arith.addi %73, %77 : i64
+          "instgem.mvin2"(%78, %c144_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        }
+        %66 = arith.cmpi sle, %14, %c1 : index
         scf.if %66 {
-          %68 = arith.cmpi sgt, %14, %c1 : index
-          %69 = arith.select %68, %c64_i64, %c0_i64_3 : i64
-          %70 = arith.select %68, %c32_i64, %c0_i64_3 : i64
-          %71 = arith.select %68, %c2, %c0 : index
-          %72 = arith.select %68, %c160_i64, %c0_i64_3 : i64
-          %73:4 = scf.if %68 -> (i64, i64, i64, i64) {
-            %subview_6 = memref.subview %reinterpret_cast[%12, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-            %cast_7 = memref.cast %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %74 = arith.index_cast %intptr_12 : index to i64
-            %75 = arith.index_cast %offset_9 : index to i64
-            %76 = arith.addi %74, %75 : i64
-            %77 = arith.index_cast %strides_11#0 : index to i64
-            %subview_13 = memref.subview %reinterpret_cast_4[32, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-            %cast_14 = memref.cast %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %78 = arith.index_cast %intptr_19 : index to i64
-            %79 = arith.index_cast %offset_16 : index to i64
-            %80 = arith.addi %78, %79 : i64
-            %81 = arith.index_cast %strides_18#0 : index to i64
-            "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %77) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %77, %76, %81, %80 : i64, i64, i64, i64
-          } else {
-            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64
-          }
-          scf.if %67 {
-            scf.if %68 {
-              scf.for %arg7 = %c0 to %c2 step %c1 {
-                %77 = arith.index_cast %arg7 : index to i64
-                %78 = arith.muli %77, %c16_i64 : i64
-                %79 = arith.maxsi %78, %c0_i64_3 : i64
-                %80 = arith.addi %78, %c16_i64 : i64
-                %81 = arith.minsi %80, %c32_i64 : i64
-                %82 = arith.subi %81, %79 : i64
-                %83 = arith.muli %79, %73#0 : i64
-                %84 = arith.addi %73#1, %83 : i64
-                %85 = arith.muli %77, %c32_i64 : i64
-                %86 = arith.addi %85, %69 : i64
-                %87 = arith.subi %79, %78 : i64
-                %88 = arith.addi %86, %87 : i64
-                %89 = arith.minsi %70, %c64_i64 : i64
-                "instgem.mvin"(%84, %88, %89, %82) : (i64, i64, i64, i64) -> ()
-              } {gemmini.load_stream}
-              %76 = arith.cmpi sgt, %71, %c0 : index
-              scf.if %76 {
-                %77 = arith.muli %71, %c4 : index
-                %78 = arith.addi %77, %c1 : index
-                %79 = arith.divsi %78, %c4 : index
-                scf.for %arg7 = %c0 to %79 step %c1 {
-                  %80 = arith.index_cast %arg7 : index to i64
-                  %81 = arith.muli %80, %c16_i64 : i64
-                  %82 = arith.maxsi %81, %c0_i64_3 : i64
-                  %83 = arith.addi %81, %c16_i64 : i64
-                  %84 = arith.minsi %83, %70 : i64
-                  %85 = arith.subi %84, %82 : i64
-                  %86 = arith.muli %82, %73#2 : i64
-                  %87 = arith.addi %73#3, %86 : i64
-                  %88 = arith.addi %81, %72 : i64
-                  %89 = arith.subi %82, %81 : i64
-                  %90 = arith.addi %88, %89 : i64
-                  "instgem.mvin2"(%87, %90, %c16_i64, %85) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-              }
+          scf.if %65 {
+            %67 = arith.cmpi sgt, %14, %c1 : index
+            %68 = arith.select %67, %c64_i64, %c0_i64_3 : i64
+            %69 = arith.select %67, %c32_i64, %c0_i64_3 : i64
+            %70 = arith.select %67, %c2, %c0 : index
+            %71 = arith.select %67, %c160_i64, %c0_i64_3 : i64
+            %72:4 = scf.if %67 -> (i64, i64, i64, i64) {
+              %subview_6 = memref.subview %reinterpret_cast[%12, 32] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+              %cast_7 = memref.cast %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %73 = arith.index_cast %intptr_12 : index to i64
+              %74 = arith.index_cast %offset_9 : index to i64
+              %75 = arith.addi %73, %74 : i64
+              %76 = arith.index_cast %strides_11#0 : index to i64
+              %subview_13 = memref.subview %reinterpret_cast_4[32, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+              %cast_14 = memref.cast %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %77 = arith.index_cast %intptr_19 : index to i64
+              %78 = arith.index_cast %offset_16 : index to i64
+              %79 = arith.addi %77, %78 : i64
+              %80 = arith.index_cast %strides_18#0 : index to i64
+              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %76, %75, %80, %79 : i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64
             }
-            "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c144_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.mvout"(%63, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-            %74 = arith.muli %64, %c64_i64 : i64
-            %75 = arith.addi %63, %74 : i64
-            "instgem.mvout"(%75, %c2684354576_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-          } else {
-            scf.if %68 {
-              scf.for %arg7 = %c0 to %c2 step %c1 {
-                %75 = arith.index_cast %arg7 : index to i64
-                %76 = arith.muli %75, %c16_i64 : i64
-                %77 = arith.maxsi %76, %c0_i64_3 : i64
-                %78 = arith.addi %76, %c16_i64 : i64
-                %79 = arith.minsi %78, %c32_i64 : i64
-                %80 = arith.subi %79, %77 : i64
-                %81 = arith.muli %77, %73#0 : i64
-                %82 = arith.addi %73#1, %81 : i64
-                %83 = arith.muli %75, %c32_i64 : i64
-                %84 = arith.addi %83, %69 : i64
-                %85 = arith.subi %77, %76 : i64
+            scf.if %66 {
+              scf.if %67 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %76 = arith.index_cast %arg7 : index to i64
+                  %77 = arith.muli %76, %c16_i64 : i64
+                  %78 = arith.maxsi %77, %c0_i64_3 : i64
+                  %79 = arith.addi %77, %c16_i64 : i64
+                  %80 = arith.minsi %79, %c32_i64 : i64
+                  %81 = arith.subi %80, %78 : i64
+                  %82 = arith.muli %78, %72#0 : i64
+                  %83 = arith.addi %72#1, %82 : i64
+                  %84 = arith.muli %76, %c32_i64 : i64
+                  %85 = arith.addi %84, %68 : i64
+                  %86 = arith.subi %78, %77 : i64
+                  %87 = arith.addi %85, %86 : i64
+                  %88 = arith.minsi %69, %c64_i64 : i64
+                  "instgem.mvin"(%83, %87, %88, %81) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %75 = arith.cmpi sgt, %70, %c0 : index
+                scf.if %75 {
+                  %76 = arith.muli %70, %c4 : index
+                  %77 = arith.addi %76, %c1 : index
+                  %78 = arith.divsi %77, %c4 : index
+                  scf.for %arg7 = %c0 to %78 step %c1 {
+                    %79 = arith.index_cast %arg7 : index to i64
+                    %80 = arith.muli %79, %c16_i64 : i64
+                    %81 = arith.maxsi %80, %c0_i64_3 : i64
+                    %82 = arith.addi %80, %c16_i64 : i64
+                    %83 = arith.minsi %82, %69 : i64
+                    %84 = arith.subi %83, %81 : i64
+                    %85 = arith.muli %81, %72#2 : i64
+                    %86 = arith.addi %72#3, %85 : i64
+                    %87 = arith.addi %80, %71 : i64
+                    %88 = arith.subi %81, %80 : i64
+                    %89 = arith.addi %87, %88 : i64
+                    "instgem.mvin2"(%86, %89, %c16_i64, %84) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c144_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              %73 = arith.muli %63, %c64_i64 : i64
+              %74 = arith.addi %62, %73 : i64
+              "instgem.mvout"(%74, %c2684354576_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+            } else {
+              scf.if %67 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %74 = arith.index_cast %arg7 : index to i64
+                  %75 = arith.muli %74, %c16_i64 : i64
+                  %76 = arith.maxsi %75, %c0_i64_3 : i64
+                  %77 = arith.addi %75, %c16_i64 : i64
+                  %78 = arith.minsi %77, %c32_i64 : i64
+                  %79 = arith.subi %78, %76 : i64
+                  %80 = arith.muli %76, %72#0 : i64
+                  %81 = arith.addi %72#1, %80 : i64
+                  %82 = arith.muli %74, %c32_i64 : i64
+                  %83 = arith.addi %82, %68 : i64
+                  %84 = arith.subi %76, %75 : i64
+                  %85 = arith.addi %83, %84 : i64
+                  %86 = arith.minsi %69, %c64_i64 : i64
+                  "instgem.mvin"(%81, %85, %86, %79) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %73 = arith.cmpi sgt, %70, %c0 : index
+                scf.if %73 {
+                  %74 = arith.muli %70, %c4 : index
+                  %75 = arith.addi %74, %c1 : index
+                  %76 = arith.divsi %75, %c4 : index
+                  scf.for %arg7 = %c0 to %76 step %c1 {
+                    %77 = arith.index_cast %arg7 : index to i64
+                    %78 = arith.muli %77, %c16_i64 : i64
+                    %79 = arith.maxsi %78, %c0_i64_3 : i64
+                    %80 = arith.addi %78, %c16_i64 : i64
+                    %81 = arith.minsi %80, %69 : i64
+                    %82 = arith.subi %81, %79 : i64
+                    %83 = arith.muli %79, %72#2 : i64
+                    %84 = arith.addi %72#3, %83 : i64
+                    %85 = arith.addi %78, %71 : i64
+                    %86 = arith.subi %79, %78 : i64
+                    %87 = arith.addi %85, %86 : i64
+                    "instgem.mvin2"(%84, %87, %c16_i64, %82) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c144_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            scf.if %67 {
+              %73 = arith.muli %70, %c4 : index
+              %74 = arith.addi %73, %c1 : index
+              %75 = arith.divsi %74, %c4 : index
+              scf.for %arg7 = %75 to %70 step %c1 {
+                %76 = arith.index_cast %arg7 : index to i64
+                %77 = arith.muli %76, %c16_i64 : i64
+                %78 = arith.maxsi %77, %c0_i64_3 : i64
+                %79 = arith.addi %77, %c16_i64 : i64
+                %80 = arith.minsi %79, %69 : i64
+                %81 = arith.subi %80, %78 : i64
+                %82 = arith.muli %78, %72#2 : i64
+                %83 = arith.addi %72#3, %82 : i64
+                %84 = arith.addi %77, %71 : i64
+                %85 = arith.subi %78, %77 : i64
                 %86 = arith.addi %84, %85 : i64
-                %87 = arith.minsi %70, %c64_i64 : i64
-                "instgem.mvin"(%82, %86, %87, %80) : (i64, i64, i64, i64) -> ()
+                "instgem.mvin2"(%83, %86, %c16_i64, %81) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %74 = arith.cmpi sgt, %71, %c0 : index
-              scf.if %74 {
-                %75 = arith.muli %71, %c4 : index
-                %76 = arith.addi %75, %c1 : index
-                %77 = arith.divsi %76, %c4 : index
-                scf.for %arg7 = %c0 to %77 step %c1 {
-                  %78 = arith.index_cast %arg7 : index to i64
-                  %79 = arith.muli %78, %c16_i64 : i64
-                  %80 = arith.maxsi %79, %c0_i64_3 : i64
-                  %81 = arith.addi %79, %c16_i64 : i64
-                  %82 = arith.minsi %81, %70 : i64
-                  %83 = arith.subi %82, %80 : i64
-                  %84 = arith.muli %80, %73#2 : i64
-                  %85 = arith.addi %73#3, %84 : i64
-                  %86 = arith.addi %79, %72 : i64
-                  %87 = arith.subi %80, %79 : i64
-                  %88 = arith.addi %86, %87 : i64
-                  "instgem.mvin2"(%85, %88, %c16_i64, %83) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } else {
+          %67:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+            %68 = arith.addi %arg8, %c32 : index
+            %69 = arith.index_cast %arg7 : index to i64
+            %70 = arith.remsi %69, %c2_i64_1 : i64
+            %71 = arith.muli %70, %c64_i64 : i64
+            %72 = arith.addi %arg9, %c32 : index
+            %73 = arith.muli %70, %c32_i64 : i64
+            %74 = arith.addi %73, %c128_i64 : i64
+            %75 = arith.addi %arg7, %c1 : index
+            %76 = arith.cmpi sge, %75, %14 : index
+            %77 = arith.cmpi eq, %arg7, %c0 : index
+            %78 = arith.ori %77, %76 : i1
+            %79 = arith.cmpi slt, %75, %14 : index
+            %80:9 = scf.if %79 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %81 = arith.addi %arg8, %c64 : index
+              %82 = arith.subi %81, %68 : index
+              %subview_6 = memref.subview %reinterpret_cast[%12, %68] [32, %82] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_7 = memref.cast %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %83 = arith.index_cast %75 : index to i64
+              %84 = arith.remsi %83, %c2_i64_1 : i64
+              %85 = arith.muli %84, %c64_i64 : i64
+              %86 = arith.index_cast %82 : index to i64
+              %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %87 = arith.index_cast %intptr_12 : index to i64
+              %88 = arith.index_cast %offset_9 : index to i64
+              %89 = arith.addi %87, %88 : i64
+              %90 = arith.index_cast %strides_11#0 : index to i64
+              %91 = arith.addi %arg9, %c64 : index
+              %92 = arith.subi %91, %72 : index
+              %subview_13 = memref.subview %reinterpret_cast_4[%72, %13] [%92, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+              %cast_14 = memref.cast %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %93 = arith.muli %84, %c32_i64 : i64
+              %94 = arith.addi %93, %c128_i64 : i64
+              %95 = arith.index_cast %92 : index to i64
+              %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %96 = arith.index_cast %intptr_19 : index to i64
+              %97 = arith.index_cast %offset_16 : index to i64
+              %98 = arith.addi %96, %97 : i64
+              %99 = arith.index_cast %strides_18#0 : index to i64
+              %100 = arith.maxsi %95, %c0_i64_3 : i64
+              %101 = arith.addi %100, %c15_i64 : i64
+              %102 = arith.divui %101, %c16_i64 : i64
+              %103 = arith.cmpi sgt, %95, %c0_i64_3 : i64
+              %104 = arith.extui %103 : i1 to i64
+              %105 = arith.muli %102, %104 : i64
+              %106 = arith.index_cast %105 : i64 to index
+              scf.yield %90, %89, %85, %86, %106, %95, %99, %98, %94 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            }
+            scf.if %78 {
+              scf.if %76 {
+                %81 = arith.select %77, %c0_i64_3, %c-1_i64 : i64
+                scf.if %79 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %92 = arith.index_cast %arg10 : index to i64
+                    %93 = arith.muli %92, %c16_i64 : i64
+                    %94 = arith.maxsi %93, %c0_i64_3 : i64
+                    %95 = arith.addi %93, %c16_i64 : i64
+                    %96 = arith.minsi %95, %c32_i64 : i64
+                    %97 = arith.subi %96, %94 : i64
+                    %98 = arith.muli %94, %80#0 : i64
+                    %99 = arith.addi %80#1, %98 : i64
+                    %100 = arith.muli %92, %c32_i64 : i64
+                    %101 = arith.addi %100, %80#2 : i64
+                    %102 = arith.subi %94, %93 : i64
+                    %103 = arith.addi %101, %102 : i64
+                    %104 = arith.minsi %80#3, %c64_i64 : i64
+                    "instgem.mvin"(%99, %103, %104, %97) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %91 = arith.cmpi sgt, %80#4, %c0 : index
+                  scf.if %91 {
+                    %92 = arith.muli %80#4, %c4 : index
+                    %93 = arith.addi %92, %c1 : index
+                    %94 = arith.divsi %93, %c4 : index
+                    scf.for %arg10 = %c0 to %94 step %c1 {
+                      %95 = arith.index_cast %arg10 : index to i64
+                      %96 = arith.muli %95, %c16_i64 : i64
+                      %97 = arith.maxsi %96, %c0_i64_3 : i64
+                      %98 = arith.addi %96, %c16_i64 : i64
+                      %99 = arith.minsi %98, %80#5 : i64
+                      %100 = arith.subi %99, %97 : i64
+                      %101 = arith.muli %97, %80#6 : i64
+                      %102 = arith.addi %80#7, %101 : i64
+                      %103 = arith.addi %96, %80#8 : i64
+                      %104 = arith.subi %97, %96 : i64
+                      %105 = arith.addi %103, %104 : i64
+                      "instgem.mvin2"(%102, %105, %c16_i64, %100) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %82 = arith.cmpi eq, %81, %c0_i64_3 : i64
+                %83 = arith.select %82, %c2147483648_i64, %c3221225472_i64 : i64
+                "instgem.preload"(%74, %c16_i64, %c16_i64, %83, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%71, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %84 = arith.ori %83, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %84, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %85 = arith.addi %71, %c32_i64 : i64
+                "instgem.compute_accumulated"(%85, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %86 = arith.addi %73, %c144_i64 : i64
+                "instgem.preload"(%86, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %87 = arith.addi %71, %c16_i64 : i64
+                "instgem.compute_preloaded"(%87, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %88 = arith.addi %71, %c48_i64 : i64
+                "instgem.compute_accumulated"(%88, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %89 = arith.muli %63, %c64_i64 : i64
+                %90 = arith.addi %62, %89 : i64
+                "instgem.mvout"(%90, %c2684354576_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+              } else {
+                %81 = arith.select %77, %c0_i64_3, %c-1_i64 : i64
+                scf.if %79 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %90 = arith.index_cast %arg10 : index to i64
+                    %91 = arith.muli %90, %c16_i64 : i64
+                    %92 = arith.maxsi %91, %c0_i64_3 : i64
+                    %93 = arith.addi %91, %c16_i64 : i64
+                    %94 = arith.minsi %93, %c32_i64 : i64
+                    %95 = arith.subi %94, %92 : i64
+                    %96 = arith.muli %92, %80#0 : i64
+                    %97 = arith.addi %80#1, %96 : i64
+                    %98 = arith.muli %90, %c32_i64 : i64
+                    %99 = arith.addi %98, %80#2 : i64
+                    %100 = arith.subi %92, %91 : i64
+                    %101 = arith.addi %99, %100 : i64
+                    %102 = arith.minsi %80#3, %c64_i64 : i64
+                    "instgem.mvin"(%97, %101, %102, %95) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %89 = arith.cmpi sgt, %80#4, %c0 : index
+                  scf.if %89 {
+                    %90 = arith.muli %80#4, %c4 : index
+                    %91 = arith.addi %90, %c1 : index
+                    %92 = arith.divsi %91, %c4 : index
+                    scf.for %arg10 = %c0 to %92 step %c1 {
+                      %93 = arith.index_cast %arg10 : index to i64
+                      %94 = arith.muli %93, %c16_i64 : i64
+                      %95 = arith.maxsi %94, %c0_i64_3 : i64
+                      %96 = arith.addi %94, %c16_i64 : i64
+                      %97 = arith.minsi %96, %80#5 : i64
+                      %98 = arith.subi %97, %95 : i64
+                      %99 = arith.muli %95, %80#6 : i64
+                      %100 = arith.addi %80#7, %99 : i64
+                      %101 = arith.addi %94, %80#8 : i64
+                      %102 = arith.subi %95, %94 : i64
+                      %103 = arith.addi %101, %102 : i64
+                      "instgem.mvin2"(%100, %103, %c16_i64, %98) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %82 = arith.cmpi eq, %81, %c0_i64_3 : i64
+                %83 = arith.select %82, %c2147483648_i64, %c3221225472_i64 : i64
+                "instgem.preload"(%74, %c16_i64, %c16_i64, %83, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%71, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %84 = arith.ori %83, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %84, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %85 = arith.addi %71, %c32_i64 : i64
+                "instgem.compute_accumulated"(%85, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %86 = arith.addi %73, %c144_i64 : i64
+                "instgem.preload"(%86, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %87 = arith.addi %71, %c16_i64 : i64
+                "instgem.compute_preloaded"(%87, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %88 = arith.addi %71, %c48_i64 : i64
+                "instgem.compute_accumulated"(%88, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+            } else {
+              scf.if %79 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %82 = arith.index_cast %arg10 : index to i64
+                  %83 = arith.muli %82, %c16_i64 : i64
+                  %84 = arith.maxsi %83, %c0_i64_3 : i64
+                  %85 = arith.addi %83, %c16_i64 : i64
+                  %86 = arith.minsi %85, %c32_i64 : i64
+                  %87 = arith.subi %86, %84 : i64
+                  %88 = arith.muli %84, %80#0 : i64
+                  %89 = arith.addi %80#1, %88 : i64
+                  %90 = arith.muli %82, %c32_i64 : i64
+                  %91 = arith.addi %90, %80#2 : i64
+                  %92 = arith.subi %84, %83 : i64
+                  %93 = arith.addi %91, %92 : i64
+                  %94 = arith.minsi %80#3, %c64_i64 : i64
+                  "instgem.mvin"(%89, %93, %94, %87) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
+                %81 = arith.cmpi sgt, %80#4, %c0 : index
+                scf.if %81 {
+                  %82 = arith.muli %80#4, %c4 : index
+                  %83 = arith.addi %82, %c1 : index
+                  %84 = arith.divsi %83, %c4 : index
+                  scf.for %arg10 = %c0 to %84 step %c1 {
+                    %85 = arith.index_cast %arg10 : index to i64
+                    %86 = arith.muli %85, %c16_i64 : i64
+                    %87 = arith.maxsi %86, %c0_i64_3 : i64
+                    %88 = arith.addi %86, %c16_i64 : i64
+                    %89 = arith.minsi %88, %80#5 : i64
+                    %90 = arith.subi %89, %87 : i64
+                    %91 = arith.muli %87, %80#6 : i64
+                    %92 = arith.addi %80#7, %91 : i64
+                    %93 = arith.addi %86, %80#8 : i64
+                    %94 = arith.subi %87, %86 : i64
+                    %95 = arith.addi %93, %94 : i64
+                    "instgem.mvin2"(%92, %95, %c16_i64, %90) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              scf.for %arg10 = %c0 to %c2 step %c1 {
+                %81 = arith.index_cast %arg10 : index to i64
+                %82 = arith.muli %81, %c16_i64 : i64
+                %83 = arith.addi %82, %74 : i64
+                "instgem.preload"(%83, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %84 = arith.addi %82, %71 : i64
+                "instgem.compute_preloaded"(%84, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %85 = arith.addi %82, %c32_i64 : i64
+                %86 = arith.addi %85, %71 : i64
+                "instgem.compute_accumulated"(%86, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c144_i64, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_preloaded"(%c16_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.compute_accumulated"(%c48_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.if %79 {
+              %81 = arith.muli %80#4, %c4 : index
+              %82 = arith.addi %81, %c1 : index
+              %83 = arith.divsi %82, %c4 : index
+              scf.for %arg10 = %83 to %80#4 step %c1 {
+                %84 = arith.index_cast %arg10 : index to i64
+                %85 = arith.muli %84, %c16_i64 : i64
+                %86 = arith.maxsi %85, %c0_i64_3 : i64
+                %87 = arith.addi %85, %c16_i64 : i64
+                %88 = arith.minsi %87, %80#5 : i64
+                %89 = arith.subi %88, %86 : i64
+                %90 = arith.muli %86, %80#6 : i64
+                %91 = arith.addi %80#7, %90 : i64
+                %92 = arith.addi %85, %80#8 : i64
+                %93 = arith.subi %86, %85 : i64
+                %94 = arith.addi %92, %93 : i64
+                "instgem.mvin2"(%91, %94, %c16_i64, %89) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
+            }
+            scf.yield %68, %72 : index, index
           }
-          scf.if %68 {
-            %74 = arith.muli %71, %c4 : index
-            %75 = arith.addi %74, %c1 : index
-            %76 = arith.divsi %75, %c4 : index
-            scf.for %arg7 = %76 to %71 step %c1 {
-              %77 = arith.index_cast %arg7 : index to i64
-              %78 = arith.muli %77, %c16_i64 : i64
-              %79 = arith.maxsi %78, %c0_i64_3 : i64
-              %80 = arith.addi %78, %c16_i64 : i64
-              %81 = arith.minsi %80, %70 : i64
-              %82 = arith.subi %81, %79 : i64
-              %83 = arith.muli %79, %73#2 : i64
-              %84 = arith.addi %73#3, %83 : i64
-              %85 = arith.addi %78, %72 : i64
-              %86 = arith.subi %79, %78 : i64
-              %87 = arith.addi %85, %86 : i64
-              "instgem.mvin2"(%84, %87, %c16_i64, %82) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
+        }
+        scf.if %58 {
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %67 = arith.index_cast %arg7 : index to i64
+            %68 = arith.remsi %67, %c2_i64_1 : i64
+            %69 = arith.divsi %67, %c2_i64_1 : i64
+            %70 = arith.muli %68, %c16_i64 : i64
+            %71 = arith.maxsi %70, %c0_i64_3 : i64
+            %72 = arith.addi %70, %c16_i64 : i64
+            %73 = arith.minsi %72, %c32_i64 : i64
+            %74 = arith.subi %73, %71 : i64
+            %75 = arith.muli %71, %64 : i64
+            %76 = arith.addi %62, %75 : i64
+            %77 = arith.muli %69, %c64_i64 : i64
+            %78 = arith.addi %76, %77 : i64
+            %79 = arith.muli %69, %c16_i64 : i64
+            %80 = arith.addi %70, %79 : i64
+            %81 = arith.ori %80, %c2684354560_i64 : i64
+            %82 = arith.subi %71, %70 : i64
+            %83 = arith.addi %81, %82 : i64
+            %84 = arith.subi %c16_i64, %79 : i64
+            %85 = arith.minsi %84, %c16_i64 : i64
+            "instgem.mvout"(%78, %83, %85, %74) : (i64, i64, i64, i64) -> ()
           }
         }
       } else {
-        %68:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-          %69 = arith.addi %arg8, %c32 : index
-          %70 = arith.index_cast %arg7 : index to i64
-          %71 = arith.remsi %70, %c2_i64_1 : i64
-          %72 = arith.muli %71, %c64_i64 : i64
-          %73 = arith.addi %arg9, %c32 : index
-          %74 = arith.muli %71, %c32_i64 : i64
-          %75 = arith.addi %74, %c128_i64 : i64
-          %76 = arith.addi %arg7, %c1 : index
-          %77 = arith.cmpi sge, %76, %14 : index
-          %78 = arith.cmpi eq, %arg7, %c0 : index
-          %79 = arith.ori %78, %77 : i1
-          %80 = arith.cmpi slt, %76, %14 : index
-          %81:9 = scf.if %80 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
-            %82 = arith.addi %arg8, %c64 : index
-            %83 = arith.subi %82, %69 : index
-            %subview_6 = memref.subview %reinterpret_cast[%12, %69] [32, %83] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
-            %cast_7 = memref.cast %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %84 = arith.index_cast %76 : index to i64
-            %85 = arith.remsi %84, %c2_i64_1 : i64
-            %86 = arith.muli %85, %c64_i64 : i64
-            %87 = arith.index_cast %83 : index to i64
-            %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %88 = arith.index_cast %intptr_12 : index to i64
-            %89 = arith.index_cast %offset_9 : index to i64
-            %90 = arith.addi %88, %89 : i64
-            %91 = arith.index_cast %strides_11#0 : index to i64
-            %92 = arith.addi %arg9, %c64 : index
-            %93 = arith.subi %92, %73 : index
-            %subview_13 = memref.subview %reinterpret_cast_4[%73, %13] [%93, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
-            %cast_14 = memref.cast %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %94 = arith.muli %85, %c32_i64 : i64
-            %95 = arith.addi %94, %c128_i64 : i64
-            %96 = arith.index_cast %93 : index to i64
-            %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-            %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %97 = arith.index_cast %intptr_19 : index to i64
-            %98 = arith.index_cast %offset_16 : index to i64
-            %99 = arith.addi %97, %98 : i64
-            %100 = arith.index_cast %strides_18#0 : index to i64
-            %101 = arith.maxsi %96, %c0_i64_3 : i64
-            %102 = arith.addi %101, %c15_i64 : i64
-            %103 = arith.divui %102, %c16_i64 : i64
-            %104 = arith.cmpi sgt, %96, %c0_i64_3 : i64
-            %105 = arith.extui %104 : i1 to i64
-            %106 = arith.muli %103, %105 : i64
-            %107 = arith.index_cast %106 : i64 to index
-            scf.yield %91, %90, %86, %87, %107, %96, %100, %99, %95 : i64, i64, i64, i64, index, i64, i64, i64, i64
-          } else {
-            scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
-          }
-          scf.if %79 {
-            scf.if %77 {
-              %82 = arith.select %78, %c0_i64_3, %c-1_i64 : i64
-              scf.if %80 {
-                scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %93 = arith.index_cast %arg10 : index to i64
-                  %94 = arith.muli %93, %c16_i64 : i64
-                  %95 = arith.maxsi %94, %c0_i64_3 : i64
-                  %96 = arith.addi %94, %c16_i64 : i64
-                  %97 = arith.minsi %96, %c32_i64 : i64
-                  %98 = arith.subi %97, %95 : i64
-                  %99 = arith.muli %95, %81#0 : i64
-                  %100 = arith.addi %81#1, %99 : i64
-                  %101 = arith.muli %93, %c32_i64 : i64
-                  %102 = arith.addi %101, %81#2 : i64
-                  %103 = arith.subi %95, %94 : i64
-                  %104 = arith.addi %102, %103 : i64
-                  %105 = arith.minsi %81#3, %c64_i64 : i64
-                  "instgem.mvin"(%100, %104, %105, %98) : (i64, i64, i64, i64) -> ()
-                } {gemmini.load_stream}
-                %92 = arith.cmpi sgt, %81#4, %c0 : index
-                scf.if %92 {
-                  %93 = arith.muli %81#4, %c4 : index
-                  %94 = arith.addi %93, %c1 : index
-                  %95 = arith.divsi %94, %c4 : index
-                  scf.for %arg10 = %c0 to %95 step %c1 {
-                    %96 = arith.index_cast %arg10 : index to i64
-                    %97 = arith.muli %96, %c16_i64 : i64
-                    %98 = arith.maxsi %97, %c0_i64_3 : i64
-                    %99 = arith.addi %97, %c16_i64 : i64
-                    %100 = arith.minsi %99, %81#5 : i64
-                    %101 = arith.subi %100, %98 : i64
-                    %102 = arith.muli %98, %81#6 : i64
-                    %103 = arith.addi %81#7, %102 : i64
-                    %104 = arith.addi %97, %81#8 : i64
-                    %105 = arith.subi %98, %97 : i64
-                    %106 = arith.addi %104, %105 : i64
-                    "instgem.mvin2"(%103, %106, %c16_i64, %101) : (i64, i64, i64, i64) -> ()
-                  } {gemmini.load_stream}
-                }
-              }
-              %83 = arith.cmpi eq, %82, %c0_i64_3 : i64
-              %84 = arith.select %83, %c2147483648_i64, %c3221225472_i64 : i64
-              "instgem.preload"(%75, %c16_i64, %c16_i64, %84, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%72, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %85 = arith.ori %84, %c16_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %85, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %86 = arith.addi %72, %c32_i64 : i64
-              "instgem.compute_accumulated"(%86, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %87 = arith.addi %74, %c144_i64 : i64
-              "instgem.preload"(%87, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %88 = arith.addi %72, %c16_i64 : i64
-              "instgem.compute_preloaded"(%88, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %89 = arith.addi %72, %c48_i64 : i64
-              "instgem.compute_accumulated"(%89, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.mvout"(%63, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-              %90 = arith.muli %64, %c64_i64 : i64
-              %91 = arith.addi %63, %90 : i64
-              "instgem.mvout"(%91, %c2684354576_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_5[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %58 = arith.cmpi sle, %14, %c0 : index
+        scf.if %58 {
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %67 = arith.index_cast %arg7 : index to i64
+            %68 = arith.muli %67, %c16_i64 : i64
+            %69 = arith.ori %68, %c2147483648_i64 : i64
+            "instgem.mvin"(%c0_i64_3, %69, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %59 = arith.index_cast %intptr : index to i64
+        %60 = arith.index_cast %offset : index to i64
+        %61 = arith.muli %60, %c4_i64 : i64
+        %62 = arith.addi %59, %61 : i64
+        %63 = arith.index_cast %strides#0 : index to i64
+        %64 = arith.muli %63, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %64, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        %65 = arith.cmpi sgt, %14, %c0 : index
+        scf.if %65 {
+          %67 = arith.minsi %arg5, %c32 : index
+          %subview_6 = memref.subview %reinterpret_cast[%12, 0] [32, %67] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_7 = memref.cast %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %68 = arith.index_cast %67 : index to i64
+          %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %69 = arith.index_cast %intptr_12 : index to i64
+          %70 = arith.index_cast %offset_9 : index to i64
+          %71 = arith.addi %69, %70 : i64
+          %72 = arith.index_cast %strides_11#0 : index to i64
+          %subview_13 = memref.subview %reinterpret_cast_4[0, %13] [%67, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_14 = memref.cast %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %73 = arith.index_cast %intptr_19 : index to i64
+          %74 = arith.index_cast %offset_16 : index to i64
+          %75 = arith.addi %73, %74 : i64
+          %76 = arith.index_cast %strides_18#0 : index to i64
+          %77 = arith.maxsi %68, %c0_i64_3 : i64
+          %78 = arith.addi %77, %c15_i64 : i64
+          %79 = arith.divui %78, %c16_i64 : i64
+          %80 = arith.cmpi sgt, %68, %c0_i64_3 : i64
+          %81 = arith.extui %80 : i1 to i64
+          %82 = arith.muli %79, %81 : i64
+          %83 = arith.index_cast %82 : i64 to index
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %72) : (i64, i64, i64, i64, i64, i64) -> ()
+          "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %76) : (i64, i64, i64, i64, i64, i64) -> ()
+          %84 = arith.minsi %83, %c1 : index
+          %85 = arith.minsi %68, %c64_i64 : i64
+          "instgem.mvin"(%71, %c0_i64_3, %85, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %c0 to %84 step %c1 {
+            %88 = arith.index_cast %arg7 : index to i64
+            %89 = arith.muli %88, %c16_i64 : i64
+            %90 = arith.maxsi %89, %c0_i64_3 : i64
+            %91 = arith.addi %89, %c16_i64 : i64
+            %92 = arith.minsi %91, %68 : i64
+            %93 = arith.subi %92, %90 : i64
+            %94 = arith.muli %90, %76 : i64
+            %95 = arith.addi %75, %94 : i64
+            %96 = arith.addi %89, %c128_i64 : i64
+            %97 = arith.subi %90, %89 : i64
+            %98 = arith.addi %96, %97 : i64
+            "instgem.mvin2"(%95, %98, %c16_i64, %93) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %86 = arith.muli %72, %c16_i64 : i64
+          %87 = arith.addi %71, %86 : i64
+          "instgem.mvin"(%87, %c32_i64, %85, %c16_i64) : (i64, i64, i64, i64) -> ()
+          scf.for %arg7 = %84 to %83 step %c1 {
+            %88 = arith.index_cast %arg7 : index to i64
+            %89 = arith.muli %88, %c16_i64 : i64
+            %90 = arith.maxsi %89, %c0_i64_3 : i64
+            %91 = arith.addi %89, %c16_i64 : i64
+            %92 = arith.minsi %91, %68 : i64
+            %93 = arith.subi %92, %90 : i64
+            %94 = arith.muli %90, %76 : i64
+            %95 = arith.addi %75, %94 : i64
+            %96 = arith.addi %89, %c128_i64 : i64
+            %97 = arith.subi %90, %89 : i64
+            %98 = arith.addi %96, %97 : i64
+            "instgem.mvin2"(%95, %98, %c16_i64, %93) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+        }
+        %66 = arith.cmpi sle, %14, %c1 : index
+        scf.if %66 {
+          scf.if %65 {
+            %67 = arith.minsi %arg5, %c32 : index
+            %68 = arith.index_cast %67 : index to i64
+            %69 = arith.maxsi %68, %c0_i64_3 : i64
+            %70 = arith.minsi %69, %c32_i64 : i64
+            %71 = arith.minsi %70, %70 : i64
+            %72 = arith.ceildivsi %71, %c16_i64 : i64
+            %73 = arith.divsi %71, %c16_i64 : i64
+            %74 = arith.minsi %72, %73 : i64
+            %75 = arith.maxsi %74, %c0_i64_3 : i64
+            %76 = arith.cmpi sgt, %14, %c1 : index
+            %77 = arith.select %76, %c64_i64, %c0_i64_3 : i64
+            %78 = arith.select %76, %c160_i64, %c0_i64_3 : i64
+            %79:7 = scf.if %76 -> (i64, i64, i64, index, i64, i64, i64) {
+              %80 = arith.minsi %arg5, %c64 : index
+              %81 = arith.subi %80, %c32 : index
+              %subview_6 = memref.subview %reinterpret_cast[%12, 32] [32, %81] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_7 = memref.cast %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %82 = arith.index_cast %81 : index to i64
+              %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %83 = arith.index_cast %intptr_12 : index to i64
+              %84 = arith.index_cast %offset_9 : index to i64
+              %85 = arith.addi %83, %84 : i64
+              %86 = arith.index_cast %strides_11#0 : index to i64
+              %subview_13 = memref.subview %reinterpret_cast_4[32, %13] [%81, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+              %cast_14 = memref.cast %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %87 = arith.index_cast %intptr_19 : index to i64
+              %88 = arith.index_cast %offset_16 : index to i64
+              %89 = arith.addi %87, %88 : i64
+              %90 = arith.index_cast %strides_18#0 : index to i64
+              %91 = arith.maxsi %82, %c0_i64_3 : i64
+              %92 = arith.addi %91, %c15_i64 : i64
+              %93 = arith.divui %92, %c16_i64 : i64
+              %94 = arith.cmpi sgt, %82, %c0_i64_3 : i64
+              %95 = arith.extui %94 : i1 to i64
+              %96 = arith.muli %93, %95 : i64
+              %97 = arith.index_cast %96 : i64 to index
+              "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %86) : (i64, i64, i64, i64, i64, i64) -> ()
+              "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %90) : (i64, i64, i64, i64, i64, i64) -> ()
+              scf.yield %86, %85, %82, %97, %82, %90, %89 : i64, i64, i64, index, i64, i64, i64
             } else {
-              %82 = arith.select %78, %c0_i64_3, %c-1_i64 : i64
-              scf.if %80 {
-                scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %91 = arith.index_cast %arg10 : index to i64
-                  %92 = arith.muli %91, %c16_i64 : i64
-                  %93 = arith.maxsi %92, %c0_i64_3 : i64
-                  %94 = arith.addi %92, %c16_i64 : i64
-                  %95 = arith.minsi %94, %c32_i64 : i64
-                  %96 = arith.subi %95, %93 : i64
-                  %97 = arith.muli %93, %81#0 : i64
-                  %98 = arith.addi %81#1, %97 : i64
-                  %99 = arith.muli %91, %c32_i64 : i64
-                  %100 = arith.addi %99, %81#2 : i64
-                  %101 = arith.subi %93, %92 : i64
-                  %102 = arith.addi %100, %101 : i64
-                  %103 = arith.minsi %81#3, %c64_i64 : i64
-                  "instgem.mvin"(%98, %102, %103, %96) : (i64, i64, i64, i64) -> ()
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, index, i64, i64, i64
+            }
+            scf.if %66 {
+              scf.if %76 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %89 = arith.index_cast %arg7 : index to i64
+                  %90 = arith.muli %89, %c16_i64 : i64
+                  %91 = arith.maxsi %90, %c0_i64_3 : i64
+                  %92 = arith.addi %90, %c16_i64 : i64
+                  %93 = arith.minsi %92, %c32_i64 : i64
+                  %94 = arith.subi %93, %91 : i64
+                  %95 = arith.muli %91, %79#0 : i64
+                  %96 = arith.addi %79#1, %95 : i64
+                  %97 = arith.muli %89, %c32_i64 : i64
+                  %98 = arith.addi %97, %77 : i64
+                  %99 = arith.subi %91, %90 : i64
+                  %100 = arith.addi %98, %99 : i64
+                  %101 = arith.minsi %79#2, %c64_i64 : i64
+                  "instgem.mvin"(%96, %100, %101, %94) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
-                %90 = arith.cmpi sgt, %81#4, %c0 : index
-                scf.if %90 {
-                  %91 = arith.muli %81#4, %c4 : index
-                  %92 = arith.addi %91, %c1 : index
-                  %93 = arith.divsi %92, %c4 : index
-                  scf.for %arg10 = %c0 to %93 step %c1 {
-                    %94 = arith.index_cast %arg10 : index to i64
-                    %95 = arith.muli %94, %c16_i64 : i64
-                    %96 = arith.maxsi %95, %c0_i64_3 : i64
-                    %97 = arith.addi %95, %c16_i64 : i64
-                    %98 = arith.minsi %97, %81#5 : i64
-                    %99 = arith.subi %98, %96 : i64
-                    %100 = arith.muli %96, %81#6 : i64
-                    %101 = arith.addi %81#7, %100 : i64
-                    %102 = arith.addi %95, %81#8 : i64
-                    %103 = arith.subi %96, %95 : i64
-                    %104 = arith.addi %102, %103 : i64
-                    "instgem.mvin2"(%101, %104, %c16_i64, %99) : (i64, i64, i64, i64) -> ()
+                %88 = arith.cmpi sgt, %79#3, %c0 : index
+                scf.if %88 {
+                  %89 = arith.muli %79#3, %c4 : index
+                  %90 = arith.addi %89, %c1 : index
+                  %91 = arith.divsi %90, %c4 : index
+                  scf.for %arg7 = %c0 to %91 step %c1 {
+                    %92 = arith.index_cast %arg7 : index to i64
+                    %93 = arith.muli %92, %c16_i64 : i64
+                    %94 = arith.maxsi %93, %c0_i64_3 : i64
+                    %95 = arith.addi %93, %c16_i64 : i64
+                    %96 = arith.minsi %95, %79#4 : i64
+                    %97 = arith.subi %96, %94 : i64
+                    %98 = arith.muli %94, %79#5 : i64
+                    %99 = arith.addi %79#6, %98 : i64
+                    %100 = arith.addi %93, %78 : i64
+                    %101 = arith.subi %94, %93 : i64
+                    %102 = arith.addi %100, %101 : i64
+                    "instgem.mvin2"(%99, %102, %c16_i64, %97) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %83 = arith.cmpi eq, %82, %c0_i64_3 : i64
-              %84 = arith.select %83, %c2147483648_i64, %c3221225472_i64 : i64
-              "instgem.preload"(%75, %c16_i64, %c16_i64, %84, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.compute_preloaded"(%72, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %85 = arith.ori %84, %c16_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %85, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %86 = arith.addi %72, %c32_i64 : i64
-              "instgem.compute_accumulated"(%86, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %87 = arith.addi %74, %c144_i64 : i64
-              "instgem.preload"(%87, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %88 = arith.addi %72, %c16_i64 : i64
-              "instgem.compute_preloaded"(%88, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %89 = arith.addi %72, %c48_i64 : i64
-              "instgem.compute_accumulated"(%89, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %80 = arith.subi %72, %c1_i64_2 : i64
+              %81 = arith.cmpi sgt, %75, %c0_i64_3 : i64
+              scf.if %81 {
+                "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %88 = arith.cmpi eq, %80, %c0_i64_3 : i64
+                scf.if %88 {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                } else {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %82 = arith.index_cast %75 : i64 to index
+              scf.for %arg7 = %c1 to %82 step %c1 {
+                %88 = arith.index_cast %arg7 : index to i64
+                %89 = arith.muli %88, %c16_i64 : i64
+                %90 = arith.addi %89, %c128_i64 : i64
+                "instgem.preload"(%90, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%89, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %91 = arith.cmpi eq, %88, %80 : i64
+                scf.if %91 {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %92 = arith.addi %89, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%92, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                } else {
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %92 = arith.addi %89, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%92, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %83 = arith.index_cast %72 : i64 to index
+              scf.for %arg7 = %82 to %83 step %c1 {
+                %88 = arith.index_cast %arg7 : index to i64
+                %89 = arith.muli %88, %c16_i64 : i64
+                %90 = arith.subi %70, %89 : i64
+                %91 = arith.minsi %90, %c16_i64 : i64
+                %92 = arith.cmpi eq, %88, %c0_i64_3 : i64
+                %93 = arith.select %92, %c2147483648_i64, %c3221225472_i64 : i64
+                %94 = arith.addi %89, %c128_i64 : i64
+                "instgem.preload"(%94, %c16_i64, %91, %93, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%89, %91, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %95 = arith.cmpi eq, %88, %80 : i64
+                scf.if %95 {
+                  %96 = arith.ori %93, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %97 = arith.addi %89, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%97, %91, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                } else {
+                  %96 = arith.ori %93, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %96, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %97 = arith.addi %89, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%97, %91, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %84 = arith.cmpi sgt, %72, %c0_i64_3 : i64
+              %85 = arith.extui %84 : i1 to i64
+              %86 = arith.index_cast %85 : i64 to index
+              scf.for %arg7 = %86 to %c2 step %c1 {
+                %88 = arith.index_cast %arg7 : index to i64
+                %89 = arith.muli %88, %c16_i64 : i64
+                %90 = arith.maxsi %89, %c0_i64_3 : i64
+                %91 = arith.addi %89, %c16_i64 : i64
+                %92 = arith.minsi %91, %c32_i64 : i64
+                %93 = arith.subi %92, %90 : i64
+                %94 = arith.muli %90, %64 : i64
+                %95 = arith.addi %62, %94 : i64
+                %96 = arith.ori %89, %c2684354560_i64 : i64
+                %97 = arith.subi %90, %89 : i64
+                %98 = arith.addi %96, %97 : i64
+                "instgem.mvout"(%95, %98, %c16_i64, %93) : (i64, i64, i64, i64) -> ()
+              }
+              %87 = arith.cmpi eq, %72, %c0_i64_3 : i64
+              scf.if %87 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %88 = arith.index_cast %arg7 : index to i64
+                  %89 = arith.muli %88, %c16_i64 : i64
+                  %90 = arith.ori %89, %c2147483648_i64 : i64
+                  %91 = arith.cmpi sge, %88, %c2_i64_1 : i64
+                  %92 = arith.ori %87, %91 : i1
+                  scf.if %92 {
+                    "instgem.mvin"(%c0_i64_3, %90, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+            } else {
+              scf.if %76 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %85 = arith.index_cast %arg7 : index to i64
+                  %86 = arith.muli %85, %c16_i64 : i64
+                  %87 = arith.maxsi %86, %c0_i64_3 : i64
+                  %88 = arith.addi %86, %c16_i64 : i64
+                  %89 = arith.minsi %88, %c32_i64 : i64
+                  %90 = arith.subi %89, %87 : i64
+                  %91 = arith.muli %87, %79#0 : i64
+                  %92 = arith.addi %79#1, %91 : i64
+                  %93 = arith.muli %85, %c32_i64 : i64
+                  %94 = arith.addi %93, %77 : i64
+                  %95 = arith.subi %87, %86 : i64
+                  %96 = arith.addi %94, %95 : i64
+                  %97 = arith.minsi %79#2, %c64_i64 : i64
+                  "instgem.mvin"(%92, %96, %97, %90) : (i64, i64, i64, i64) -> ()
+                } {gemmini.load_stream}
+                %84 = arith.cmpi sgt, %79#3, %c0 : index
+                scf.if %84 {
+                  %85 = arith.muli %79#3, %c4 : index
+                  %86 = arith.addi %85, %c1 : index
+                  %87 = arith.divsi %86, %c4 : index
+                  scf.for %arg7 = %c0 to %87 step %c1 {
+                    %88 = arith.index_cast %arg7 : index to i64
+                    %89 = arith.muli %88, %c16_i64 : i64
+                    %90 = arith.maxsi %89, %c0_i64_3 : i64
+                    %91 = arith.addi %89, %c16_i64 : i64
+                    %92 = arith.minsi %91, %79#4 : i64
+                    %93 = arith.subi %92, %90 : i64
+                    %94 = arith.muli %90, %79#5 : i64
+                    %95 = arith.addi %79#6, %94 : i64
+                    %96 = arith.addi %89, %78 : i64
+                    %97 = arith.subi %90, %89 : i64
+                    %98 = arith.addi %96, %97 : i64
+                    "instgem.mvin2"(%95, %98, %c16_i64, %93) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %80 = arith.cmpi sgt, %75, %c0_i64_3 : i64
+              scf.if %80 {
+                "instgem.preload"(%c128_i64, %c16_i64, %c16_i64, %c2147483648_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c2147483664_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_accumulated"(%c32_i64, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %81 = arith.index_cast %75 : i64 to index
+              scf.for %arg7 = %c1 to %81 step %c1 {
+                %84 = arith.index_cast %arg7 : index to i64
+                %85 = arith.muli %84, %c16_i64 : i64
+                %86 = arith.addi %85, %c128_i64 : i64
+                "instgem.preload"(%86, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%85, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %87 = arith.addi %85, %c32_i64 : i64
+                "instgem.compute_accumulated"(%87, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %82 = arith.index_cast %72 : i64 to index
+              scf.for %arg7 = %81 to %82 step %c1 {
+                %84 = arith.index_cast %arg7 : index to i64
+                %85 = arith.muli %84, %c16_i64 : i64
+                %86 = arith.subi %70, %85 : i64
+                %87 = arith.minsi %86, %c16_i64 : i64
+                %88 = arith.cmpi eq, %84, %c0_i64_3 : i64
+                %89 = arith.select %88, %c2147483648_i64, %c3221225472_i64 : i64
+                %90 = arith.addi %85, %c128_i64 : i64
+                "instgem.preload"(%90, %c16_i64, %87, %89, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%85, %87, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %91 = arith.ori %89, %c16_i64 : i64
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %91, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %92 = arith.addi %85, %c32_i64 : i64
+                "instgem.compute_accumulated"(%92, %87, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %83 = arith.cmpi eq, %72, %c0_i64_3 : i64
+              scf.if %83 {
+                scf.for %arg7 = %c0 to %c2 step %c1 {
+                  %84 = arith.index_cast %arg7 : index to i64
+                  %85 = arith.muli %84, %c16_i64 : i64
+                  %86 = arith.ori %85, %c2147483648_i64 : i64
+                  %87 = arith.cmpi sge, %84, %c2_i64_1 : i64
+                  %88 = arith.ori %83, %87 : i1
+                  scf.if %88 {
+                    "instgem.mvin"(%c0_i64_3, %86, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
             }
-          } else {
-            scf.if %80 {
-              scf.for %arg10 = %c0 to %c2 step %c1 {
-                %83 = arith.index_cast %arg10 : index to i64
+            scf.if %76 {
+              %80 = arith.muli %79#3, %c4 : index
+              %81 = arith.addi %80, %c1 : index
+              %82 = arith.divsi %81, %c4 : index
+              scf.for %arg7 = %82 to %79#3 step %c1 {
+                %83 = arith.index_cast %arg7 : index to i64
                 %84 = arith.muli %83, %c16_i64 : i64
                 %85 = arith.maxsi %84, %c0_i64_3 : i64
                 %86 = arith.addi %84, %c16_i64 : i64
-                %87 = arith.minsi %86, %c32_i64 : i64
+                %87 = arith.minsi %86, %79#4 : i64
                 %88 = arith.subi %87, %85 : i64
-                %89 = arith.muli %85, %81#0 : i64
-                %90 = arith.addi %81#1, %89 : i64
-                %91 = arith.muli %83, %c32_i64 : i64
-                %92 = arith.addi %91, %81#2 : i64
-                %93 = arith.subi %85, %84 : i64
-                %94 = arith.addi %92, %93 : i64
-                %95 = arith.minsi %81#3, %c64_i64 : i64
-                "instgem.mvin"(%90, %94, %95, %88) : (i64, i64, i64, i64) -> ()
+                %89 = arith.muli %85, %79#5 : i64
+                %90 = arith.addi %79#6, %89 : i64
+                %91 = arith.addi %84, %78 : i64
+                %92 = arith.subi %85, %84 : i64
+                %93 = arith.addi %91, %92 : i64
+                "instgem.mvin2"(%90, %93, %c16_i64, %88) : (i64, i64, i64, i64) -> ()
               } {gemmini.load_stream}
-              %82 = arith.cmpi sgt, %81#4, %c0 : index
-              scf.if %82 {
-                %83 = arith.muli %81#4, %c4 : index
-                %84 = arith.addi %83, %c1 : index
-                %85 = arith.divsi %84, %c4 : index
-                scf.for %arg10 = %c0 to %85 step %c1 {
-                  %86 = arith.index_cast %arg10 : index to i64
-                  %87 = arith.muli %86, %c16_i64 : i64
-                  %88 = arith.maxsi %87, %c0_i64_3 : i64
-                  %89 = arith.addi %87, %c16_i64 : i64
-                  %90 = arith.minsi %89, %81#5 : i64
-                  %91 = arith.subi %90, %88 : i64
-                  %92 = arith.muli %88, %81#6 : i64
-                  %93 = arith.addi %81#7, %92 : i64
-                  %94 = arith.addi %87, %81#8 : i64
-                  %95 = arith.subi %88, %87 : i64
-                  %96 = arith.addi %94, %95 : i64
-                  "instgem.mvin2"(%93, %96, %c16_i64, %91) : (i64, i64, i64, i64) -> ()
+            }
+          }
+        } else {
+          %67:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+            %68 = arith.addi %arg8, %c32 : index
+            %69 = arith.minsi %68, %arg5 : index
+            %70 = arith.subi %69, %arg8 : index
+            %71 = arith.index_cast %arg7 : index to i64
+            %72 = arith.remsi %71, %c2_i64_1 : i64
+            %73 = arith.muli %72, %c64_i64 : i64
+            %74 = arith.index_cast %70 : index to i64
+            %75 = arith.addi %arg9, %c32 : index
+            %76 = arith.minsi %75, %arg5 : index
+            %77 = arith.subi %76, %arg9 : index
+            %78 = arith.muli %72, %c32_i64 : i64
+            %79 = arith.addi %78, %c128_i64 : i64
+            %80 = arith.index_cast %77 : index to i64
+            %81 = arith.maxsi %74, %c0_i64_3 : i64
+            %82 = arith.minsi %81, %c32_i64 : i64
+            %83 = arith.maxsi %80, %c0_i64_3 : i64
+            %84 = arith.minsi %83, %c32_i64 : i64
+            %85 = arith.minsi %82, %84 : i64
+            %86 = arith.ceildivsi %85, %c16_i64 : i64
+            %87 = arith.addi %arg7, %c1 : index
+            %88 = arith.cmpi sge, %87, %14 : index
+            %89 = arith.cmpi eq, %arg7, %c0 : index
+            %90 = arith.divsi %85, %c16_i64 : i64
+            %91 = arith.minsi %86, %90 : i64
+            %92 = arith.maxsi %91, %c0_i64_3 : i64
+            %93 = arith.ori %89, %88 : i1
+            %94 = arith.cmpi slt, %87, %14 : index
+            %95:9 = scf.if %94 -> (i64, i64, i64, i64, index, i64, i64, i64, i64) {
+              %96 = arith.addi %arg8, %c64 : index
+              %97 = arith.minsi %96, %arg5 : index
+              %98 = arith.subi %97, %68 : index
+              %subview_6 = memref.subview %reinterpret_cast[%12, %68] [32, %98] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+              %cast_7 = memref.cast %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %99 = arith.index_cast %87 : index to i64
+              %100 = arith.remsi %99, %c2_i64_1 : i64
+              %101 = arith.muli %100, %c64_i64 : i64
+              %102 = arith.index_cast %98 : index to i64
+              %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_6 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_12 = memref.extract_aligned_pointer_as_index %cast_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %103 = arith.index_cast %intptr_12 : index to i64
+              %104 = arith.index_cast %offset_9 : index to i64
+              %105 = arith.addi %103, %104 : i64
+              %106 = arith.index_cast %strides_11#0 : index to i64
+              %107 = arith.addi %arg9, %c64 : index
+              %108 = arith.minsi %107, %arg5 : index
+              %109 = arith.subi %108, %75 : index
+              %subview_13 = memref.subview %reinterpret_cast_4[%75, %13] [%109, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+              %cast_14 = memref.cast %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+              %110 = arith.muli %100, %c32_i64 : i64
+              %111 = arith.addi %110, %c128_i64 : i64
+              %112 = arith.index_cast %109 : index to i64
+              %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_13 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+              %intptr_19 = memref.extract_aligned_pointer_as_index %cast_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+              %113 = arith.index_cast %intptr_19 : index to i64
+              %114 = arith.index_cast %offset_16 : index to i64
+              %115 = arith.addi %113, %114 : i64
+              %116 = arith.index_cast %strides_18#0 : index to i64
+              %117 = arith.maxsi %112, %c0_i64_3 : i64
+              %118 = arith.addi %117, %c15_i64 : i64
+              %119 = arith.divui %118, %c16_i64 : i64
+              %120 = arith.cmpi sgt, %112, %c0_i64_3 : i64
+              %121 = arith.extui %120 : i1 to i64
+              %122 = arith.muli %119, %121 : i64
+              %123 = arith.index_cast %122 : i64 to index
+              scf.yield %106, %105, %101, %102, %123, %112, %116, %115, %111 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            } else {
+              scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3 : i64, i64, i64, i64, index, i64, i64, i64, i64
+            }
+            scf.if %93 {
+              scf.if %88 {
+                %96 = arith.select %89, %c0_i64_3, %c-1_i64 : i64
+                scf.if %94 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %107 = arith.index_cast %arg10 : index to i64
+                    %108 = arith.muli %107, %c16_i64 : i64
+                    %109 = arith.maxsi %108, %c0_i64_3 : i64
+                    %110 = arith.addi %108, %c16_i64 : i64
+                    %111 = arith.minsi %110, %c32_i64 : i64
+                    %112 = arith.subi %111, %109 : i64
+                    %113 = arith.muli %109, %95#0 : i64
+                    %114 = arith.addi %95#1, %113 : i64
+                    %115 = arith.muli %107, %c32_i64 : i64
+                    %116 = arith.addi %115, %95#2 : i64
+                    %117 = arith.subi %109, %108 : i64
+                    %118 = arith.addi %116, %117 : i64
+                    %119 = arith.minsi %95#3, %c64_i64 : i64
+                    "instgem.mvin"(%114, %118, %119, %112) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %106 = arith.cmpi sgt, %95#4, %c0 : index
+                  scf.if %106 {
+                    %107 = arith.muli %95#4, %c4 : index
+                    %108 = arith.addi %107, %c1 : index
+                    %109 = arith.divsi %108, %c4 : index
+                    scf.for %arg10 = %c0 to %109 step %c1 {
+                      %110 = arith.index_cast %arg10 : index to i64
+                      %111 = arith.muli %110, %c16_i64 : i64
+                      %112 = arith.maxsi %111, %c0_i64_3 : i64
+                      %113 = arith.addi %111, %c16_i64 : i64
+                      %114 = arith.minsi %113, %95#5 : i64
+                      %115 = arith.subi %114, %112 : i64
+                      %116 = arith.muli %112, %95#6 : i64
+                      %117 = arith.addi %95#7, %116 : i64
+                      %118 = arith.addi %111, %95#8 : i64
+                      %119 = arith.subi %112, %111 : i64
+                      %120 = arith.addi %118, %119 : i64
+                      "instgem.mvin2"(%117, %120, %c16_i64, %115) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %97 = arith.subi %86, %c1_i64_2 : i64
+                %98 = arith.cmpi sgt, %92, %c0_i64_3 : i64
+                scf.if %98 {
+                  %106 = arith.cmpi eq, %96, %c0_i64_3 : i64
+                  %107 = arith.select %106, %c2147483648_i64, %c3221225472_i64 : i64
+                  "instgem.preload"(%79, %c16_i64, %c16_i64, %107, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%73, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %108 = arith.cmpi eq, %97, %c0_i64_3 : i64
+                  scf.if %108 {
+                    %109 = arith.ori %107, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %109, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %110 = arith.addi %73, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%110, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    %109 = arith.ori %107, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %109, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %110 = arith.addi %73, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%110, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %99 = arith.index_cast %92 : i64 to index
+                scf.for %arg10 = %c1 to %99 step %c1 {
+                  %106 = arith.index_cast %arg10 : index to i64
+                  %107 = arith.muli %106, %c16_i64 : i64
+                  %108 = arith.addi %107, %79 : i64
+                  "instgem.preload"(%108, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %109 = arith.addi %107, %73 : i64
+                  "instgem.compute_preloaded"(%109, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %110 = arith.cmpi eq, %106, %97 : i64
+                  scf.if %110 {
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %111 = arith.addi %107, %c32_i64 : i64
+                    %112 = arith.addi %111, %73 : i64
+                    "instgem.compute_accumulated"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %111 = arith.addi %107, %c32_i64 : i64
+                    %112 = arith.addi %111, %73 : i64
+                    "instgem.compute_accumulated"(%112, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %100 = arith.index_cast %86 : i64 to index
+                scf.for %arg10 = %99 to %100 step %c1 {
+                  %106 = arith.index_cast %arg10 : index to i64
+                  %107 = arith.muli %106, %c16_i64 : i64
+                  %108 = arith.subi %82, %107 : i64
+                  %109 = arith.minsi %108, %c16_i64 : i64
+                  %110 = arith.subi %84, %107 : i64
+                  %111 = arith.minsi %110, %c16_i64 : i64
+                  %112 = arith.cmpi eq, %106, %96 : i64
+                  %113 = arith.select %112, %c2147483648_i64, %c3221225472_i64 : i64
+                  %114 = arith.addi %107, %79 : i64
+                  "instgem.preload"(%114, %c16_i64, %111, %113, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %115 = arith.addi %107, %73 : i64
+                  "instgem.compute_preloaded"(%115, %109, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %116 = arith.cmpi eq, %106, %97 : i64
+                  scf.if %116 {
+                    %117 = arith.ori %113, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %117, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %118 = arith.addi %107, %c32_i64 : i64
+                    %119 = arith.addi %118, %73 : i64
+                    "instgem.compute_accumulated"(%119, %109, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    "instgem.mvout"(%62, %c2684354560_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  } else {
+                    %117 = arith.ori %113, %c16_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %117, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %118 = arith.addi %107, %c32_i64 : i64
+                    %119 = arith.addi %118, %73 : i64
+                    "instgem.compute_accumulated"(%119, %109, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %101 = arith.cmpi sgt, %86, %c0_i64_3 : i64
+                %102 = arith.extui %101 : i1 to i64
+                %103 = arith.index_cast %102 : i64 to index
+                scf.for %arg10 = %103 to %c2 step %c1 {
+                  %106 = arith.index_cast %arg10 : index to i64
+                  %107 = arith.muli %106, %c16_i64 : i64
+                  %108 = arith.maxsi %107, %c0_i64_3 : i64
+                  %109 = arith.addi %107, %c16_i64 : i64
+                  %110 = arith.minsi %109, %c32_i64 : i64
+                  %111 = arith.subi %110, %108 : i64
+                  %112 = arith.muli %108, %64 : i64
+                  %113 = arith.addi %62, %112 : i64
+                  %114 = arith.ori %107, %c2684354560_i64 : i64
+                  %115 = arith.subi %108, %107 : i64
+                  %116 = arith.addi %114, %115 : i64
+                  "instgem.mvout"(%113, %116, %c16_i64, %111) : (i64, i64, i64, i64) -> ()
+                }
+                %104 = arith.cmpi eq, %86, %c0_i64_3 : i64
+                %105 = arith.andi %89, %104 : i1
+                scf.if %105 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %106 = arith.index_cast %arg10 : index to i64
+                    %107 = arith.muli %106, %c16_i64 : i64
+                    %108 = arith.ori %107, %c2147483648_i64 : i64
+                    %109 = arith.cmpi sge, %106, %c2_i64_1 : i64
+                    %110 = arith.ori %104, %109 : i1
+                    scf.if %110 {
+                      "instgem.mvin"(%c0_i64_3, %108, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+              } else {
+                %96 = arith.select %89, %c0_i64_3, %c-1_i64 : i64
+                scf.if %94 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %103 = arith.index_cast %arg10 : index to i64
+                    %104 = arith.muli %103, %c16_i64 : i64
+                    %105 = arith.maxsi %104, %c0_i64_3 : i64
+                    %106 = arith.addi %104, %c16_i64 : i64
+                    %107 = arith.minsi %106, %c32_i64 : i64
+                    %108 = arith.subi %107, %105 : i64
+                    %109 = arith.muli %105, %95#0 : i64
+                    %110 = arith.addi %95#1, %109 : i64
+                    %111 = arith.muli %103, %c32_i64 : i64
+                    %112 = arith.addi %111, %95#2 : i64
+                    %113 = arith.subi %105, %104 : i64
+                    %114 = arith.addi %112, %113 : i64
+                    %115 = arith.minsi %95#3, %c64_i64 : i64
+                    "instgem.mvin"(%110, %114, %115, %108) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                  %102 = arith.cmpi sgt, %95#4, %c0 : index
+                  scf.if %102 {
+                    %103 = arith.muli %95#4, %c4 : index
+                    %104 = arith.addi %103, %c1 : index
+                    %105 = arith.divsi %104, %c4 : index
+                    scf.for %arg10 = %c0 to %105 step %c1 {
+                      %106 = arith.index_cast %arg10 : index to i64
+                      %107 = arith.muli %106, %c16_i64 : i64
+                      %108 = arith.maxsi %107, %c0_i64_3 : i64
+                      %109 = arith.addi %107, %c16_i64 : i64
+                      %110 = arith.minsi %109, %95#5 : i64
+                      %111 = arith.subi %110, %108 : i64
+                      %112 = arith.muli %108, %95#6 : i64
+                      %113 = arith.addi %95#7, %112 : i64
+                      %114 = arith.addi %107, %95#8 : i64
+                      %115 = arith.subi %108, %107 : i64
+                      %116 = arith.addi %114, %115 : i64
+                      "instgem.mvin2"(%113, %116, %c16_i64, %111) : (i64, i64, i64, i64) -> ()
+                    } {gemmini.load_stream}
+                  }
+                }
+                %97 = arith.cmpi sgt, %92, %c0_i64_3 : i64
+                scf.if %97 {
+                  %102 = arith.cmpi eq, %96, %c0_i64_3 : i64
+                  %103 = arith.select %102, %c2147483648_i64, %c3221225472_i64 : i64
+                  "instgem.preload"(%79, %c16_i64, %c16_i64, %103, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%73, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %104 = arith.ori %103, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %104, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %105 = arith.addi %73, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%105, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %98 = arith.index_cast %92 : i64 to index
+                scf.for %arg10 = %c1 to %98 step %c1 {
+                  %102 = arith.index_cast %arg10 : index to i64
+                  %103 = arith.muli %102, %c16_i64 : i64
+                  %104 = arith.addi %103, %79 : i64
+                  "instgem.preload"(%104, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %105 = arith.addi %103, %73 : i64
+                  "instgem.compute_preloaded"(%105, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %106 = arith.addi %103, %c32_i64 : i64
+                  %107 = arith.addi %106, %73 : i64
+                  "instgem.compute_accumulated"(%107, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %99 = arith.index_cast %86 : i64 to index
+                scf.for %arg10 = %98 to %99 step %c1 {
+                  %102 = arith.index_cast %arg10 : index to i64
+                  %103 = arith.muli %102, %c16_i64 : i64
+                  %104 = arith.subi %82, %103 : i64
+                  %105 = arith.minsi %104, %c16_i64 : i64
+                  %106 = arith.subi %84, %103 : i64
+                  %107 = arith.minsi %106, %c16_i64 : i64
+                  %108 = arith.cmpi eq, %102, %96 : i64
+                  %109 = arith.select %108, %c2147483648_i64, %c3221225472_i64 : i64
+                  %110 = arith.addi %103, %79 : i64
+                  "instgem.preload"(%110, %c16_i64, %107, %109, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %111 = arith.addi %103, %73 : i64
+                  "instgem.compute_preloaded"(%111, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %112 = arith.ori %109, %c16_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %112, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %113 = arith.addi %103, %c32_i64 : i64
+                  %114 = arith.addi %113, %73 : i64
+                  "instgem.compute_accumulated"(%114, %105, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %100 = arith.cmpi eq, %86, %c0_i64_3 : i64
+                %101 = arith.andi %89, %100 : i1
+                scf.if %101 {
+                  scf.for %arg10 = %c0 to %c2 step %c1 {
+                    %102 = arith.index_cast %arg10 : index to i64
+                    %103 = arith.muli %102, %c16_i64 : i64
+                    %104 = arith.ori %103, %c2147483648_i64 : i64
+                    %105 = arith.cmpi sge, %102, %c2_i64_1 : i64
+                    %106 = arith.ori %100, %105 : i1
+                    scf.if %106 {
+                      "instgem.mvin"(%c0_i64_3, %104, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+              }
+            } else {
+              scf.if %94 {
+                scf.for %arg10 = %c0 to %c2 step %c1 {
+                  %99 = arith.index_cast %arg10 : index to i64
+                  %100 = arith.muli %99, %c16_i64 : i64
+                  %101 = arith.maxsi %100, %c0_i64_3 : i64
+                  %102 = arith.addi %100, %c16_i64 : i64
+                  %103 = arith.minsi %102, %c32_i64 : i64
+                  %104 = arith.subi %103, %101 : i64
+                  %105 = arith.muli %101, %95#0 : i64
+                  %106 = arith.addi %95#1, %105 : i64
+                  %107 = arith.muli %99, %c32_i64 : i64
+                  %108 = arith.addi %107, %95#2 : i64
+                  %109 = arith.subi %101, %100 : i64
+                  %110 = arith.addi %108, %109 : i64
+                  %111 = arith.minsi %95#3, %c64_i64 : i64
+                  "instgem.mvin"(%106, %110, %111, %104) : (i64, i64, i64, i64) -> ()
                 } {gemmini.load_stream}
+                %98 = arith.cmpi sgt, %95#4, %c0 : index
+                scf.if %98 {
+                  %99 = arith.muli %95#4, %c4 : index
+                  %100 = arith.addi %99, %c1 : index
+                  %101 = arith.divsi %100, %c4 : index
+                  scf.for %arg10 = %c0 to %101 step %c1 {
+                    %102 = arith.index_cast %arg10 : index to i64
+                    %103 = arith.muli %102, %c16_i64 : i64
+                    %104 = arith.maxsi %103, %c0_i64_3 : i64
+                    %105 = arith.addi %103, %c16_i64 : i64
+                    %106 = arith.minsi %105, %95#5 : i64
+                    %107 = arith.subi %106, %104 : i64
+                    %108 = arith.muli %104, %95#6 : i64
+                    %109 = arith.addi %95#7, %108 : i64
+                    %110 = arith.addi %103, %95#8 : i64
+                    %111 = arith.subi %104, %103 : i64
+                    %112 = arith.addi %110, %111 : i64
+                    "instgem.mvin2"(%109, %112, %c16_i64, %107) : (i64, i64, i64, i64) -> ()
+                  } {gemmini.load_stream}
+                }
+              }
+              %96 = arith.index_cast %92 : i64 to index
+              scf.for %arg10 = %c0 to %96 step %c1 {
+                %98 = arith.index_cast %arg10 : index to i64
+                %99 = arith.muli %98, %c16_i64 : i64
+                %100 = arith.addi %99, %79 : i64
+                "instgem.preload"(%100, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %101 = arith.addi %99, %73 : i64
+                "instgem.compute_preloaded"(%101, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %102 = arith.addi %99, %c32_i64 : i64
+                %103 = arith.addi %102, %73 : i64
+                "instgem.compute_accumulated"(%103, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              }
+              %97 = arith.index_cast %86 : i64 to index
+              scf.for %arg10 = %96 to %97 step %c1 {
+                %98 = arith.index_cast %arg10 : index to i64
+                %99 = arith.muli %98, %c16_i64 : i64
+                %100 = arith.subi %82, %99 : i64
+                %101 = arith.minsi %100, %c16_i64 : i64
+                %102 = arith.subi %84, %99 : i64
+                %103 = arith.minsi %102, %c16_i64 : i64
+                %104 = arith.addi %99, %79 : i64
+                "instgem.preload"(%104, %c16_i64, %103, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %105 = arith.addi %99, %73 : i64
+                "instgem.compute_preloaded"(%105, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %106 = arith.addi %99, %c32_i64 : i64
+                %107 = arith.addi %106, %73 : i64
+                "instgem.compute_accumulated"(%107, %101, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
               }
             }
-            scf.for %arg10 = %c0 to %c2 step %c1 {
-              %82 = arith.index_cast %arg10 : index to i64
-              %83 = arith.muli %82, %c16_i64 : i64
-              %84 = arith.addi %83, %75 : i64
-              "instgem.preload"(%84, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %85 = arith.addi %83, %72 : i64
-              "instgem.compute_preloaded"(%85, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %86 = arith.addi %83, %c32_i64 : i64
-              %87 = arith.addi %86, %72 : i64
-              "instgem.compute_accumulated"(%87, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.if %94 {
+              %96 = arith.muli %95#4, %c4 : index
+              %97 = arith.addi %96, %c1 : index
+              %98 = arith.divsi %97, %c4 : index
+              scf.for %arg10 = %98 to %95#4 step %c1 {
+                %99 = arith.index_cast %arg10 : index to i64
+                %100 = arith.muli %99, %c16_i64 : i64
+                %101 = arith.maxsi %100, %c0_i64_3 : i64
+                %102 = arith.addi %100, %c16_i64 : i64
+                %103 = arith.minsi %102, %95#5 : i64
+                %104 = arith.subi %103, %101 : i64
+                %105 = arith.muli %101, %95#6 : i64
+                %106 = arith.addi %95#7, %105 : i64
+                %107 = arith.addi %100, %95#8 : i64
+                %108 = arith.subi %101, %100 : i64
+                %109 = arith.addi %107, %108 : i64
+                "instgem.mvin2"(%106, %109, %c16_i64, %104) : (i64, i64, i64, i64) -> ()
+              } {gemmini.load_stream}
             }
+            scf.yield %68, %75 : index, index
           }
-          scf.if %80 {
-            %82 = arith.muli %81#4, %c4 : index
-            %83 = arith.addi %82, %c1 : index
-            %84 = arith.divsi %83, %c4 : index
-            scf.for %arg10 = %84 to %81#4 step %c1 {
-              %85 = arith.index_cast %arg10 : index to i64
-              %86 = arith.muli %85, %c16_i64 : i64
-              %87 = arith.maxsi %86, %c0_i64_3 : i64
-              %88 = arith.addi %86, %c16_i64 : i64
-              %89 = arith.minsi %88, %81#5 : i64
-              %90 = arith.subi %89, %87 : i64
-              %91 = arith.muli %87, %81#6 : i64
-              %92 = arith.addi %81#7, %91 : i64
-              %93 = arith.addi %86, %81#8 : i64
-              %94 = arith.subi %87, %86 : i64
-              %95 = arith.addi %93, %94 : i64
-              "instgem.mvin2"(%92, %95, %c16_i64, %90) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-          }
-          scf.yield %69, %73 : index, index
         }
-      }
-      scf.if %59 {
-        scf.for %arg7 = %c0 to %c2 step %c1 {
-          %68 = arith.index_cast %arg7 : index to i64
-          %69 = arith.remsi %68, %c2_i64_1 : i64
-          %70 = arith.divsi %68, %c2_i64_1 : i64
-          %71 = arith.muli %69, %c16_i64 : i64
-          %72 = arith.maxsi %71, %c0_i64_3 : i64
-          %73 = arith.addi %71, %c16_i64 : i64
-          %74 = arith.minsi %73, %c32_i64 : i64
-          %75 = arith.subi %74, %72 : i64
-          %76 = arith.muli %72, %65 : i64
-          %77 = arith.addi %63, %76 : i64
-          %78 = arith.muli %70, %c64_i64 : i64
-          %79 = arith.addi %77, %78 : i64
-          %80 = arith.muli %70, %c16_i64 : i64
-          %81 = arith.addi %71, %80 : i64
-          %82 = arith.ori %81, %c2684354560_i64 : i64
-          %83 = arith.subi %72, %71 : i64
-          %84 = arith.addi %82, %83 : i64
-          %85 = arith.subi %c16_i64, %80 : i64
-          %86 = arith.minsi %85, %c16_i64 : i64
-          "instgem.mvout"(%79, %84, %86, %75) : (i64, i64, i64, i64) -> ()
+        scf.if %58 {
+          scf.for %arg7 = %c0 to %c2 step %c1 {
+            %67 = arith.index_cast %arg7 : index to i64
+            %68 = arith.remsi %67, %c2_i64_1 : i64
+            %69 = arith.divsi %67, %c2_i64_1 : i64
+            %70 = arith.muli %68, %c16_i64 : i64
+            %71 = arith.maxsi %70, %c0_i64_3 : i64
+            %72 = arith.addi %70, %c16_i64 : i64
+            %73 = arith.minsi %72, %c32_i64 : i64
+            %74 = arith.subi %73, %71 : i64
+            %75 = arith.muli %71, %64 : i64
+            %76 = arith.addi %62, %75 : i64
+            %77 = arith.muli %69, %c64_i64 : i64
+            %78 = arith.addi %76, %77 : i64
+            %79 = arith.muli %69, %c16_i64 : i64
+            %80 = arith.addi %70, %79 : i64
+            %81 = arith.ori %80, %c2684354560_i64 : i64
+            %82 = arith.subi %71, %70 : i64
+            %83 = arith.addi %81, %82 : i64
+            %84 = arith.subi %c16_i64, %79 : i64
+            %85 = arith.minsi %84, %c16_i64 : i64
+            "instgem.mvout"(%78, %83, %85, %74) : (i64, i64, i64, i64) -> ()
+          }
         }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg3, %arg5], strides: [%arg5, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg5, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %59 = arith.maxsi %21, %c0 : index
-      %60 = arith.minsi %59, %arg3 : index
-      %61 = arith.maxsi %17, %c0 : index
-      %62 = arith.minsi %61, %c32 : index
-      %63 = arith.subi %60, %16 : index
-      %64 = arith.maxsi %22, %c0 : index
-      %65 = arith.minsi %64, %arg4 : index
-      %66 = arith.maxsi %20, %c0 : index
-      %67 = arith.minsi %66, %c16 : index
-      %68 = arith.subi %65, %19 : index
-      %69 = arith.cmpi sgt, %67, %c0 : index
-      scf.if %69 {
+      %55 = arith.maxsi %21, %c0 : index
+      %56 = arith.minsi %55, %arg3 : index
+      %57 = arith.maxsi %17, %c0 : index
+      %58 = arith.minsi %57, %c32 : index
+      %59 = arith.subi %56, %16 : index
+      %60 = arith.maxsi %22, %c0 : index
+      %61 = arith.minsi %60, %arg4 : index
+      %62 = arith.maxsi %20, %c0 : index
+      %63 = arith.minsi %62, %c16 : index
+      %64 = arith.subi %61, %19 : index
+      %65 = arith.cmpi sgt, %63, %c0 : index
+      scf.if %65 {
         func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_5[%16, %19] [%63, %68] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %70 = arith.cmpi sle, %14, %c0 : index
-      scf.if %70 {
+      %subview = memref.subview %reinterpret_cast_5[%16, %19] [%59, %64] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %66 = arith.cmpi sle, %14, %c0 : index
+      scf.if %66 {
         "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
         scf.for %arg7 = %c0 to %c2 step %c1 {
-          %93 = arith.index_cast %arg7 : index to i64
-          %94 = arith.muli %93, %c16_i64 : i64
-          %95 = arith.ori %94, %c2147483648_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %95, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+          %89 = arith.index_cast %arg7 : index to i64
+          %90 = arith.muli %89, %c16_i64 : i64
+          %91 = arith.ori %90, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %91, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %71 = arith.index_cast %62 : index to i64
-      %72 = arith.index_cast %63 : index to i64
-      %73 = arith.index_cast %68 : index to i64
+      %67 = arith.index_cast %58 : index to i64
+      %68 = arith.index_cast %59 : index to i64
+      %69 = arith.index_cast %64 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %74 = arith.index_cast %intptr : index to i64
-      %75 = arith.index_cast %offset : index to i64
-      %76 = arith.muli %75, %c4_i64 : i64
-      %77 = arith.addi %74, %76 : i64
-      %78 = arith.index_cast %strides#0 : index to i64
-      %79 = arith.muli %78, %c4_i64 : i64
+      %70 = arith.index_cast %intptr : index to i64
+      %71 = arith.index_cast %offset : index to i64
+      %72 = arith.muli %71, %c4_i64 : i64
+      %73 = arith.addi %70, %72 : i64
+      %74 = arith.index_cast %strides#0 : index to i64
+      %75 = arith.muli %74, %c4_i64 : i64
       scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %79, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %75, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %80 = arith.maxsi %71, %c0_i64_3 : i64
+      %76 = arith.maxsi %67, %c0_i64_3 : i64
+      %77 = arith.divui %76, %c16_i64 : i64
+      %78 = arith.addi %67, %68 : i64
+      %79 = arith.maxsi %78, %c0_i64_3 : i64
+      %80 = arith.addi %79, %c15_i64 : i64
       %81 = arith.divui %80, %c16_i64 : i64
-      %82 = arith.addi %71, %72 : i64
-      %83 = arith.maxsi %82, %c0_i64_3 : i64
-      %84 = arith.addi %83, %c15_i64 : i64
-      %85 = arith.divui %84, %c16_i64 : i64
-      %86 = arith.subi %85, %81 : i64
-      %87 = arith.cmpi sgt, %72, %c0_i64_3 : i64
-      %88 = arith.extui %87 : i1 to i64
-      %89 = arith.muli %86, %88 : i64
-      %90 = arith.ceildivsi %73, %c16_i64 : i64
-      %91 = arith.cmpi sgt, %14, %c0 : index
-      scf.if %91 {
-        %93 = arith.minsi %arg5, %c0 : index
-        %94 = arith.minsi %arg5, %c32 : index
-        %95 = arith.maxsi %93, %c0 : index
-        %96 = arith.minsi %95, %c32 : index
-        %97 = arith.subi %94, %93 : index
-        %98 = arith.cmpi sgt, %96, %c0 : index
-        %subview_6 = memref.subview %reinterpret_cast[%16, %93] [%63, %97] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %99 = arith.index_cast %97 : index to i64
+      %82 = arith.subi %81, %77 : i64
+      %83 = arith.cmpi sgt, %68, %c0_i64_3 : i64
+      %84 = arith.extui %83 : i1 to i64
+      %85 = arith.muli %82, %84 : i64
+      %86 = arith.ceildivsi %69, %c16_i64 : i64
+      %87 = arith.cmpi sgt, %14, %c0 : index
+      scf.if %87 {
+        %89 = arith.minsi %arg5, %c0 : index
+        %90 = arith.minsi %arg5, %c32 : index
+        %91 = arith.maxsi %89, %c0 : index
+        %92 = arith.minsi %91, %c32 : index
+        %93 = arith.subi %90, %89 : index
+        %94 = arith.cmpi sgt, %92, %c0 : index
+        %subview_6 = memref.subview %reinterpret_cast[%16, %89] [%59, %93] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %95 = arith.index_cast %93 : index to i64
         %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %100 = arith.index_cast %intptr_11 : index to i64
-        %101 = arith.index_cast %offset_8 : index to i64
-        %102 = arith.addi %100, %101 : i64
-        %103 = arith.index_cast %strides_10#0 : index to i64
-        %104 = arith.index_cast %89 : i64 to index
-        %105 = arith.addi %80, %c15_i64 : i64
-        %106 = arith.divui %105, %c16_i64 : i64
-        %107 = arith.cmpi sgt, %71, %c0_i64_3 : i64
-        %108 = arith.extui %107 : i1 to i64
-        %109 = arith.muli %106, %108 : i64
-        %110 = arith.index_cast %109 : i64 to index
-        %subview_12 = memref.subview %reinterpret_cast_4[%93, %19] [%97, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %111 = arith.index_cast %96 : index to i64
+        %96 = arith.index_cast %intptr_11 : index to i64
+        %97 = arith.index_cast %offset_8 : index to i64
+        %98 = arith.addi %96, %97 : i64
+        %99 = arith.index_cast %strides_10#0 : index to i64
+        %100 = arith.index_cast %85 : i64 to index
+        %101 = arith.addi %76, %c15_i64 : i64
+        %102 = arith.divui %101, %c16_i64 : i64
+        %103 = arith.cmpi sgt, %67, %c0_i64_3 : i64
+        %104 = arith.extui %103 : i1 to i64
+        %105 = arith.muli %102, %104 : i64
+        %106 = arith.index_cast %105 : i64 to index
+        %subview_12 = memref.subview %reinterpret_cast_4[%89, %19] [%93, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %107 = arith.index_cast %92 : index to i64
         %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %112 = arith.index_cast %intptr_17 : index to i64
-        %113 = arith.index_cast %offset_14 : index to i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.index_cast %strides_16#0 : index to i64
-        %116 = arith.maxsi %111, %c0_i64_3 : i64
+        %108 = arith.index_cast %intptr_17 : index to i64
+        %109 = arith.index_cast %offset_14 : index to i64
+        %110 = arith.addi %108, %109 : i64
+        %111 = arith.index_cast %strides_16#0 : index to i64
+        %112 = arith.maxsi %107, %c0_i64_3 : i64
+        %113 = arith.divui %112, %c16_i64 : i64
+        %114 = arith.addi %107, %95 : i64
+        %115 = arith.maxsi %114, %c0_i64_3 : i64
+        %116 = arith.addi %115, %c15_i64 : i64
         %117 = arith.divui %116, %c16_i64 : i64
-        %118 = arith.addi %111, %99 : i64
-        %119 = arith.maxsi %118, %c0_i64_3 : i64
-        %120 = arith.addi %119, %c15_i64 : i64
-        %121 = arith.divui %120, %c16_i64 : i64
-        %122 = arith.subi %121, %117 : i64
-        %123 = arith.cmpi sgt, %99, %c0_i64_3 : i64
-        %124 = arith.extui %123 : i1 to i64
-        %125 = arith.muli %122, %124 : i64
-        %126 = arith.index_cast %125 : i64 to index
-        %127 = arith.addi %116, %c15_i64 : i64
-        %128 = arith.divui %127, %c16_i64 : i64
-        %129 = arith.cmpi sgt, %111, %c0_i64_3 : i64
-        %130 = arith.extui %129 : i1 to i64
-        %131 = arith.muli %128, %130 : i64
-        %132 = arith.index_cast %131 : i64 to index
-        scf.if %98 {
+        %118 = arith.subi %117, %113 : i64
+        %119 = arith.cmpi sgt, %95, %c0_i64_3 : i64
+        %120 = arith.extui %119 : i1 to i64
+        %121 = arith.muli %118, %120 : i64
+        %122 = arith.index_cast %121 : i64 to index
+        %123 = arith.addi %112, %c15_i64 : i64
+        %124 = arith.divui %123, %c16_i64 : i64
+        %125 = arith.cmpi sgt, %107, %c0_i64_3 : i64
+        %126 = arith.extui %125 : i1 to i64
+        %127 = arith.muli %124, %126 : i64
+        %128 = arith.index_cast %127 : i64 to index
+        scf.if %94 {
           func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
         }
-        scf.if %69 {
+        scf.if %65 {
           func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
         }
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %103) : (i64, i64, i64, i64, i64, i64) -> ()
-        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %115) : (i64, i64, i64, i64, i64, i64) -> ()
-        %133 = arith.minsi %104, %c1 : index
-        %134 = arith.minsi %110, %c1 : index
-        %135 = arith.minsi %126, %c1 : index
-        %136 = arith.minsi %132, %c1 : index
-        scf.for %arg7 = %c0 to %133 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.addi %81, %137 : i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.maxsi %139, %71 : i64
-          %141 = arith.addi %139, %c16_i64 : i64
-          %142 = arith.minsi %141, %82 : i64
-          %143 = arith.subi %142, %140 : i64
-          %144 = arith.subi %140, %71 : i64
-          %145 = arith.muli %144, %103 : i64
-          %146 = arith.addi %102, %145 : i64
-          %147 = arith.muli %138, %c32_i64 : i64
-          %148 = arith.subi %140, %139 : i64
-          %149 = arith.addi %147, %148 : i64
-          %150 = arith.minsi %99, %c64_i64 : i64
-          "instgem.mvin"(%146, %149, %150, %143) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %134 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.muli %137, %c16_i64 : i64
-          %139 = arith.maxsi %138, %c0_i64_3 : i64
-          %140 = arith.addi %138, %c16_i64 : i64
-          %141 = arith.minsi %140, %71 : i64
-          %142 = arith.subi %141, %139 : i64
-          %143 = arith.muli %137, %c32_i64 : i64
-          %144 = arith.subi %139, %138 : i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %99) : (i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %111) : (i64, i64, i64, i64, i64, i64) -> ()
+        %129 = arith.minsi %100, %c1 : index
+        %130 = arith.minsi %106, %c1 : index
+        %131 = arith.minsi %122, %c1 : index
+        %132 = arith.minsi %128, %c1 : index
+        scf.for %arg7 = %c0 to %129 step %c1 {
+          %133 = arith.index_cast %arg7 : index to i64
+          %134 = arith.addi %77, %133 : i64
+          %135 = arith.muli %134, %c16_i64 : i64
+          %136 = arith.maxsi %135, %67 : i64
+          %137 = arith.addi %135, %c16_i64 : i64
+          %138 = arith.minsi %137, %78 : i64
+          %139 = arith.subi %138, %136 : i64
+          %140 = arith.subi %136, %67 : i64
+          %141 = arith.muli %140, %99 : i64
+          %142 = arith.addi %98, %141 : i64
+          %143 = arith.muli %134, %c32_i64 : i64
+          %144 = arith.subi %136, %135 : i64
           %145 = arith.addi %143, %144 : i64
-          %146 = arith.minsi %99, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %145, %146, %142) : (i64, i64, i64, i64) -> ()
+          %146 = arith.minsi %95, %c64_i64 : i64
+          "instgem.mvin"(%142, %145, %146, %139) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %135 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.addi %117, %137 : i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.maxsi %139, %111 : i64
-          %141 = arith.addi %139, %c16_i64 : i64
-          %142 = arith.minsi %141, %118 : i64
-          %143 = arith.subi %142, %140 : i64
-          %144 = arith.subi %140, %111 : i64
-          %145 = arith.muli %144, %115 : i64
-          %146 = arith.addi %114, %145 : i64
-          %147 = arith.addi %139, %c128_i64 : i64
-          %148 = arith.subi %140, %139 : i64
-          %149 = arith.addi %147, %148 : i64
-          %150 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin2"(%146, %149, %150, %143) : (i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %130 step %c1 {
+          %133 = arith.index_cast %arg7 : index to i64
+          %134 = arith.muli %133, %c16_i64 : i64
+          %135 = arith.maxsi %134, %c0_i64_3 : i64
+          %136 = arith.addi %134, %c16_i64 : i64
+          %137 = arith.minsi %136, %67 : i64
+          %138 = arith.subi %137, %135 : i64
+          %139 = arith.muli %133, %c32_i64 : i64
+          %140 = arith.subi %135, %134 : i64
+          %141 = arith.addi %139, %140 : i64
+          %142 = arith.minsi %95, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %141, %142, %138) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %c0 to %136 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.muli %137, %c16_i64 : i64
-          %139 = arith.maxsi %138, %c0_i64_3 : i64
-          %140 = arith.addi %138, %c16_i64 : i64
-          %141 = arith.minsi %140, %111 : i64
-          %142 = arith.subi %141, %139 : i64
-          %143 = arith.addi %138, %c128_i64 : i64
-          %144 = arith.subi %139, %138 : i64
+        scf.for %arg7 = %c0 to %131 step %c1 {
+          %133 = arith.index_cast %arg7 : index to i64
+          %134 = arith.addi %113, %133 : i64
+          %135 = arith.muli %134, %c16_i64 : i64
+          %136 = arith.maxsi %135, %107 : i64
+          %137 = arith.addi %135, %c16_i64 : i64
+          %138 = arith.minsi %137, %114 : i64
+          %139 = arith.subi %138, %136 : i64
+          %140 = arith.subi %136, %107 : i64
+          %141 = arith.muli %140, %111 : i64
+          %142 = arith.addi %110, %141 : i64
+          %143 = arith.addi %135, %c128_i64 : i64
+          %144 = arith.subi %136, %135 : i64
           %145 = arith.addi %143, %144 : i64
-          %146 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %145, %146, %142) : (i64, i64, i64, i64) -> ()
+          %146 = arith.minsi %69, %c64_i64 : i64
+          "instgem.mvin2"(%142, %145, %146, %139) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %133 to %104 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.addi %81, %137 : i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.maxsi %139, %71 : i64
-          %141 = arith.addi %139, %c16_i64 : i64
-          %142 = arith.minsi %141, %82 : i64
-          %143 = arith.subi %142, %140 : i64
-          %144 = arith.subi %140, %71 : i64
-          %145 = arith.muli %144, %103 : i64
-          %146 = arith.addi %102, %145 : i64
-          %147 = arith.muli %138, %c32_i64 : i64
-          %148 = arith.subi %140, %139 : i64
-          %149 = arith.addi %147, %148 : i64
-          %150 = arith.minsi %99, %c64_i64 : i64
-          "instgem.mvin"(%146, %149, %150, %143) : (i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %c0 to %132 step %c1 {
+          %133 = arith.index_cast %arg7 : index to i64
+          %134 = arith.muli %133, %c16_i64 : i64
+          %135 = arith.maxsi %134, %c0_i64_3 : i64
+          %136 = arith.addi %134, %c16_i64 : i64
+          %137 = arith.minsi %136, %107 : i64
+          %138 = arith.subi %137, %135 : i64
+          %139 = arith.addi %134, %c128_i64 : i64
+          %140 = arith.subi %135, %134 : i64
+          %141 = arith.addi %139, %140 : i64
+          %142 = arith.minsi %69, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %141, %142, %138) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %134 to %110 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.muli %137, %c16_i64 : i64
-          %139 = arith.maxsi %138, %c0_i64_3 : i64
-          %140 = arith.addi %138, %c16_i64 : i64
-          %141 = arith.minsi %140, %71 : i64
-          %142 = arith.subi %141, %139 : i64
-          %143 = arith.muli %137, %c32_i64 : i64
-          %144 = arith.subi %139, %138 : i64
+        scf.for %arg7 = %129 to %100 step %c1 {
+          %133 = arith.index_cast %arg7 : index to i64
+          %134 = arith.addi %77, %133 : i64
+          %135 = arith.muli %134, %c16_i64 : i64
+          %136 = arith.maxsi %135, %67 : i64
+          %137 = arith.addi %135, %c16_i64 : i64
+          %138 = arith.minsi %137, %78 : i64
+          %139 = arith.subi %138, %136 : i64
+          %140 = arith.subi %136, %67 : i64
+          %141 = arith.muli %140, %99 : i64
+          %142 = arith.addi %98, %141 : i64
+          %143 = arith.muli %134, %c32_i64 : i64
+          %144 = arith.subi %136, %135 : i64
           %145 = arith.addi %143, %144 : i64
-          %146 = arith.minsi %99, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %145, %146, %142) : (i64, i64, i64, i64) -> ()
+          %146 = arith.minsi %95, %c64_i64 : i64
+          "instgem.mvin"(%142, %145, %146, %139) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %135 to %126 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.addi %117, %137 : i64
-          %139 = arith.muli %138, %c16_i64 : i64
-          %140 = arith.maxsi %139, %111 : i64
-          %141 = arith.addi %139, %c16_i64 : i64
-          %142 = arith.minsi %141, %118 : i64
-          %143 = arith.subi %142, %140 : i64
-          %144 = arith.subi %140, %111 : i64
-          %145 = arith.muli %144, %115 : i64
-          %146 = arith.addi %114, %145 : i64
-          %147 = arith.addi %139, %c128_i64 : i64
-          %148 = arith.subi %140, %139 : i64
-          %149 = arith.addi %147, %148 : i64
-          %150 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin2"(%146, %149, %150, %143) : (i64, i64, i64, i64) -> ()
+        scf.for %arg7 = %130 to %106 step %c1 {
+          %133 = arith.index_cast %arg7 : index to i64
+          %134 = arith.muli %133, %c16_i64 : i64
+          %135 = arith.maxsi %134, %c0_i64_3 : i64
+          %136 = arith.addi %134, %c16_i64 : i64
+          %137 = arith.minsi %136, %67 : i64
+          %138 = arith.subi %137, %135 : i64
+          %139 = arith.muli %133, %c32_i64 : i64
+          %140 = arith.subi %135, %134 : i64
+          %141 = arith.addi %139, %140 : i64
+          %142 = arith.minsi %95, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %141, %142, %138) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg7 = %136 to %132 step %c1 {
-          %137 = arith.index_cast %arg7 : index to i64
-          %138 = arith.muli %137, %c16_i64 : i64
-          %139 = arith.maxsi %138, %c0_i64_3 : i64
-          %140 = arith.addi %138, %c16_i64 : i64
-          %141 = arith.minsi %140, %111 : i64
-          %142 = arith.subi %141, %139 : i64
-          %143 = arith.addi %138, %c128_i64 : i64
-          %144 = arith.subi %139, %138 : i64
+        scf.for %arg7 = %131 to %122 step %c1 {
+          %133 = arith.index_cast %arg7 : index to i64
+          %134 = arith.addi %113, %133 : i64
+          %135 = arith.muli %134, %c16_i64 : i64
+          %136 = arith.maxsi %135, %107 : i64
+          %137 = arith.addi %135, %c16_i64 : i64
+          %138 = arith.minsi %137, %114 : i64
+          %139 = arith.subi %138, %136 : i64
+          %140 = arith.subi %136, %107 : i64
+          %141 = arith.muli %140, %111 : i64
+          %142 = arith.addi %110, %141 : i64
+          %143 = arith.addi %135, %c128_i64 : i64
+          %144 = arith.subi %136, %135 : i64
           %145 = arith.addi %143, %144 : i64
-          %146 = arith.minsi %73, %c64_i64 : i64
-          "instgem.mvin2"(%c0_i64_3, %145, %146, %142) : (i64, i64, i64, i64) -> ()
+          %146 = arith.minsi %69, %c64_i64 : i64
+          "instgem.mvin2"(%142, %145, %146, %139) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg7 = %132 to %128 step %c1 {
+          %133 = arith.index_cast %arg7 : index to i64
+          %134 = arith.muli %133, %c16_i64 : i64
+          %135 = arith.maxsi %134, %c0_i64_3 : i64
+          %136 = arith.addi %134, %c16_i64 : i64
+          %137 = arith.minsi %136, %107 : i64
+          %138 = arith.subi %137, %135 : i64
+          %139 = arith.addi %134, %c128_i64 : i64
+          %140 = arith.subi %135, %134 : i64
+          %141 = arith.addi %139, %140 : i64
+          %142 = arith.minsi %69, %c64_i64 : i64
+          "instgem.mvin2"(%c0_i64_3, %141, %142, %138) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
       }
-      %92 = arith.cmpi sle, %14, %c1 : index
-      scf.if %92 {
-        scf.if %91 {
-          %93 = arith.minsi %arg5, %c0 : index
-          %94 = arith.minsi %arg5, %c32 : index
-          %95 = arith.maxsi %93, %c0 : index
-          %96 = arith.minsi %95, %c32 : index
-          %97 = arith.subi %94, %93 : index
-          %98 = arith.cmpi sgt, %96, %c0 : index
-          scf.if %98 {
+      %88 = arith.cmpi sle, %14, %c1 : index
+      scf.if %88 {
+        scf.if %87 {
+          %89 = arith.minsi %arg5, %c0 : index
+          %90 = arith.minsi %arg5, %c32 : index
+          %91 = arith.maxsi %89, %c0 : index
+          %92 = arith.minsi %91, %c32 : index
+          %93 = arith.subi %90, %89 : index
+          %94 = arith.cmpi sgt, %92, %c0 : index
+          scf.if %94 {
             func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
           }
-          %99 = arith.index_cast %97 : index to i64
-          scf.if %69 {
+          %95 = arith.index_cast %93 : index to i64
+          scf.if %65 {
             func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
           }
-          %100 = arith.index_cast %96 : index to i64
-          %101 = arith.addi %100, %99 : i64
-          %102 = arith.minsi %83, %c32_i64 : i64
-          %103 = arith.maxsi %99, %c0_i64_3 : i64
-          %104 = arith.minsi %103, %c32_i64 : i64
-          %105 = arith.maxsi %101, %c0_i64_3 : i64
-          %106 = arith.minsi %105, %c32_i64 : i64
-          %107 = arith.maxsi %73, %c0_i64_3 : i64
-          %108 = arith.minsi %107, %c16_i64 : i64
-          %109 = arith.ceildivsi %102, %c16_i64 : i64
-          %110 = arith.ceildivsi %108, %c16_i64 : i64
-          %111 = arith.minsi %104, %106 : i64
-          %112 = arith.ceildivsi %111, %c16_i64 : i64
-          %113 = arith.cmpi sgt, %109, %c0_i64_3 : i64
-          %114 = arith.select %113, %110, %c0_i64_3 : i64
-          %115 = arith.index_cast %114 : i64 to index
-          %116 = arith.divsi %111, %c16_i64 : i64
-          %117 = arith.minsi %112, %116 : i64
-          %118 = arith.maxsi %117, %c0_i64_3 : i64
-          %119 = arith.divsi %102, %c16_i64 : i64
-          %120 = arith.minsi %109, %119 : i64
-          %121 = arith.maxsi %120, %c1_i64_2 : i64
-          %122 = arith.minsi %102, %c16_i64 : i64
-          %123 = arith.cmpi sgt, %14, %c1 : index
-          %124 = arith.index_cast %89 : i64 to index
-          %125 = arith.addi %80, %c15_i64 : i64
-          %126 = arith.divui %125, %c16_i64 : i64
-          %127 = arith.cmpi sgt, %71, %c0_i64_3 : i64
-          %128 = arith.extui %127 : i1 to i64
-          %129 = arith.muli %126, %128 : i64
-          %130 = arith.index_cast %129 : i64 to index
-          %131 = arith.select %123, %c64_i64, %c0_i64_3 : i64
-          %132 = arith.select %123, %c160_i64, %c0_i64_3 : i64
-          %133:10 = scf.if %123 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
-            %135 = arith.minsi %arg5, %c64 : index
-            %136 = arith.subi %94, %c32 : index
-            %137 = arith.maxsi %136, %c0 : index
-            %138 = arith.minsi %137, %c32 : index
-            %139 = arith.subi %135, %94 : index
-            %140 = arith.cmpi sgt, %138, %c0 : index
-            %subview_6 = memref.subview %reinterpret_cast[%16, %94] [%63, %139] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %141 = arith.index_cast %139 : index to i64
+          %96 = arith.index_cast %92 : index to i64
+          %97 = arith.addi %96, %95 : i64
+          %98 = arith.minsi %79, %c32_i64 : i64
+          %99 = arith.maxsi %95, %c0_i64_3 : i64
+          %100 = arith.minsi %99, %c32_i64 : i64
+          %101 = arith.maxsi %97, %c0_i64_3 : i64
+          %102 = arith.minsi %101, %c32_i64 : i64
+          %103 = arith.maxsi %69, %c0_i64_3 : i64
+          %104 = arith.minsi %103, %c16_i64 : i64
+          %105 = arith.ceildivsi %98, %c16_i64 : i64
+          %106 = arith.ceildivsi %104, %c16_i64 : i64
+          %107 = arith.minsi %100, %102 : i64
+          %108 = arith.ceildivsi %107, %c16_i64 : i64
+          %109 = arith.cmpi sgt, %105, %c0_i64_3 : i64
+          %110 = arith.select %109, %106, %c0_i64_3 : i64
+          %111 = arith.index_cast %110 : i64 to index
+          %112 = arith.divsi %107, %c16_i64 : i64
+          %113 = arith.minsi %108, %112 : i64
+          %114 = arith.maxsi %113, %c0_i64_3 : i64
+          %115 = arith.divsi %98, %c16_i64 : i64
+          %116 = arith.minsi %105, %115 : i64
+          %117 = arith.maxsi %116, %c1_i64_2 : i64
+          %118 = arith.minsi %98, %c16_i64 : i64
+          %119 = arith.cmpi sgt, %14, %c1 : index
+          %120 = arith.index_cast %85 : i64 to index
+          %121 = arith.addi %76, %c15_i64 : i64
+          %122 = arith.divui %121, %c16_i64 : i64
+          %123 = arith.cmpi sgt, %67, %c0_i64_3 : i64
+          %124 = arith.extui %123 : i1 to i64
+          %125 = arith.muli %122, %124 : i64
+          %126 = arith.index_cast %125 : i64 to index
+          %127 = arith.select %119, %c64_i64, %c0_i64_3 : i64
+          %128 = arith.select %119, %c160_i64, %c0_i64_3 : i64
+          %129:10 = scf.if %119 -> (i64, i64, i64, index, i64, i64, i64, i64, i64, index) {
+            %131 = arith.minsi %arg5, %c64 : index
+            %132 = arith.subi %90, %c32 : index
+            %133 = arith.maxsi %132, %c0 : index
+            %134 = arith.minsi %133, %c32 : index
+            %135 = arith.subi %131, %90 : index
+            %136 = arith.cmpi sgt, %134, %c0 : index
+            %subview_6 = memref.subview %reinterpret_cast[%16, %90] [%59, %135] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %137 = arith.index_cast %135 : index to i64
             %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %142 = arith.index_cast %intptr_11 : index to i64
-            %143 = arith.index_cast %offset_8 : index to i64
-            %144 = arith.addi %142, %143 : i64
-            %145 = arith.index_cast %strides_10#0 : index to i64
-            %subview_12 = memref.subview %reinterpret_cast_4[%94, %19] [%139, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %146 = arith.index_cast %138 : index to i64
+            %138 = arith.index_cast %intptr_11 : index to i64
+            %139 = arith.index_cast %offset_8 : index to i64
+            %140 = arith.addi %138, %139 : i64
+            %141 = arith.index_cast %strides_10#0 : index to i64
+            %subview_12 = memref.subview %reinterpret_cast_4[%90, %19] [%135, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %142 = arith.index_cast %134 : index to i64
             %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %147 = arith.index_cast %intptr_17 : index to i64
-            %148 = arith.index_cast %offset_14 : index to i64
-            %149 = arith.addi %147, %148 : i64
-            %150 = arith.index_cast %strides_16#0 : index to i64
-            %151 = arith.maxsi %146, %c0_i64_3 : i64
+            %143 = arith.index_cast %intptr_17 : index to i64
+            %144 = arith.index_cast %offset_14 : index to i64
+            %145 = arith.addi %143, %144 : i64
+            %146 = arith.index_cast %strides_16#0 : index to i64
+            %147 = arith.maxsi %142, %c0_i64_3 : i64
+            %148 = arith.divui %147, %c16_i64 : i64
+            %149 = arith.addi %142, %137 : i64
+            %150 = arith.maxsi %149, %c0_i64_3 : i64
+            %151 = arith.addi %150, %c15_i64 : i64
             %152 = arith.divui %151, %c16_i64 : i64
-            %153 = arith.addi %146, %141 : i64
-            %154 = arith.maxsi %153, %c0_i64_3 : i64
-            %155 = arith.addi %154, %c15_i64 : i64
-            %156 = arith.divui %155, %c16_i64 : i64
-            %157 = arith.subi %156, %152 : i64
-            %158 = arith.cmpi sgt, %141, %c0_i64_3 : i64
-            %159 = arith.extui %158 : i1 to i64
-            %160 = arith.muli %157, %159 : i64
-            %161 = arith.index_cast %160 : i64 to index
-            %162 = arith.addi %151, %c15_i64 : i64
-            %163 = arith.divui %162, %c16_i64 : i64
-            %164 = arith.cmpi sgt, %146, %c0_i64_3 : i64
-            %165 = arith.extui %164 : i1 to i64
-            %166 = arith.muli %163, %165 : i64
-            %167 = arith.index_cast %166 : i64 to index
-            scf.if %140 {
+            %153 = arith.subi %152, %148 : i64
+            %154 = arith.cmpi sgt, %137, %c0_i64_3 : i64
+            %155 = arith.extui %154 : i1 to i64
+            %156 = arith.muli %153, %155 : i64
+            %157 = arith.index_cast %156 : i64 to index
+            %158 = arith.addi %147, %c15_i64 : i64
+            %159 = arith.divui %158, %c16_i64 : i64
+            %160 = arith.cmpi sgt, %142, %c0_i64_3 : i64
+            %161 = arith.extui %160 : i1 to i64
+            %162 = arith.muli %159, %161 : i64
+            %163 = arith.index_cast %162 : i64 to index
+            scf.if %136 {
               func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
             }
-            scf.if %69 {
+            scf.if %65 {
               func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
             }
-            "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-            "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %150) : (i64, i64, i64, i64, i64, i64) -> ()
-            scf.yield %145, %144, %141, %161, %152, %146, %141, %150, %149, %167 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
+            "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %141) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.config_ld"(%c0_i64_3, %c1_i64_2, %c1_i64_2, %c16_i64, %c1065353216_i64, %146) : (i64, i64, i64, i64, i64, i64) -> ()
+            scf.yield %141, %140, %137, %157, %148, %142, %137, %146, %145, %163 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
           } else {
             scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, index, i64, i64, i64, i64, i64, index
           }
-          %134 = arith.maxsi %115, %c1 : index
-          scf.if %92 {
-            %135 = arith.maxsi %112, %c1_i64_2 : i64
-            %136 = arith.ceildivsi %89, %135 : i64
-            scf.for %arg7 = %c0 to %115 step %c1 {
-              scf.if %123 {
-                %168 = arith.cmpi sgt, %124, %c0 : index
-                scf.if %168 {
-                  %172 = arith.muli %134, %c4 : index
-                  %173 = arith.muli %124, %c4 : index
-                  %174 = arith.muli %arg7, %173 : index
-                  %175 = arith.subi %172, %c1 : index
-                  %176 = arith.addi %174, %175 : index
-                  %177 = arith.divsi %176, %172 : index
-                  %178 = arith.addi %176, %173 : index
-                  %179 = arith.divsi %178, %172 : index
-                  scf.for %arg8 = %177 to %179 step %c1 {
-                    %180 = arith.index_cast %arg8 : index to i64
-                    %181 = arith.addi %81, %180 : i64
-                    %182 = arith.muli %181, %c16_i64 : i64
-                    %183 = arith.maxsi %182, %71 : i64
-                    %184 = arith.addi %182, %c16_i64 : i64
-                    %185 = arith.minsi %184, %82 : i64
-                    %186 = arith.subi %185, %183 : i64
-                    %187 = arith.subi %183, %71 : i64
-                    %188 = arith.muli %187, %133#0 : i64
-                    %189 = arith.addi %133#1, %188 : i64
-                    %190 = arith.muli %181, %c32_i64 : i64
-                    %191 = arith.addi %190, %131 : i64
-                    %192 = arith.subi %183, %182 : i64
-                    %193 = arith.addi %191, %192 : i64
-                    %194 = arith.minsi %133#2, %c64_i64 : i64
-                    "instgem.mvin"(%189, %193, %194, %186) : (i64, i64, i64, i64) -> ()
+          %130 = arith.maxsi %111, %c1 : index
+          scf.if %88 {
+            %131 = arith.maxsi %108, %c1_i64_2 : i64
+            %132 = arith.ceildivsi %85, %131 : i64
+            scf.for %arg7 = %c0 to %111 step %c1 {
+              scf.if %119 {
+                %164 = arith.cmpi sgt, %120, %c0 : index
+                scf.if %164 {
+                  %168 = arith.muli %130, %c4 : index
+                  %169 = arith.muli %120, %c4 : index
+                  %170 = arith.muli %arg7, %169 : index
+                  %171 = arith.subi %168, %c1 : index
+                  %172 = arith.addi %170, %171 : index
+                  %173 = arith.divsi %172, %168 : index
+                  %174 = arith.addi %172, %169 : index
+                  %175 = arith.divsi %174, %168 : index
+                  scf.for %arg8 = %173 to %175 step %c1 {
+                    %176 = arith.index_cast %arg8 : index to i64
+                    %177 = arith.addi %77, %176 : i64
+                    %178 = arith.muli %177, %c16_i64 : i64
+                    %179 = arith.maxsi %178, %67 : i64
+                    %180 = arith.addi %178, %c16_i64 : i64
+                    %181 = arith.minsi %180, %78 : i64
+                    %182 = arith.subi %181, %179 : i64
+                    %183 = arith.subi %179, %67 : i64
+                    %184 = arith.muli %183, %129#0 : i64
+                    %185 = arith.addi %129#1, %184 : i64
+                    %186 = arith.muli %177, %c32_i64 : i64
+                    %187 = arith.addi %186, %127 : i64
+                    %188 = arith.subi %179, %178 : i64
+                    %189 = arith.addi %187, %188 : i64
+                    %190 = arith.minsi %129#2, %c64_i64 : i64
+                    "instgem.mvin"(%185, %189, %190, %182) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %169 = arith.cmpi sgt, %130, %c0 : index
-                scf.if %169 {
-                  %172 = arith.muli %134, %c4 : index
-                  %173 = arith.muli %130, %c4 : index
-                  %174 = arith.muli %arg7, %173 : index
-                  %175 = arith.subi %172, %c1 : index
-                  %176 = arith.subi %175, %134 : index
-                  %177 = arith.addi %174, %176 : index
-                  %178 = arith.divsi %177, %172 : index
-                  %179 = arith.addi %177, %173 : index
-                  %180 = arith.divsi %179, %172 : index
-                  scf.for %arg8 = %178 to %180 step %c1 {
-                    %181 = arith.index_cast %arg8 : index to i64
-                    %182 = arith.muli %181, %c16_i64 : i64
-                    %183 = arith.maxsi %182, %c0_i64_3 : i64
-                    %184 = arith.addi %182, %c16_i64 : i64
-                    %185 = arith.minsi %184, %71 : i64
-                    %186 = arith.subi %185, %183 : i64
-                    %187 = arith.muli %181, %c32_i64 : i64
-                    %188 = arith.addi %187, %131 : i64
-                    %189 = arith.subi %183, %182 : i64
-                    %190 = arith.addi %188, %189 : i64
-                    %191 = arith.minsi %133#2, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %190, %191, %186) : (i64, i64, i64, i64) -> ()
+                %165 = arith.cmpi sgt, %126, %c0 : index
+                scf.if %165 {
+                  %168 = arith.muli %130, %c4 : index
+                  %169 = arith.muli %126, %c4 : index
+                  %170 = arith.muli %arg7, %169 : index
+                  %171 = arith.subi %168, %c1 : index
+                  %172 = arith.subi %171, %130 : index
+                  %173 = arith.addi %170, %172 : index
+                  %174 = arith.divsi %173, %168 : index
+                  %175 = arith.addi %173, %169 : index
+                  %176 = arith.divsi %175, %168 : index
+                  scf.for %arg8 = %174 to %176 step %c1 {
+                    %177 = arith.index_cast %arg8 : index to i64
+                    %178 = arith.muli %177, %c16_i64 : i64
+                    %179 = arith.maxsi %178, %c0_i64_3 : i64
+                    %180 = arith.addi %178, %c16_i64 : i64
+                    %181 = arith.minsi %180, %67 : i64
+                    %182 = arith.subi %181, %179 : i64
+                    %183 = arith.muli %177, %c32_i64 : i64
+                    %184 = arith.addi %183, %127 : i64
+                    %185 = arith.subi %179, %178 : i64
+                    %186 = arith.addi %184, %185 : i64
+                    %187 = arith.minsi %129#2, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64_3, %186, %187, %182) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %170 = arith.cmpi sgt, %133#3, %c0 : index
-                scf.if %170 {
-                  %172 = arith.muli %134, %c4 : index
-                  %173 = arith.muli %133#3, %c4 : index
-                  %174 = arith.muli %arg7, %173 : index
-                  %175 = arith.subi %172, %c1 : index
-                  %176 = arith.muli %134, %c2 : index
-                  %177 = arith.subi %175, %176 : index
-                  %178 = arith.addi %174, %177 : index
-                  %179 = arith.divsi %178, %172 : index
-                  %180 = arith.addi %178, %173 : index
-                  %181 = arith.divsi %180, %172 : index
-                  scf.for %arg8 = %179 to %181 step %c1 {
-                    %182 = arith.index_cast %arg8 : index to i64
-                    %183 = arith.addi %133#4, %182 : i64
-                    %184 = arith.muli %183, %c16_i64 : i64
-                    %185 = arith.maxsi %184, %133#5 : i64
-                    %186 = arith.addi %184, %c16_i64 : i64
-                    %187 = arith.addi %133#5, %133#6 : i64
-                    %188 = arith.minsi %186, %187 : i64
-                    %189 = arith.subi %188, %185 : i64
-                    %190 = arith.subi %185, %133#5 : i64
-                    %191 = arith.muli %190, %133#7 : i64
-                    %192 = arith.addi %133#8, %191 : i64
-                    %193 = arith.addi %184, %132 : i64
-                    %194 = arith.subi %185, %184 : i64
-                    %195 = arith.addi %193, %194 : i64
-                    %196 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%192, %195, %196, %189) : (i64, i64, i64, i64) -> ()
+                %166 = arith.cmpi sgt, %129#3, %c0 : index
+                scf.if %166 {
+                  %168 = arith.muli %130, %c4 : index
+                  %169 = arith.muli %129#3, %c4 : index
+                  %170 = arith.muli %arg7, %169 : index
+                  %171 = arith.subi %168, %c1 : index
+                  %172 = arith.muli %130, %c2 : index
+                  %173 = arith.subi %171, %172 : index
+                  %174 = arith.addi %170, %173 : index
+                  %175 = arith.divsi %174, %168 : index
+                  %176 = arith.addi %174, %169 : index
+                  %177 = arith.divsi %176, %168 : index
+                  scf.for %arg8 = %175 to %177 step %c1 {
+                    %178 = arith.index_cast %arg8 : index to i64
+                    %179 = arith.addi %129#4, %178 : i64
+                    %180 = arith.muli %179, %c16_i64 : i64
+                    %181 = arith.maxsi %180, %129#5 : i64
+                    %182 = arith.addi %180, %c16_i64 : i64
+                    %183 = arith.addi %129#5, %129#6 : i64
+                    %184 = arith.minsi %182, %183 : i64
+                    %185 = arith.subi %184, %181 : i64
+                    %186 = arith.subi %181, %129#5 : i64
+                    %187 = arith.muli %186, %129#7 : i64
+                    %188 = arith.addi %129#8, %187 : i64
+                    %189 = arith.addi %180, %128 : i64
+                    %190 = arith.subi %181, %180 : i64
+                    %191 = arith.addi %189, %190 : i64
+                    %192 = arith.minsi %69, %c64_i64 : i64
+                    "instgem.mvin2"(%188, %191, %192, %185) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %171 = arith.cmpi sgt, %133#9, %c0 : index
-                scf.if %171 {
-                  %172 = arith.muli %134, %c4 : index
-                  %173 = arith.muli %133#9, %c4 : index
-                  %174 = arith.muli %arg7, %173 : index
-                  %175 = arith.subi %172, %c1 : index
-                  %176 = arith.muli %134, %c3 : index
-                  %177 = arith.subi %175, %176 : index
-                  %178 = arith.addi %174, %177 : index
-                  %179 = arith.divsi %178, %172 : index
-                  %180 = arith.addi %178, %173 : index
-                  %181 = arith.divsi %180, %172 : index
-                  scf.for %arg8 = %179 to %181 step %c1 {
-                    %182 = arith.index_cast %arg8 : index to i64
-                    %183 = arith.muli %182, %c16_i64 : i64
-                    %184 = arith.maxsi %183, %c0_i64_3 : i64
-                    %185 = arith.addi %183, %c16_i64 : i64
-                    %186 = arith.minsi %185, %133#5 : i64
-                    %187 = arith.subi %186, %184 : i64
-                    %188 = arith.addi %183, %132 : i64
-                    %189 = arith.subi %184, %183 : i64
-                    %190 = arith.addi %188, %189 : i64
-                    %191 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %190, %191, %187) : (i64, i64, i64, i64) -> ()
+                %167 = arith.cmpi sgt, %129#9, %c0 : index
+                scf.if %167 {
+                  %168 = arith.muli %130, %c4 : index
+                  %169 = arith.muli %129#9, %c4 : index
+                  %170 = arith.muli %arg7, %169 : index
+                  %171 = arith.subi %168, %c1 : index
+                  %172 = arith.muli %130, %c3 : index
+                  %173 = arith.subi %171, %172 : index
+                  %174 = arith.addi %170, %173 : index
+                  %175 = arith.divsi %174, %168 : index
+                  %176 = arith.addi %174, %169 : index
+                  %177 = arith.divsi %176, %168 : index
+                  scf.for %arg8 = %175 to %177 step %c1 {
+                    %178 = arith.index_cast %arg8 : index to i64
+                    %179 = arith.muli %178, %c16_i64 : i64
+                    %180 = arith.maxsi %179, %c0_i64_3 : i64
+                    %181 = arith.addi %179, %c16_i64 : i64
+                    %182 = arith.minsi %181, %129#5 : i64
+                    %183 = arith.subi %182, %180 : i64
+                    %184 = arith.addi %179, %128 : i64
+                    %185 = arith.subi %180, %179 : i64
+                    %186 = arith.addi %184, %185 : i64
+                    %187 = arith.minsi %69, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64_3, %186, %187, %183) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %145 = arith.index_cast %arg7 : index to i64
-              %146 = arith.subi %145, %c1_i64_2 : i64
-              %147 = arith.cmpi sge, %146, %c0_i64_3 : i64
-              %148 = arith.cmpi slt, %146, %90 : i64
+              %141 = arith.index_cast %arg7 : index to i64
+              %142 = arith.subi %141, %c1_i64_2 : i64
+              %143 = arith.cmpi sge, %142, %c0_i64_3 : i64
+              %144 = arith.cmpi slt, %142, %86 : i64
+              %145 = arith.andi %143, %144 : i1
+              %146 = arith.subi %110, %c1_i64_2 : i64
+              %147 = arith.cmpi eq, %141, %146 : i64
+              %148 = arith.cmpi slt, %141, %86 : i64
               %149 = arith.andi %147, %148 : i1
-              %150 = arith.subi %114, %c1_i64_2 : i64
-              %151 = arith.cmpi eq, %145, %150 : i64
-              %152 = arith.cmpi slt, %145, %90 : i64
-              %153 = arith.andi %151, %152 : i1
-              %154 = arith.subi %112, %c1_i64_2 : i64
-              %155 = arith.select %153, %154, %c-1_i64 : i64
-              %156 = arith.muli %145, %c16_i64 : i64
-              %157 = arith.subi %108, %156 : i64
-              %158 = arith.minsi %157, %c16_i64 : i64
-              %159 = arith.cmpi sgt, %118, %c0_i64_3 : i64
-              scf.if %159 {
-                scf.if %149 {
-                  %171 = arith.minsi %89, %c0_i64_3 : i64
-                  %172 = arith.addi %171, %136 : i64
-                  %173 = arith.minsi %172, %89 : i64
+              %150 = arith.subi %108, %c1_i64_2 : i64
+              %151 = arith.select %149, %150, %c-1_i64 : i64
+              %152 = arith.muli %141, %c16_i64 : i64
+              %153 = arith.subi %104, %152 : i64
+              %154 = arith.minsi %153, %c16_i64 : i64
+              %155 = arith.cmpi sgt, %114, %c0_i64_3 : i64
+              scf.if %155 {
+                scf.if %145 {
+                  %167 = arith.minsi %85, %c0_i64_3 : i64
+                  %168 = arith.addi %167, %132 : i64
+                  %169 = arith.minsi %168, %85 : i64
+                  %170 = arith.index_cast %167 : i64 to index
+                  %171 = arith.index_cast %169 : i64 to index
+                  scf.for %arg8 = %170 to %171 step %c1 {
+                    %172 = arith.index_cast %arg8 : index to i64
+                    %173 = arith.addi %77, %172 : i64
+                    %174 = arith.muli %173, %c16_i64 : i64
+                    %175 = arith.maxsi %174, %67 : i64
+                    %176 = arith.addi %174, %c16_i64 : i64
+                    %177 = arith.minsi %176, %78 : i64
+                    %178 = arith.subi %177, %175 : i64
+                    %179 = arith.subi %175, %67 : i64
+                    %180 = arith.muli %179, %75 : i64
+                    %181 = arith.addi %73, %180 : i64
+                    %182 = arith.muli %142, %c64_i64 : i64
+                    %183 = arith.addi %181, %182 : i64
+                    %184 = arith.muli %142, %c16_i64 : i64
+                    %185 = arith.addi %174, %184 : i64
+                    %186 = arith.ori %185, %c2684354560_i64 : i64
+                    %187 = arith.subi %175, %174 : i64
+                    %188 = arith.addi %186, %187 : i64
+                    %189 = arith.subi %69, %184 : i64
+                    %190 = arith.minsi %189, %c16_i64 : i64
+                    "instgem.mvout"(%183, %188, %190, %178) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %164 = arith.ori %152, %c2147483648_i64 : i64
+                %165 = arith.addi %152, %c128_i64 : i64
+                "instgem.preload"(%165, %154, %c16_i64, %164, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %118, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %166 = arith.cmpi eq, %151, %c0_i64_3 : i64
+                scf.if %166 {
+                  %167 = arith.index_cast %117 : i64 to index
+                  scf.for %arg8 = %c1 to %167 step %c1 {
+                    %169 = arith.index_cast %arg8 : index to i64
+                    %170 = arith.muli %169, %c16_i64 : i64
+                    %171 = arith.addi %170, %152 : i64
+                    %172 = arith.ori %171, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %173 = arith.muli %169, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%173, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %174 = arith.subi %169, %c1_i64_2 : i64
+                    %175 = arith.subi %174, %77 : i64
+                    %176 = arith.cmpi sge, %175, %c0_i64_3 : i64
+                    %177 = arith.cmpi slt, %175, %85 : i64
+                    %178 = arith.andi %176, %177 : i1
+                    scf.if %178 {
+                      %179 = arith.muli %174, %c16_i64 : i64
+                      %180 = arith.maxsi %179, %67 : i64
+                      %181 = arith.addi %179, %c16_i64 : i64
+                      %182 = arith.minsi %181, %78 : i64
+                      %183 = arith.subi %182, %180 : i64
+                      %184 = arith.subi %180, %67 : i64
+                      %185 = arith.muli %184, %75 : i64
+                      %186 = arith.addi %73, %185 : i64
+                      %187 = arith.muli %141, %c64_i64 : i64
+                      %188 = arith.addi %186, %187 : i64
+                      %189 = arith.addi %179, %152 : i64
+                      %190 = arith.ori %189, %c2684354560_i64 : i64
+                      %191 = arith.subi %180, %179 : i64
+                      %192 = arith.addi %190, %191 : i64
+                      %193 = arith.subi %69, %152 : i64
+                      %194 = arith.minsi %193, %c16_i64 : i64
+                      "instgem.mvout"(%188, %192, %194, %183) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %168 = arith.index_cast %105 : i64 to index
+                  scf.for %arg8 = %167 to %168 step %c1 {
+                    %169 = arith.index_cast %arg8 : index to i64
+                    %170 = arith.muli %169, %c16_i64 : i64
+                    %171 = arith.subi %98, %170 : i64
+                    %172 = arith.minsi %171, %c16_i64 : i64
+                    %173 = arith.addi %170, %152 : i64
+                    %174 = arith.ori %173, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %175 = arith.muli %169, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%175, %c16_i64, %172, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %176 = arith.subi %169, %c1_i64_2 : i64
+                    %177 = arith.subi %176, %77 : i64
+                    %178 = arith.cmpi sge, %177, %c0_i64_3 : i64
+                    %179 = arith.cmpi slt, %177, %85 : i64
+                    %180 = arith.andi %178, %179 : i1
+                    scf.if %180 {
+                      %181 = arith.muli %176, %c16_i64 : i64
+                      %182 = arith.maxsi %181, %67 : i64
+                      %183 = arith.addi %181, %c16_i64 : i64
+                      %184 = arith.minsi %183, %78 : i64
+                      %185 = arith.subi %184, %182 : i64
+                      %186 = arith.subi %182, %67 : i64
+                      %187 = arith.muli %186, %75 : i64
+                      %188 = arith.addi %73, %187 : i64
+                      %189 = arith.muli %141, %c64_i64 : i64
+                      %190 = arith.addi %188, %189 : i64
+                      %191 = arith.addi %181, %152 : i64
+                      %192 = arith.ori %191, %c2684354560_i64 : i64
+                      %193 = arith.subi %182, %181 : i64
+                      %194 = arith.addi %192, %193 : i64
+                      %195 = arith.subi %69, %152 : i64
+                      %196 = arith.minsi %195, %c16_i64 : i64
+                      "instgem.mvout"(%190, %194, %196, %185) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                } else {
+                  %167 = arith.index_cast %117 : i64 to index
+                  scf.for %arg8 = %c1 to %167 step %c1 {
+                    %169 = arith.index_cast %arg8 : index to i64
+                    %170 = arith.muli %169, %c16_i64 : i64
+                    %171 = arith.addi %170, %152 : i64
+                    %172 = arith.ori %171, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %173 = arith.muli %169, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%173, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %168 = arith.index_cast %105 : i64 to index
+                  scf.for %arg8 = %167 to %168 step %c1 {
+                    %169 = arith.index_cast %arg8 : index to i64
+                    %170 = arith.muli %169, %c16_i64 : i64
+                    %171 = arith.subi %98, %170 : i64
+                    %172 = arith.minsi %171, %c16_i64 : i64
+                    %173 = arith.addi %170, %152 : i64
+                    %174 = arith.ori %173, %c2147483648_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %175 = arith.muli %169, %c32_i64 : i64
+                    "instgem.compute_accumulated"(%175, %c16_i64, %172, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+              }
+              %156 = arith.index_cast %114 : i64 to index
+              scf.for %arg8 = %c1 to %156 step %c1 {
+                %164 = arith.index_cast %arg8 : index to i64
+                scf.if %145 {
+                  %170 = arith.muli %164, %132 : i64
+                  %171 = arith.minsi %170, %85 : i64
+                  %172 = arith.addi %171, %132 : i64
+                  %173 = arith.minsi %172, %85 : i64
                   %174 = arith.index_cast %171 : i64 to index
                   %175 = arith.index_cast %173 : i64 to index
-                  scf.for %arg8 = %174 to %175 step %c1 {
-                    %176 = arith.index_cast %arg8 : index to i64
-                    %177 = arith.addi %81, %176 : i64
+                  scf.for %arg9 = %174 to %175 step %c1 {
+                    %176 = arith.index_cast %arg9 : index to i64
+                    %177 = arith.addi %77, %176 : i64
                     %178 = arith.muli %177, %c16_i64 : i64
-                    %179 = arith.maxsi %178, %71 : i64
+                    %179 = arith.maxsi %178, %67 : i64
                     %180 = arith.addi %178, %c16_i64 : i64
-                    %181 = arith.minsi %180, %82 : i64
+                    %181 = arith.minsi %180, %78 : i64
                     %182 = arith.subi %181, %179 : i64
-                    %183 = arith.subi %179, %71 : i64
-                    %184 = arith.muli %183, %79 : i64
-                    %185 = arith.addi %77, %184 : i64
-                    %186 = arith.muli %146, %c64_i64 : i64
+                    %183 = arith.subi %179, %67 : i64
+                    %184 = arith.muli %183, %75 : i64
+                    %185 = arith.addi %73, %184 : i64
+                    %186 = arith.muli %142, %c64_i64 : i64
                     %187 = arith.addi %185, %186 : i64
-                    %188 = arith.muli %146, %c16_i64 : i64
+                    %188 = arith.muli %142, %c16_i64 : i64
                     %189 = arith.addi %178, %188 : i64
                     %190 = arith.ori %189, %c2684354560_i64 : i64
                     %191 = arith.subi %179, %178 : i64
                     %192 = arith.addi %190, %191 : i64
-                    %193 = arith.subi %73, %188 : i64
+                    %193 = arith.subi %69, %188 : i64
                     %194 = arith.minsi %193, %c16_i64 : i64
                     "instgem.mvout"(%187, %192, %194, %182) : (i64, i64, i64, i64) -> ()
                   }
                 }
-                %168 = arith.ori %156, %c2147483648_i64 : i64
-                %169 = arith.addi %156, %c128_i64 : i64
-                "instgem.preload"(%169, %158, %c16_i64, %168, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %170 = arith.cmpi eq, %155, %c0_i64_3 : i64
-                scf.if %170 {
-                  %171 = arith.index_cast %121 : i64 to index
-                  scf.for %arg8 = %c1 to %171 step %c1 {
-                    %173 = arith.index_cast %arg8 : index to i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.addi %174, %156 : i64
-                    %176 = arith.ori %175, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %177 = arith.muli %173, %c32_i64 : i64
+                %165 = arith.ori %152, %c3221225472_i64 : i64
+                %166 = arith.muli %164, %c16_i64 : i64
+                %167 = arith.addi %166, %152 : i64
+                %168 = arith.addi %167, %c128_i64 : i64
+                "instgem.preload"(%168, %154, %c16_i64, %165, %154, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%166, %c16_i64, %118, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %169 = arith.cmpi eq, %164, %151 : i64
+                scf.if %169 {
+                  %170 = arith.index_cast %117 : i64 to index
+                  scf.for %arg9 = %c1 to %170 step %c1 {
+                    %172 = arith.index_cast %arg9 : index to i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.addi %173, %152 : i64
+                    %175 = arith.ori %174, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %154, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %176 = arith.muli %172, %c32_i64 : i64
+                    %177 = arith.addi %176, %166 : i64
                     "instgem.compute_accumulated"(%177, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %178 = arith.subi %173, %c1_i64_2 : i64
-                    %179 = arith.subi %178, %81 : i64
+                    %178 = arith.subi %172, %c1_i64_2 : i64
+                    %179 = arith.subi %178, %77 : i64
                     %180 = arith.cmpi sge, %179, %c0_i64_3 : i64
-                    %181 = arith.cmpi slt, %179, %89 : i64
+                    %181 = arith.cmpi slt, %179, %85 : i64
                     %182 = arith.andi %180, %181 : i1
                     scf.if %182 {
                       %183 = arith.muli %178, %c16_i64 : i64
-                      %184 = arith.maxsi %183, %71 : i64
+                      %184 = arith.maxsi %183, %67 : i64
                       %185 = arith.addi %183, %c16_i64 : i64
-                      %186 = arith.minsi %185, %82 : i64
+                      %186 = arith.minsi %185, %78 : i64
                       %187 = arith.subi %186, %184 : i64
-                      %188 = arith.subi %184, %71 : i64
-                      %189 = arith.muli %188, %79 : i64
-                      %190 = arith.addi %77, %189 : i64
-                      %191 = arith.muli %145, %c64_i64 : i64
+                      %188 = arith.subi %184, %67 : i64
+                      %189 = arith.muli %188, %75 : i64
+                      %190 = arith.addi %73, %189 : i64
+                      %191 = arith.muli %141, %c64_i64 : i64
                       %192 = arith.addi %190, %191 : i64
-                      %193 = arith.addi %183, %156 : i64
+                      %193 = arith.addi %183, %152 : i64
                       %194 = arith.ori %193, %c2684354560_i64 : i64
                       %195 = arith.subi %184, %183 : i64
                       %196 = arith.addi %194, %195 : i64
-                      %197 = arith.subi %73, %156 : i64
+                      %197 = arith.subi %69, %152 : i64
                       %198 = arith.minsi %197, %c16_i64 : i64
                       "instgem.mvout"(%192, %196, %198, %187) : (i64, i64, i64, i64) -> ()
                     }
                   }
-                  %172 = arith.index_cast %109 : i64 to index
-                  scf.for %arg8 = %171 to %172 step %c1 {
-                    %173 = arith.index_cast %arg8 : index to i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.subi %102, %174 : i64
-                    %176 = arith.minsi %175, %c16_i64 : i64
-                    %177 = arith.addi %174, %156 : i64
-                    %178 = arith.ori %177, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %179 = arith.muli %173, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%179, %c16_i64, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %180 = arith.subi %173, %c1_i64_2 : i64
-                    %181 = arith.subi %180, %81 : i64
+                  %171 = arith.index_cast %105 : i64 to index
+                  scf.for %arg9 = %170 to %171 step %c1 {
+                    %172 = arith.index_cast %arg9 : index to i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.subi %98, %173 : i64
+                    %175 = arith.minsi %174, %c16_i64 : i64
+                    %176 = arith.addi %173, %152 : i64
+                    %177 = arith.ori %176, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %154, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %178 = arith.muli %172, %c32_i64 : i64
+                    %179 = arith.addi %178, %166 : i64
+                    "instgem.compute_accumulated"(%179, %c16_i64, %175, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %180 = arith.subi %172, %c1_i64_2 : i64
+                    %181 = arith.subi %180, %77 : i64
                     %182 = arith.cmpi sge, %181, %c0_i64_3 : i64
-                    %183 = arith.cmpi slt, %181, %89 : i64
+                    %183 = arith.cmpi slt, %181, %85 : i64
                     %184 = arith.andi %182, %183 : i1
                     scf.if %184 {
                       %185 = arith.muli %180, %c16_i64 : i64
-                      %186 = arith.maxsi %185, %71 : i64
+                      %186 = arith.maxsi %185, %67 : i64
                       %187 = arith.addi %185, %c16_i64 : i64
-                      %188 = arith.minsi %187, %82 : i64
+                      %188 = arith.minsi %187, %78 : i64
                       %189 = arith.subi %188, %186 : i64
-                      %190 = arith.subi %186, %71 : i64
-                      %191 = arith.muli %190, %79 : i64
-                      %192 = arith.addi %77, %191 : i64
-                      %193 = arith.muli %145, %c64_i64 : i64
+                      %190 = arith.subi %186, %67 : i64
+                      %191 = arith.muli %190, %75 : i64
+                      %192 = arith.addi %73, %191 : i64
+                      %193 = arith.muli %141, %c64_i64 : i64
                       %194 = arith.addi %192, %193 : i64
-                      %195 = arith.addi %185, %156 : i64
+                      %195 = arith.addi %185, %152 : i64
                       %196 = arith.ori %195, %c2684354560_i64 : i64
                       %197 = arith.subi %186, %185 : i64
                       %198 = arith.addi %196, %197 : i64
-                      %199 = arith.subi %73, %156 : i64
+                      %199 = arith.subi %69, %152 : i64
                       %200 = arith.minsi %199, %c16_i64 : i64
                       "instgem.mvout"(%194, %198, %200, %189) : (i64, i64, i64, i64) -> ()
                     }
                   }
                 } else {
-                  %171 = arith.index_cast %121 : i64 to index
-                  scf.for %arg8 = %c1 to %171 step %c1 {
-                    %173 = arith.index_cast %arg8 : index to i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.addi %174, %156 : i64
-                    %176 = arith.ori %175, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %177 = arith.muli %173, %c32_i64 : i64
+                  %170 = arith.index_cast %117 : i64 to index
+                  scf.for %arg9 = %c1 to %170 step %c1 {
+                    %172 = arith.index_cast %arg9 : index to i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.addi %173, %152 : i64
+                    %175 = arith.ori %174, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %175, %154, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %176 = arith.muli %172, %c32_i64 : i64
+                    %177 = arith.addi %176, %166 : i64
                     "instgem.compute_accumulated"(%177, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
-                  %172 = arith.index_cast %109 : i64 to index
-                  scf.for %arg8 = %171 to %172 step %c1 {
-                    %173 = arith.index_cast %arg8 : index to i64
-                    %174 = arith.muli %173, %c16_i64 : i64
-                    %175 = arith.subi %102, %174 : i64
-                    %176 = arith.minsi %175, %c16_i64 : i64
-                    %177 = arith.addi %174, %156 : i64
-                    %178 = arith.ori %177, %c2147483648_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %179 = arith.muli %173, %c32_i64 : i64
-                    "instgem.compute_accumulated"(%179, %c16_i64, %176, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %171 = arith.index_cast %105 : i64 to index
+                  scf.for %arg9 = %170 to %171 step %c1 {
+                    %172 = arith.index_cast %arg9 : index to i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.subi %98, %173 : i64
+                    %175 = arith.minsi %174, %c16_i64 : i64
+                    %176 = arith.addi %173, %152 : i64
+                    %177 = arith.ori %176, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %177, %154, %175) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %178 = arith.muli %172, %c32_i64 : i64
+                    %179 = arith.addi %178, %166 : i64
+                    "instgem.compute_accumulated"(%179, %c16_i64, %175, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
                 }
               }
-              %160 = arith.index_cast %118 : i64 to index
-              scf.for %arg8 = %c1 to %160 step %c1 {
-                %168 = arith.index_cast %arg8 : index to i64
-                scf.if %149 {
-                  %174 = arith.muli %168, %136 : i64
-                  %175 = arith.minsi %174, %89 : i64
-                  %176 = arith.addi %175, %136 : i64
-                  %177 = arith.minsi %176, %89 : i64
-                  %178 = arith.index_cast %175 : i64 to index
-                  %179 = arith.index_cast %177 : i64 to index
+              %157 = arith.index_cast %108 : i64 to index
+              scf.for %arg8 = %156 to %157 step %c1 {
+                %164 = arith.index_cast %arg8 : index to i64
+                %165 = arith.muli %164, %c16_i64 : i64
+                %166 = arith.subi %100, %165 : i64
+                %167 = arith.minsi %166, %c16_i64 : i64
+                %168 = arith.subi %102, %165 : i64
+                %169 = arith.minsi %168, %c16_i64 : i64
+                scf.if %145 {
+                  %178 = arith.muli %164, %132 : i64
+                  %179 = arith.minsi %178, %85 : i64
+                  %180 = arith.addi %179, %132 : i64
+                  %181 = arith.minsi %180, %85 : i64
+                  %182 = arith.index_cast %179 : i64 to index
+                  %183 = arith.index_cast %181 : i64 to index
+                  scf.for %arg9 = %182 to %183 step %c1 {
+                    %184 = arith.index_cast %arg9 : index to i64
+                    %185 = arith.addi %77, %184 : i64
+                    %186 = arith.muli %185, %c16_i64 : i64
+                    %187 = arith.maxsi %186, %67 : i64
+                    %188 = arith.addi %186, %c16_i64 : i64
+                    %189 = arith.minsi %188, %78 : i64
+                    %190 = arith.subi %189, %187 : i64
+                    %191 = arith.subi %187, %67 : i64
+                    %192 = arith.muli %191, %75 : i64
+                    %193 = arith.addi %73, %192 : i64
+                    %194 = arith.muli %142, %c64_i64 : i64
+                    %195 = arith.addi %193, %194 : i64
+                    %196 = arith.muli %142, %c16_i64 : i64
+                    %197 = arith.addi %186, %196 : i64
+                    %198 = arith.ori %197, %c2684354560_i64 : i64
+                    %199 = arith.subi %187, %186 : i64
+                    %200 = arith.addi %198, %199 : i64
+                    %201 = arith.subi %69, %196 : i64
+                    %202 = arith.minsi %201, %c16_i64 : i64
+                    "instgem.mvout"(%195, %200, %202, %190) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %170 = arith.cmpi eq, %164, %c0_i64_3 : i64
+                %171 = arith.select %170, %c2147483648_i64, %c3221225472_i64 : i64
+                %172 = arith.ori %152, %171 : i64
+                %173 = arith.select %170, %c16_i64, %118 : i64
+                %174 = arith.select %170, %c16_i64, %154 : i64
+                %175 = arith.addi %165, %152 : i64
+                %176 = arith.addi %175, %c128_i64 : i64
+                "instgem.preload"(%176, %154, %169, %172, %174, %173) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%165, %167, %118, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %177 = arith.cmpi eq, %164, %151 : i64
+                scf.if %177 {
+                  %178 = arith.index_cast %117 : i64 to index
+                  scf.for %arg9 = %c1 to %178 step %c1 {
+                    %180 = arith.index_cast %arg9 : index to i64
+                    %181 = arith.muli %180, %c16_i64 : i64
+                    %182 = arith.addi %181, %152 : i64
+                    %183 = arith.ori %182, %171 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %174, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %184 = arith.muli %180, %c32_i64 : i64
+                    %185 = arith.addi %184, %165 : i64
+                    "instgem.compute_accumulated"(%185, %167, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %186 = arith.subi %180, %c1_i64_2 : i64
+                    %187 = arith.subi %186, %77 : i64
+                    %188 = arith.cmpi sge, %187, %c0_i64_3 : i64
+                    %189 = arith.cmpi slt, %187, %85 : i64
+                    %190 = arith.andi %188, %189 : i1
+                    scf.if %190 {
+                      %191 = arith.muli %186, %c16_i64 : i64
+                      %192 = arith.maxsi %191, %67 : i64
+                      %193 = arith.addi %191, %c16_i64 : i64
+                      %194 = arith.minsi %193, %78 : i64
+                      %195 = arith.subi %194, %192 : i64
+                      %196 = arith.subi %192, %67 : i64
+                      %197 = arith.muli %196, %75 : i64
+                      %198 = arith.addi %73, %197 : i64
+                      %199 = arith.muli %141, %c64_i64 : i64
+                      %200 = arith.addi %198, %199 : i64
+                      %201 = arith.addi %191, %152 : i64
+                      %202 = arith.ori %201, %c2684354560_i64 : i64
+                      %203 = arith.subi %192, %191 : i64
+                      %204 = arith.addi %202, %203 : i64
+                      %205 = arith.subi %69, %152 : i64
+                      %206 = arith.minsi %205, %c16_i64 : i64
+                      "instgem.mvout"(%200, %204, %206, %195) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %179 = arith.index_cast %105 : i64 to index
                   scf.for %arg9 = %178 to %179 step %c1 {
                     %180 = arith.index_cast %arg9 : index to i64
-                    %181 = arith.addi %81, %180 : i64
-                    %182 = arith.muli %181, %c16_i64 : i64
-                    %183 = arith.maxsi %182, %71 : i64
-                    %184 = arith.addi %182, %c16_i64 : i64
-                    %185 = arith.minsi %184, %82 : i64
-                    %186 = arith.subi %185, %183 : i64
-                    %187 = arith.subi %183, %71 : i64
-                    %188 = arith.muli %187, %79 : i64
-                    %189 = arith.addi %77, %188 : i64
-                    %190 = arith.muli %146, %c64_i64 : i64
-                    %191 = arith.addi %189, %190 : i64
-                    %192 = arith.muli %146, %c16_i64 : i64
-                    %193 = arith.addi %182, %192 : i64
-                    %194 = arith.ori %193, %c2684354560_i64 : i64
-                    %195 = arith.subi %183, %182 : i64
-                    %196 = arith.addi %194, %195 : i64
-                    %197 = arith.subi %73, %192 : i64
-                    %198 = arith.minsi %197, %c16_i64 : i64
-                    "instgem.mvout"(%191, %196, %198, %186) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %169 = arith.ori %156, %c3221225472_i64 : i64
-                %170 = arith.muli %168, %c16_i64 : i64
-                %171 = arith.addi %170, %156 : i64
-                %172 = arith.addi %171, %c128_i64 : i64
-                "instgem.preload"(%172, %158, %c16_i64, %169, %158, %122) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%170, %c16_i64, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.cmpi eq, %168, %155 : i64
-                scf.if %173 {
-                  %174 = arith.index_cast %121 : i64 to index
-                  scf.for %arg9 = %c1 to %174 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.addi %177, %156 : i64
-                    %179 = arith.ori %178, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %180 = arith.muli %176, %c32_i64 : i64
-                    %181 = arith.addi %180, %170 : i64
-                    "instgem.compute_accumulated"(%181, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %182 = arith.subi %176, %c1_i64_2 : i64
-                    %183 = arith.subi %182, %81 : i64
-                    %184 = arith.cmpi sge, %183, %c0_i64_3 : i64
-                    %185 = arith.cmpi slt, %183, %89 : i64
-                    %186 = arith.andi %184, %185 : i1
-                    scf.if %186 {
-                      %187 = arith.muli %182, %c16_i64 : i64
-                      %188 = arith.maxsi %187, %71 : i64
-                      %189 = arith.addi %187, %c16_i64 : i64
-                      %190 = arith.minsi %189, %82 : i64
-                      %191 = arith.subi %190, %188 : i64
-                      %192 = arith.subi %188, %71 : i64
-                      %193 = arith.muli %192, %79 : i64
-                      %194 = arith.addi %77, %193 : i64
-                      %195 = arith.muli %145, %c64_i64 : i64
-                      %196 = arith.addi %194, %195 : i64
-                      %197 = arith.addi %187, %156 : i64
-                      %198 = arith.ori %197, %c2684354560_i64 : i64
-                      %199 = arith.subi %188, %187 : i64
-                      %200 = arith.addi %198, %199 : i64
-                      %201 = arith.subi %73, %156 : i64
-                      %202 = arith.minsi %201, %c16_i64 : i64
-                      "instgem.mvout"(%196, %200, %202, %191) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %175 = arith.index_cast %109 : i64 to index
-                  scf.for %arg9 = %174 to %175 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.subi %102, %177 : i64
-                    %179 = arith.minsi %178, %c16_i64 : i64
-                    %180 = arith.addi %177, %156 : i64
-                    %181 = arith.ori %180, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %158, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %182 = arith.muli %176, %c32_i64 : i64
-                    %183 = arith.addi %182, %170 : i64
-                    "instgem.compute_accumulated"(%183, %c16_i64, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %184 = arith.subi %176, %c1_i64_2 : i64
-                    %185 = arith.subi %184, %81 : i64
-                    %186 = arith.cmpi sge, %185, %c0_i64_3 : i64
-                    %187 = arith.cmpi slt, %185, %89 : i64
-                    %188 = arith.andi %186, %187 : i1
-                    scf.if %188 {
-                      %189 = arith.muli %184, %c16_i64 : i64
-                      %190 = arith.maxsi %189, %71 : i64
-                      %191 = arith.addi %189, %c16_i64 : i64
-                      %192 = arith.minsi %191, %82 : i64
-                      %193 = arith.subi %192, %190 : i64
-                      %194 = arith.subi %190, %71 : i64
-                      %195 = arith.muli %194, %79 : i64
-                      %196 = arith.addi %77, %195 : i64
-                      %197 = arith.muli %145, %c64_i64 : i64
-                      %198 = arith.addi %196, %197 : i64
-                      %199 = arith.addi %189, %156 : i64
-                      %200 = arith.ori %199, %c2684354560_i64 : i64
-                      %201 = arith.subi %190, %189 : i64
-                      %202 = arith.addi %200, %201 : i64
-                      %203 = arith.subi %73, %156 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      "instgem.mvout"(%198, %202, %204, %193) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                } else {
-                  %174 = arith.index_cast %121 : i64 to index
-                  scf.for %arg9 = %c1 to %174 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.addi %177, %156 : i64
-                    %179 = arith.ori %178, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %179, %158, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %180 = arith.muli %176, %c32_i64 : i64
-                    %181 = arith.addi %180, %170 : i64
-                    "instgem.compute_accumulated"(%181, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %175 = arith.index_cast %109 : i64 to index
-                  scf.for %arg9 = %174 to %175 step %c1 {
-                    %176 = arith.index_cast %arg9 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.subi %102, %177 : i64
-                    %179 = arith.minsi %178, %c16_i64 : i64
-                    %180 = arith.addi %177, %156 : i64
-                    %181 = arith.ori %180, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %181, %158, %179) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %182 = arith.muli %176, %c32_i64 : i64
-                    %183 = arith.addi %182, %170 : i64
-                    "instgem.compute_accumulated"(%183, %c16_i64, %179, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                }
-              }
-              %161 = arith.index_cast %112 : i64 to index
-              scf.for %arg8 = %160 to %161 step %c1 {
-                %168 = arith.index_cast %arg8 : index to i64
-                %169 = arith.muli %168, %c16_i64 : i64
-                %170 = arith.subi %104, %169 : i64
-                %171 = arith.minsi %170, %c16_i64 : i64
-                %172 = arith.subi %106, %169 : i64
-                %173 = arith.minsi %172, %c16_i64 : i64
-                scf.if %149 {
-                  %182 = arith.muli %168, %136 : i64
-                  %183 = arith.minsi %182, %89 : i64
-                  %184 = arith.addi %183, %136 : i64
-                  %185 = arith.minsi %184, %89 : i64
-                  %186 = arith.index_cast %183 : i64 to index
-                  %187 = arith.index_cast %185 : i64 to index
-                  scf.for %arg9 = %186 to %187 step %c1 {
-                    %188 = arith.index_cast %arg9 : index to i64
-                    %189 = arith.addi %81, %188 : i64
-                    %190 = arith.muli %189, %c16_i64 : i64
-                    %191 = arith.maxsi %190, %71 : i64
-                    %192 = arith.addi %190, %c16_i64 : i64
-                    %193 = arith.minsi %192, %82 : i64
-                    %194 = arith.subi %193, %191 : i64
-                    %195 = arith.subi %191, %71 : i64
-                    %196 = arith.muli %195, %79 : i64
-                    %197 = arith.addi %77, %196 : i64
-                    %198 = arith.muli %146, %c64_i64 : i64
-                    %199 = arith.addi %197, %198 : i64
-                    %200 = arith.muli %146, %c16_i64 : i64
-                    %201 = arith.addi %190, %200 : i64
-                    %202 = arith.ori %201, %c2684354560_i64 : i64
-                    %203 = arith.subi %191, %190 : i64
-                    %204 = arith.addi %202, %203 : i64
-                    %205 = arith.subi %73, %200 : i64
-                    %206 = arith.minsi %205, %c16_i64 : i64
-                    "instgem.mvout"(%199, %204, %206, %194) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %174 = arith.cmpi eq, %168, %c0_i64_3 : i64
-                %175 = arith.select %174, %c2147483648_i64, %c3221225472_i64 : i64
-                %176 = arith.ori %156, %175 : i64
-                %177 = arith.select %174, %c16_i64, %122 : i64
-                %178 = arith.select %174, %c16_i64, %158 : i64
-                %179 = arith.addi %169, %156 : i64
-                %180 = arith.addi %179, %c128_i64 : i64
-                "instgem.preload"(%180, %158, %173, %176, %178, %177) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%169, %171, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %181 = arith.cmpi eq, %168, %155 : i64
-                scf.if %181 {
-                  %182 = arith.index_cast %121 : i64 to index
-                  scf.for %arg9 = %c1 to %182 step %c1 {
-                    %184 = arith.index_cast %arg9 : index to i64
-                    %185 = arith.muli %184, %c16_i64 : i64
-                    %186 = arith.addi %185, %156 : i64
-                    %187 = arith.ori %186, %175 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %178, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %188 = arith.muli %184, %c32_i64 : i64
-                    %189 = arith.addi %188, %169 : i64
-                    "instgem.compute_accumulated"(%189, %171, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %190 = arith.subi %184, %c1_i64_2 : i64
-                    %191 = arith.subi %190, %81 : i64
-                    %192 = arith.cmpi sge, %191, %c0_i64_3 : i64
-                    %193 = arith.cmpi slt, %191, %89 : i64
-                    %194 = arith.andi %192, %193 : i1
-                    scf.if %194 {
-                      %195 = arith.muli %190, %c16_i64 : i64
-                      %196 = arith.maxsi %195, %71 : i64
-                      %197 = arith.addi %195, %c16_i64 : i64
-                      %198 = arith.minsi %197, %82 : i64
-                      %199 = arith.subi %198, %196 : i64
-                      %200 = arith.subi %196, %71 : i64
-                      %201 = arith.muli %200, %79 : i64
-                      %202 = arith.addi %77, %201 : i64
-                      %203 = arith.muli %145, %c64_i64 : i64
-                      %204 = arith.addi %202, %203 : i64
-                      %205 = arith.addi %195, %156 : i64
-                      %206 = arith.ori %205, %c2684354560_i64 : i64
-                      %207 = arith.subi %196, %195 : i64
-                      %208 = arith.addi %206, %207 : i64
-                      %209 = arith.subi %73, %156 : i64
-                      %210 = arith.minsi %209, %c16_i64 : i64
-                      "instgem.mvout"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %183 = arith.index_cast %109 : i64 to index
-                  scf.for %arg9 = %182 to %183 step %c1 {
-                    %184 = arith.index_cast %arg9 : index to i64
-                    %185 = arith.muli %184, %c16_i64 : i64
-                    %186 = arith.subi %102, %185 : i64
-                    %187 = arith.minsi %186, %c16_i64 : i64
-                    %188 = arith.addi %185, %156 : i64
-                    %189 = arith.ori %188, %175 : i64
-                    %190 = arith.select %174, %c16_i64, %187 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %178, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %191 = arith.muli %184, %c32_i64 : i64
-                    %192 = arith.addi %191, %169 : i64
-                    "instgem.compute_accumulated"(%192, %171, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %193 = arith.subi %184, %c1_i64_2 : i64
-                    %194 = arith.subi %193, %81 : i64
-                    %195 = arith.cmpi sge, %194, %c0_i64_3 : i64
-                    %196 = arith.cmpi slt, %194, %89 : i64
-                    %197 = arith.andi %195, %196 : i1
-                    scf.if %197 {
-                      %198 = arith.muli %193, %c16_i64 : i64
-                      %199 = arith.maxsi %198, %71 : i64
-                      %200 = arith.addi %198, %c16_i64 : i64
-                      %201 = arith.minsi %200, %82 : i64
-                      %202 = arith.subi %201, %199 : i64
-                      %203 = arith.subi %199, %71 : i64
-                      %204 = arith.muli %203, %79 : i64
-                      %205 = arith.addi %77, %204 : i64
-                      %206 = arith.muli %145, %c64_i64 : i64
+                    %181 = arith.muli %180, %c16_i64 : i64
+                    %182 = arith.subi %98, %181 : i64
+                    %183 = arith.minsi %182, %c16_i64 : i64
+                    %184 = arith.addi %181, %152 : i64
+                    %185 = arith.ori %184, %171 : i64
+                    %186 = arith.select %170, %c16_i64, %183 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %174, %186) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %187 = arith.muli %180, %c32_i64 : i64
+                    %188 = arith.addi %187, %165 : i64
+                    "instgem.compute_accumulated"(%188, %167, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %189 = arith.subi %180, %c1_i64_2 : i64
+                    %190 = arith.subi %189, %77 : i64
+                    %191 = arith.cmpi sge, %190, %c0_i64_3 : i64
+                    %192 = arith.cmpi slt, %190, %85 : i64
+                    %193 = arith.andi %191, %192 : i1
+                    scf.if %193 {
+                      %194 = arith.muli %189, %c16_i64 : i64
+                      %195 = arith.maxsi %194, %67 : i64
+                      %196 = arith.addi %194, %c16_i64 : i64
+                      %197 = arith.minsi %196, %78 : i64
+                      %198 = arith.subi %197, %195 : i64
+                      %199 = arith.subi %195, %67 : i64
+                      %200 = arith.muli %199, %75 : i64
+                      %201 = arith.addi %73, %200 : i64
+                      %202 = arith.muli %141, %c64_i64 : i64
+                      %203 = arith.addi %201, %202 : i64
+                      %204 = arith.addi %194, %152 : i64
+                      %205 = arith.ori %204, %c2684354560_i64 : i64
+                      %206 = arith.subi %195, %194 : i64
                       %207 = arith.addi %205, %206 : i64
-                      %208 = arith.addi %198, %156 : i64
-                      %209 = arith.ori %208, %c2684354560_i64 : i64
-                      %210 = arith.subi %199, %198 : i64
-                      %211 = arith.addi %209, %210 : i64
-                      %212 = arith.subi %73, %156 : i64
-                      %213 = arith.minsi %212, %c16_i64 : i64
-                      "instgem.mvout"(%207, %211, %213, %202) : (i64, i64, i64, i64) -> ()
+                      %208 = arith.subi %69, %152 : i64
+                      %209 = arith.minsi %208, %c16_i64 : i64
+                      "instgem.mvout"(%203, %207, %209, %198) : (i64, i64, i64, i64) -> ()
                     }
                   }
                 } else {
-                  %182 = arith.index_cast %121 : i64 to index
-                  scf.for %arg9 = %c1 to %182 step %c1 {
-                    %184 = arith.index_cast %arg9 : index to i64
-                    %185 = arith.muli %184, %c16_i64 : i64
-                    %186 = arith.addi %185, %156 : i64
-                    %187 = arith.ori %186, %175 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %187, %178, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %188 = arith.muli %184, %c32_i64 : i64
-                    %189 = arith.addi %188, %169 : i64
-                    "instgem.compute_accumulated"(%189, %171, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %178 = arith.index_cast %117 : i64 to index
+                  scf.for %arg9 = %c1 to %178 step %c1 {
+                    %180 = arith.index_cast %arg9 : index to i64
+                    %181 = arith.muli %180, %c16_i64 : i64
+                    %182 = arith.addi %181, %152 : i64
+                    %183 = arith.ori %182, %171 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %183, %174, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %184 = arith.muli %180, %c32_i64 : i64
+                    %185 = arith.addi %184, %165 : i64
+                    "instgem.compute_accumulated"(%185, %167, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
-                  %183 = arith.index_cast %109 : i64 to index
-                  scf.for %arg9 = %182 to %183 step %c1 {
-                    %184 = arith.index_cast %arg9 : index to i64
-                    %185 = arith.muli %184, %c16_i64 : i64
-                    %186 = arith.subi %102, %185 : i64
-                    %187 = arith.minsi %186, %c16_i64 : i64
-                    %188 = arith.addi %185, %156 : i64
-                    %189 = arith.ori %188, %175 : i64
-                    %190 = arith.select %174, %c16_i64, %187 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %189, %178, %190) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %191 = arith.muli %184, %c32_i64 : i64
-                    %192 = arith.addi %191, %169 : i64
-                    "instgem.compute_accumulated"(%192, %171, %187, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %179 = arith.index_cast %105 : i64 to index
+                  scf.for %arg9 = %178 to %179 step %c1 {
+                    %180 = arith.index_cast %arg9 : index to i64
+                    %181 = arith.muli %180, %c16_i64 : i64
+                    %182 = arith.subi %98, %181 : i64
+                    %183 = arith.minsi %182, %c16_i64 : i64
+                    %184 = arith.addi %181, %152 : i64
+                    %185 = arith.ori %184, %171 : i64
+                    %186 = arith.select %170, %c16_i64, %183 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %185, %174, %186) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %187 = arith.muli %180, %c32_i64 : i64
+                    %188 = arith.addi %187, %165 : i64
+                    "instgem.compute_accumulated"(%188, %167, %183, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
                 }
               }
+              scf.if %145 {
+                %164 = arith.muli %108, %132 : i64
+                %165 = arith.minsi %164, %85 : i64
+                %166 = arith.index_cast %165 : i64 to index
+                scf.for %arg8 = %166 to %120 step %c1 {
+                  %167 = arith.index_cast %arg8 : index to i64
+                  %168 = arith.addi %77, %167 : i64
+                  %169 = arith.muli %168, %c16_i64 : i64
+                  %170 = arith.maxsi %169, %67 : i64
+                  %171 = arith.addi %169, %c16_i64 : i64
+                  %172 = arith.minsi %171, %78 : i64
+                  %173 = arith.subi %172, %170 : i64
+                  %174 = arith.subi %170, %67 : i64
+                  %175 = arith.muli %174, %75 : i64
+                  %176 = arith.addi %73, %175 : i64
+                  %177 = arith.muli %142, %c64_i64 : i64
+                  %178 = arith.addi %176, %177 : i64
+                  %179 = arith.muli %142, %c16_i64 : i64
+                  %180 = arith.addi %169, %179 : i64
+                  %181 = arith.ori %180, %c2684354560_i64 : i64
+                  %182 = arith.subi %170, %169 : i64
+                  %183 = arith.addi %181, %182 : i64
+                  %184 = arith.subi %69, %179 : i64
+                  %185 = arith.minsi %184, %c16_i64 : i64
+                  "instgem.mvout"(%178, %183, %185, %173) : (i64, i64, i64, i64) -> ()
+                }
+              }
+              %158 = arith.cmpi sgt, %108, %c0_i64_3 : i64
+              %159 = arith.subi %105, %c1_i64_2 : i64
+              %160 = arith.subi %159, %77 : i64
+              %161 = arith.maxsi %160, %c0_i64_3 : i64
+              %162 = arith.minsi %161, %85 : i64
+              %163 = arith.select %158, %162, %c0_i64_3 : i64
               scf.if %149 {
-                %168 = arith.muli %112, %136 : i64
-                %169 = arith.minsi %168, %89 : i64
-                %170 = arith.index_cast %169 : i64 to index
-                scf.for %arg8 = %170 to %124 step %c1 {
-                  %171 = arith.index_cast %arg8 : index to i64
-                  %172 = arith.addi %81, %171 : i64
-                  %173 = arith.muli %172, %c16_i64 : i64
-                  %174 = arith.maxsi %173, %71 : i64
-                  %175 = arith.addi %173, %c16_i64 : i64
-                  %176 = arith.minsi %175, %82 : i64
-                  %177 = arith.subi %176, %174 : i64
-                  %178 = arith.subi %174, %71 : i64
-                  %179 = arith.muli %178, %79 : i64
-                  %180 = arith.addi %77, %179 : i64
-                  %181 = arith.muli %146, %c64_i64 : i64
-                  %182 = arith.addi %180, %181 : i64
-                  %183 = arith.muli %146, %c16_i64 : i64
-                  %184 = arith.addi %173, %183 : i64
-                  %185 = arith.ori %184, %c2684354560_i64 : i64
-                  %186 = arith.subi %174, %173 : i64
-                  %187 = arith.addi %185, %186 : i64
-                  %188 = arith.subi %73, %183 : i64
-                  %189 = arith.minsi %188, %c16_i64 : i64
-                  "instgem.mvout"(%182, %187, %189, %177) : (i64, i64, i64, i64) -> ()
-                }
-              }
-              %162 = arith.cmpi sgt, %112, %c0_i64_3 : i64
-              %163 = arith.subi %109, %c1_i64_2 : i64
-              %164 = arith.subi %163, %81 : i64
-              %165 = arith.maxsi %164, %c0_i64_3 : i64
-              %166 = arith.minsi %165, %89 : i64
-              %167 = arith.select %162, %166, %c0_i64_3 : i64
-              scf.if %153 {
-                %168 = arith.index_cast %167 : i64 to index
-                scf.for %arg8 = %168 to %124 step %c1 {
-                  %169 = arith.index_cast %arg8 : index to i64
-                  %170 = arith.addi %81, %169 : i64
-                  %171 = arith.muli %170, %c16_i64 : i64
-                  %172 = arith.maxsi %171, %71 : i64
-                  %173 = arith.addi %171, %c16_i64 : i64
-                  %174 = arith.minsi %173, %82 : i64
-                  %175 = arith.subi %174, %172 : i64
-                  %176 = arith.subi %172, %71 : i64
-                  %177 = arith.muli %176, %79 : i64
-                  %178 = arith.addi %77, %177 : i64
-                  %179 = arith.muli %145, %c64_i64 : i64
+                %164 = arith.index_cast %163 : i64 to index
+                scf.for %arg8 = %164 to %120 step %c1 {
+                  %165 = arith.index_cast %arg8 : index to i64
+                  %166 = arith.addi %77, %165 : i64
+                  %167 = arith.muli %166, %c16_i64 : i64
+                  %168 = arith.maxsi %167, %67 : i64
+                  %169 = arith.addi %167, %c16_i64 : i64
+                  %170 = arith.minsi %169, %78 : i64
+                  %171 = arith.subi %170, %168 : i64
+                  %172 = arith.subi %168, %67 : i64
+                  %173 = arith.muli %172, %75 : i64
+                  %174 = arith.addi %73, %173 : i64
+                  %175 = arith.muli %141, %c64_i64 : i64
+                  %176 = arith.addi %174, %175 : i64
+                  %177 = arith.addi %167, %152 : i64
+                  %178 = arith.ori %177, %c2684354560_i64 : i64
+                  %179 = arith.subi %168, %167 : i64
                   %180 = arith.addi %178, %179 : i64
-                  %181 = arith.addi %171, %156 : i64
-                  %182 = arith.ori %181, %c2684354560_i64 : i64
-                  %183 = arith.subi %172, %171 : i64
-                  %184 = arith.addi %182, %183 : i64
-                  %185 = arith.subi %73, %156 : i64
-                  %186 = arith.minsi %185, %c16_i64 : i64
-                  "instgem.mvout"(%180, %184, %186, %175) : (i64, i64, i64, i64) -> ()
+                  %181 = arith.subi %69, %152 : i64
+                  %182 = arith.minsi %181, %c16_i64 : i64
+                  "instgem.mvout"(%176, %180, %182, %171) : (i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %137 = arith.cmpi eq, %112, %c0_i64_3 : i64
-            %138 = arith.cmpi slt, %109, %c2_i64_1 : i64
-            %139 = arith.cmpi slt, %114, %c1_i64_2 : i64
-            %140 = arith.ori %137, %138 : i1
-            %141 = arith.ori %140, %139 : i1
-            scf.if %141 {
+            %133 = arith.cmpi eq, %108, %c0_i64_3 : i64
+            %134 = arith.cmpi slt, %105, %c2_i64_1 : i64
+            %135 = arith.cmpi slt, %110, %c1_i64_2 : i64
+            %136 = arith.ori %133, %134 : i1
+            %137 = arith.ori %136, %135 : i1
+            scf.if %137 {
               scf.for %arg7 = %c0 to %c2 step %c1 {
-                %145 = arith.index_cast %arg7 : index to i64
-                %146 = arith.muli %145, %c16_i64 : i64
-                %147 = arith.ori %146, %c2147483648_i64 : i64
-                %148 = arith.cmpi sge, %145, %109 : i64
-                %149 = arith.cmpi sle, %114, %c0_i64_3 : i64
-                %150 = arith.ori %137, %148 : i1
-                %151 = arith.ori %150, %149 : i1
-                %152 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                %153 = arith.andi %151, %152 : i1
-                scf.if %153 {
-                  "instgem.mvin"(%c0_i64_3, %147, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %141 = arith.index_cast %arg7 : index to i64
+                %142 = arith.muli %141, %c16_i64 : i64
+                %143 = arith.ori %142, %c2147483648_i64 : i64
+                %144 = arith.cmpi sge, %141, %105 : i64
+                %145 = arith.cmpi sle, %110, %c0_i64_3 : i64
+                %146 = arith.ori %133, %144 : i1
+                %147 = arith.ori %146, %145 : i1
+                %148 = arith.cmpi sgt, %86, %c0_i64_3 : i64
+                %149 = arith.andi %147, %148 : i1
+                scf.if %149 {
+                  "instgem.mvin"(%c0_i64_3, %143, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
-            %142 = arith.minsi %114, %90 : i64
-            %143 = arith.index_cast %142 : i64 to index
-            %144 = arith.index_cast %90 : i64 to index
-            scf.for %arg7 = %143 to %144 step %c1 {
-              %145 = arith.index_cast %arg7 : index to i64
-              scf.for %arg8 = %c0 to %124 step %c1 {
-                %146 = arith.index_cast %arg8 : index to i64
-                %147 = arith.addi %81, %146 : i64
-                %148 = arith.muli %147, %c16_i64 : i64
-                %149 = arith.maxsi %148, %71 : i64
-                %150 = arith.addi %148, %c16_i64 : i64
-                %151 = arith.minsi %150, %82 : i64
-                %152 = arith.subi %151, %149 : i64
-                %153 = arith.subi %149, %71 : i64
-                %154 = arith.muli %153, %79 : i64
-                %155 = arith.addi %77, %154 : i64
-                %156 = arith.muli %145, %c64_i64 : i64
-                %157 = arith.addi %155, %156 : i64
-                %158 = arith.muli %145, %c16_i64 : i64
-                %159 = arith.addi %148, %158 : i64
-                %160 = arith.ori %159, %c2684354560_i64 : i64
-                %161 = arith.subi %149, %148 : i64
-                %162 = arith.addi %160, %161 : i64
-                %163 = arith.subi %73, %158 : i64
-                %164 = arith.minsi %163, %c16_i64 : i64
-                "instgem.mvout"(%157, %162, %164, %152) : (i64, i64, i64, i64) -> ()
+            %138 = arith.minsi %110, %86 : i64
+            %139 = arith.index_cast %138 : i64 to index
+            %140 = arith.index_cast %86 : i64 to index
+            scf.for %arg7 = %139 to %140 step %c1 {
+              %141 = arith.index_cast %arg7 : index to i64
+              scf.for %arg8 = %c0 to %120 step %c1 {
+                %142 = arith.index_cast %arg8 : index to i64
+                %143 = arith.addi %77, %142 : i64
+                %144 = arith.muli %143, %c16_i64 : i64
+                %145 = arith.maxsi %144, %67 : i64
+                %146 = arith.addi %144, %c16_i64 : i64
+                %147 = arith.minsi %146, %78 : i64
+                %148 = arith.subi %147, %145 : i64
+                %149 = arith.subi %145, %67 : i64
+                %150 = arith.muli %149, %75 : i64
+                %151 = arith.addi %73, %150 : i64
+                %152 = arith.muli %141, %c64_i64 : i64
+                %153 = arith.addi %151, %152 : i64
+                %154 = arith.muli %141, %c16_i64 : i64
+                %155 = arith.addi %144, %154 : i64
+                %156 = arith.ori %155, %c2684354560_i64 : i64
+                %157 = arith.subi %145, %144 : i64
+                %158 = arith.addi %156, %157 : i64
+                %159 = arith.subi %69, %154 : i64
+                %160 = arith.minsi %159, %c16_i64 : i64
+                "instgem.mvout"(%153, %158, %160, %148) : (i64, i64, i64, i64) -> ()
               }
             }
           } else {
-            scf.for %arg7 = %c0 to %115 step %c1 {
-              scf.if %123 {
-                %147 = arith.cmpi sgt, %124, %c0 : index
-                scf.if %147 {
-                  %151 = arith.muli %134, %c4 : index
-                  %152 = arith.muli %124, %c4 : index
-                  %153 = arith.muli %arg7, %152 : index
-                  %154 = arith.subi %151, %c1 : index
-                  %155 = arith.addi %153, %154 : index
-                  %156 = arith.divsi %155, %151 : index
-                  %157 = arith.addi %155, %152 : index
-                  %158 = arith.divsi %157, %151 : index
-                  scf.for %arg8 = %156 to %158 step %c1 {
-                    %159 = arith.index_cast %arg8 : index to i64
-                    %160 = arith.addi %81, %159 : i64
-                    %161 = arith.muli %160, %c16_i64 : i64
-                    %162 = arith.maxsi %161, %71 : i64
-                    %163 = arith.addi %161, %c16_i64 : i64
-                    %164 = arith.minsi %163, %82 : i64
-                    %165 = arith.subi %164, %162 : i64
-                    %166 = arith.subi %162, %71 : i64
-                    %167 = arith.muli %166, %133#0 : i64
-                    %168 = arith.addi %133#1, %167 : i64
-                    %169 = arith.muli %160, %c32_i64 : i64
-                    %170 = arith.addi %169, %131 : i64
-                    %171 = arith.subi %162, %161 : i64
-                    %172 = arith.addi %170, %171 : i64
-                    %173 = arith.minsi %133#2, %c64_i64 : i64
-                    "instgem.mvin"(%168, %172, %173, %165) : (i64, i64, i64, i64) -> ()
+            scf.for %arg7 = %c0 to %111 step %c1 {
+              scf.if %119 {
+                %143 = arith.cmpi sgt, %120, %c0 : index
+                scf.if %143 {
+                  %147 = arith.muli %130, %c4 : index
+                  %148 = arith.muli %120, %c4 : index
+                  %149 = arith.muli %arg7, %148 : index
+                  %150 = arith.subi %147, %c1 : index
+                  %151 = arith.addi %149, %150 : index
+                  %152 = arith.divsi %151, %147 : index
+                  %153 = arith.addi %151, %148 : index
+                  %154 = arith.divsi %153, %147 : index
+                  scf.for %arg8 = %152 to %154 step %c1 {
+                    %155 = arith.index_cast %arg8 : index to i64
+                    %156 = arith.addi %77, %155 : i64
+                    %157 = arith.muli %156, %c16_i64 : i64
+                    %158 = arith.maxsi %157, %67 : i64
+                    %159 = arith.addi %157, %c16_i64 : i64
+                    %160 = arith.minsi %159, %78 : i64
+                    %161 = arith.subi %160, %158 : i64
+                    %162 = arith.subi %158, %67 : i64
+                    %163 = arith.muli %162, %129#0 : i64
+                    %164 = arith.addi %129#1, %163 : i64
+                    %165 = arith.muli %156, %c32_i64 : i64
+                    %166 = arith.addi %165, %127 : i64
+                    %167 = arith.subi %158, %157 : i64
+                    %168 = arith.addi %166, %167 : i64
+                    %169 = arith.minsi %129#2, %c64_i64 : i64
+                    "instgem.mvin"(%164, %168, %169, %161) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %148 = arith.cmpi sgt, %130, %c0 : index
-                scf.if %148 {
-                  %151 = arith.muli %134, %c4 : index
-                  %152 = arith.muli %130, %c4 : index
-                  %153 = arith.muli %arg7, %152 : index
-                  %154 = arith.subi %151, %c1 : index
-                  %155 = arith.subi %154, %134 : index
-                  %156 = arith.addi %153, %155 : index
-                  %157 = arith.divsi %156, %151 : index
-                  %158 = arith.addi %156, %152 : index
-                  %159 = arith.divsi %158, %151 : index
-                  scf.for %arg8 = %157 to %159 step %c1 {
-                    %160 = arith.index_cast %arg8 : index to i64
-                    %161 = arith.muli %160, %c16_i64 : i64
-                    %162 = arith.maxsi %161, %c0_i64_3 : i64
-                    %163 = arith.addi %161, %c16_i64 : i64
-                    %164 = arith.minsi %163, %71 : i64
-                    %165 = arith.subi %164, %162 : i64
-                    %166 = arith.muli %160, %c32_i64 : i64
-                    %167 = arith.addi %166, %131 : i64
-                    %168 = arith.subi %162, %161 : i64
-                    %169 = arith.addi %167, %168 : i64
-                    %170 = arith.minsi %133#2, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %169, %170, %165) : (i64, i64, i64, i64) -> ()
+                %144 = arith.cmpi sgt, %126, %c0 : index
+                scf.if %144 {
+                  %147 = arith.muli %130, %c4 : index
+                  %148 = arith.muli %126, %c4 : index
+                  %149 = arith.muli %arg7, %148 : index
+                  %150 = arith.subi %147, %c1 : index
+                  %151 = arith.subi %150, %130 : index
+                  %152 = arith.addi %149, %151 : index
+                  %153 = arith.divsi %152, %147 : index
+                  %154 = arith.addi %152, %148 : index
+                  %155 = arith.divsi %154, %147 : index
+                  scf.for %arg8 = %153 to %155 step %c1 {
+                    %156 = arith.index_cast %arg8 : index to i64
+                    %157 = arith.muli %156, %c16_i64 : i64
+                    %158 = arith.maxsi %157, %c0_i64_3 : i64
+                    %159 = arith.addi %157, %c16_i64 : i64
+                    %160 = arith.minsi %159, %67 : i64
+                    %161 = arith.subi %160, %158 : i64
+                    %162 = arith.muli %156, %c32_i64 : i64
+                    %163 = arith.addi %162, %127 : i64
+                    %164 = arith.subi %158, %157 : i64
+                    %165 = arith.addi %163, %164 : i64
+                    %166 = arith.minsi %129#2, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64_3, %165, %166, %161) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %149 = arith.cmpi sgt, %133#3, %c0 : index
-                scf.if %149 {
-                  %151 = arith.muli %134, %c4 : index
-                  %152 = arith.muli %133#3, %c4 : index
-                  %153 = arith.muli %arg7, %152 : index
-                  %154 = arith.subi %151, %c1 : index
-                  %155 = arith.muli %134, %c2 : index
-                  %156 = arith.subi %154, %155 : index
-                  %157 = arith.addi %153, %156 : index
-                  %158 = arith.divsi %157, %151 : index
-                  %159 = arith.addi %157, %152 : index
-                  %160 = arith.divsi %159, %151 : index
-                  scf.for %arg8 = %158 to %160 step %c1 {
-                    %161 = arith.index_cast %arg8 : index to i64
-                    %162 = arith.addi %133#4, %161 : i64
-                    %163 = arith.muli %162, %c16_i64 : i64
-                    %164 = arith.maxsi %163, %133#5 : i64
-                    %165 = arith.addi %163, %c16_i64 : i64
-                    %166 = arith.addi %133#5, %133#6 : i64
-                    %167 = arith.minsi %165, %166 : i64
-                    %168 = arith.subi %167, %164 : i64
-                    %169 = arith.subi %164, %133#5 : i64
-                    %170 = arith.muli %169, %133#7 : i64
-                    %171 = arith.addi %133#8, %170 : i64
-                    %172 = arith.addi %163, %132 : i64
-                    %173 = arith.subi %164, %163 : i64
-                    %174 = arith.addi %172, %173 : i64
-                    %175 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%171, %174, %175, %168) : (i64, i64, i64, i64) -> ()
+                %145 = arith.cmpi sgt, %129#3, %c0 : index
+                scf.if %145 {
+                  %147 = arith.muli %130, %c4 : index
+                  %148 = arith.muli %129#3, %c4 : index
+                  %149 = arith.muli %arg7, %148 : index
+                  %150 = arith.subi %147, %c1 : index
+                  %151 = arith.muli %130, %c2 : index
+                  %152 = arith.subi %150, %151 : index
+                  %153 = arith.addi %149, %152 : index
+                  %154 = arith.divsi %153, %147 : index
+                  %155 = arith.addi %153, %148 : index
+                  %156 = arith.divsi %155, %147 : index
+                  scf.for %arg8 = %154 to %156 step %c1 {
+                    %157 = arith.index_cast %arg8 : index to i64
+                    %158 = arith.addi %129#4, %157 : i64
+                    %159 = arith.muli %158, %c16_i64 : i64
+                    %160 = arith.maxsi %159, %129#5 : i64
+                    %161 = arith.addi %159, %c16_i64 : i64
+                    %162 = arith.addi %129#5, %129#6 : i64
+                    %163 = arith.minsi %161, %162 : i64
+                    %164 = arith.subi %163, %160 : i64
+                    %165 = arith.subi %160, %129#5 : i64
+                    %166 = arith.muli %165, %129#7 : i64
+                    %167 = arith.addi %129#8, %166 : i64
+                    %168 = arith.addi %159, %128 : i64
+                    %169 = arith.subi %160, %159 : i64
+                    %170 = arith.addi %168, %169 : i64
+                    %171 = arith.minsi %69, %c64_i64 : i64
+                    "instgem.mvin2"(%167, %170, %171, %164) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %150 = arith.cmpi sgt, %133#9, %c0 : index
-                scf.if %150 {
-                  %151 = arith.muli %134, %c4 : index
-                  %152 = arith.muli %133#9, %c4 : index
-                  %153 = arith.muli %arg7, %152 : index
-                  %154 = arith.subi %151, %c1 : index
-                  %155 = arith.muli %134, %c3 : index
-                  %156 = arith.subi %154, %155 : index
-                  %157 = arith.addi %153, %156 : index
-                  %158 = arith.divsi %157, %151 : index
-                  %159 = arith.addi %157, %152 : index
-                  %160 = arith.divsi %159, %151 : index
-                  scf.for %arg8 = %158 to %160 step %c1 {
-                    %161 = arith.index_cast %arg8 : index to i64
-                    %162 = arith.muli %161, %c16_i64 : i64
-                    %163 = arith.maxsi %162, %c0_i64_3 : i64
-                    %164 = arith.addi %162, %c16_i64 : i64
-                    %165 = arith.minsi %164, %133#5 : i64
-                    %166 = arith.subi %165, %163 : i64
-                    %167 = arith.addi %162, %132 : i64
-                    %168 = arith.subi %163, %162 : i64
-                    %169 = arith.addi %167, %168 : i64
-                    %170 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %169, %170, %166) : (i64, i64, i64, i64) -> ()
+                %146 = arith.cmpi sgt, %129#9, %c0 : index
+                scf.if %146 {
+                  %147 = arith.muli %130, %c4 : index
+                  %148 = arith.muli %129#9, %c4 : index
+                  %149 = arith.muli %arg7, %148 : index
+                  %150 = arith.subi %147, %c1 : index
+                  %151 = arith.muli %130, %c3 : index
+                  %152 = arith.subi %150, %151 : index
+                  %153 = arith.addi %149, %152 : index
+                  %154 = arith.divsi %153, %147 : index
+                  %155 = arith.addi %153, %148 : index
+                  %156 = arith.divsi %155, %147 : index
+                  scf.for %arg8 = %154 to %156 step %c1 {
+                    %157 = arith.index_cast %arg8 : index to i64
+                    %158 = arith.muli %157, %c16_i64 : i64
+                    %159 = arith.maxsi %158, %c0_i64_3 : i64
+                    %160 = arith.addi %158, %c16_i64 : i64
+                    %161 = arith.minsi %160, %129#5 : i64
+                    %162 = arith.subi %161, %159 : i64
+                    %163 = arith.addi %158, %128 : i64
+                    %164 = arith.subi %159, %158 : i64
+                    %165 = arith.addi %163, %164 : i64
+                    %166 = arith.minsi %69, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64_3, %165, %166, %162) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %140 = arith.index_cast %arg7 : index to i64
-              %141 = arith.muli %140, %c16_i64 : i64
-              %142 = arith.subi %108, %141 : i64
-              %143 = arith.minsi %142, %c16_i64 : i64
-              %144 = arith.cmpi sgt, %118, %c0_i64_3 : i64
-              scf.if %144 {
-                %147 = arith.ori %141, %c2147483648_i64 : i64
-                %148 = arith.addi %141, %c128_i64 : i64
-                "instgem.preload"(%148, %143, %c16_i64, %147, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %149 = arith.index_cast %121 : i64 to index
-                scf.for %arg8 = %c1 to %149 step %c1 {
-                  %151 = arith.index_cast %arg8 : index to i64
-                  %152 = arith.muli %151, %c16_i64 : i64
-                  %153 = arith.addi %152, %141 : i64
-                  %154 = arith.ori %153, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %154, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %155 = arith.muli %151, %c32_i64 : i64
+              %136 = arith.index_cast %arg7 : index to i64
+              %137 = arith.muli %136, %c16_i64 : i64
+              %138 = arith.subi %104, %137 : i64
+              %139 = arith.minsi %138, %c16_i64 : i64
+              %140 = arith.cmpi sgt, %114, %c0_i64_3 : i64
+              scf.if %140 {
+                %143 = arith.ori %137, %c2147483648_i64 : i64
+                %144 = arith.addi %137, %c128_i64 : i64
+                "instgem.preload"(%144, %139, %c16_i64, %143, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%c0_i64_3, %c16_i64, %118, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %145 = arith.index_cast %117 : i64 to index
+                scf.for %arg8 = %c1 to %145 step %c1 {
+                  %147 = arith.index_cast %arg8 : index to i64
+                  %148 = arith.muli %147, %c16_i64 : i64
+                  %149 = arith.addi %148, %137 : i64
+                  %150 = arith.ori %149, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %150, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %151 = arith.muli %147, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%151, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %146 = arith.index_cast %105 : i64 to index
+                scf.for %arg8 = %145 to %146 step %c1 {
+                  %147 = arith.index_cast %arg8 : index to i64
+                  %148 = arith.muli %147, %c16_i64 : i64
+                  %149 = arith.subi %98, %148 : i64
+                  %150 = arith.minsi %149, %c16_i64 : i64
+                  %151 = arith.addi %148, %137 : i64
+                  %152 = arith.ori %151, %c2147483648_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %152, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %153 = arith.muli %147, %c32_i64 : i64
+                  "instgem.compute_accumulated"(%153, %c16_i64, %150, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %141 = arith.index_cast %114 : i64 to index
+              scf.for %arg8 = %c1 to %141 step %c1 {
+                %143 = arith.index_cast %arg8 : index to i64
+                %144 = arith.ori %137, %c3221225472_i64 : i64
+                %145 = arith.muli %143, %c16_i64 : i64
+                %146 = arith.addi %145, %137 : i64
+                %147 = arith.addi %146, %c128_i64 : i64
+                "instgem.preload"(%147, %139, %c16_i64, %144, %139, %118) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%145, %c16_i64, %118, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %148 = arith.index_cast %117 : i64 to index
+                scf.for %arg9 = %c1 to %148 step %c1 {
+                  %150 = arith.index_cast %arg9 : index to i64
+                  %151 = arith.muli %150, %c16_i64 : i64
+                  %152 = arith.addi %151, %137 : i64
+                  %153 = arith.ori %152, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %153, %139, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %154 = arith.muli %150, %c32_i64 : i64
+                  %155 = arith.addi %154, %145 : i64
                   "instgem.compute_accumulated"(%155, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %150 = arith.index_cast %109 : i64 to index
-                scf.for %arg8 = %149 to %150 step %c1 {
-                  %151 = arith.index_cast %arg8 : index to i64
-                  %152 = arith.muli %151, %c16_i64 : i64
-                  %153 = arith.subi %102, %152 : i64
-                  %154 = arith.minsi %153, %c16_i64 : i64
-                  %155 = arith.addi %152, %141 : i64
-                  %156 = arith.ori %155, %c2147483648_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %156, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %157 = arith.muli %151, %c32_i64 : i64
-                  "instgem.compute_accumulated"(%157, %c16_i64, %154, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %149 = arith.index_cast %105 : i64 to index
+                scf.for %arg9 = %148 to %149 step %c1 {
+                  %150 = arith.index_cast %arg9 : index to i64
+                  %151 = arith.muli %150, %c16_i64 : i64
+                  %152 = arith.subi %98, %151 : i64
+                  %153 = arith.minsi %152, %c16_i64 : i64
+                  %154 = arith.addi %151, %137 : i64
+                  %155 = arith.ori %154, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %155, %139, %153) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %156 = arith.muli %150, %c32_i64 : i64
+                  %157 = arith.addi %156, %145 : i64
+                  "instgem.compute_accumulated"(%157, %c16_i64, %153, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
-              %145 = arith.index_cast %118 : i64 to index
-              scf.for %arg8 = %c1 to %145 step %c1 {
-                %147 = arith.index_cast %arg8 : index to i64
-                %148 = arith.ori %141, %c3221225472_i64 : i64
-                %149 = arith.muli %147, %c16_i64 : i64
-                %150 = arith.addi %149, %141 : i64
-                %151 = arith.addi %150, %c128_i64 : i64
-                "instgem.preload"(%151, %143, %c16_i64, %148, %143, %122) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%149, %c16_i64, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %152 = arith.index_cast %121 : i64 to index
-                scf.for %arg9 = %c1 to %152 step %c1 {
-                  %154 = arith.index_cast %arg9 : index to i64
-                  %155 = arith.muli %154, %c16_i64 : i64
-                  %156 = arith.addi %155, %141 : i64
-                  %157 = arith.ori %156, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %157, %143, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %158 = arith.muli %154, %c32_i64 : i64
-                  %159 = arith.addi %158, %149 : i64
-                  "instgem.compute_accumulated"(%159, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %142 = arith.index_cast %108 : i64 to index
+              scf.for %arg8 = %141 to %142 step %c1 {
+                %143 = arith.index_cast %arg8 : index to i64
+                %144 = arith.muli %143, %c16_i64 : i64
+                %145 = arith.subi %100, %144 : i64
+                %146 = arith.minsi %145, %c16_i64 : i64
+                %147 = arith.subi %102, %144 : i64
+                %148 = arith.minsi %147, %c16_i64 : i64
+                %149 = arith.cmpi eq, %143, %c0_i64_3 : i64
+                %150 = arith.select %149, %c2147483648_i64, %c3221225472_i64 : i64
+                %151 = arith.ori %137, %150 : i64
+                %152 = arith.select %149, %c16_i64, %118 : i64
+                %153 = arith.select %149, %c16_i64, %139 : i64
+                %154 = arith.addi %144, %137 : i64
+                %155 = arith.addi %154, %c128_i64 : i64
+                "instgem.preload"(%155, %139, %148, %151, %153, %152) : (i64, i64, i64, i64, i64, i64) -> ()
+                "instgem.compute_preloaded"(%144, %146, %118, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %156 = arith.index_cast %117 : i64 to index
+                scf.for %arg9 = %c1 to %156 step %c1 {
+                  %158 = arith.index_cast %arg9 : index to i64
+                  %159 = arith.muli %158, %c16_i64 : i64
+                  %160 = arith.addi %159, %137 : i64
+                  %161 = arith.ori %160, %150 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %161, %153, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %162 = arith.muli %158, %c32_i64 : i64
+                  %163 = arith.addi %162, %144 : i64
+                  "instgem.compute_accumulated"(%163, %146, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %153 = arith.index_cast %109 : i64 to index
-                scf.for %arg9 = %152 to %153 step %c1 {
-                  %154 = arith.index_cast %arg9 : index to i64
-                  %155 = arith.muli %154, %c16_i64 : i64
-                  %156 = arith.subi %102, %155 : i64
-                  %157 = arith.minsi %156, %c16_i64 : i64
-                  %158 = arith.addi %155, %141 : i64
-                  %159 = arith.ori %158, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %159, %143, %157) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %160 = arith.muli %154, %c32_i64 : i64
-                  %161 = arith.addi %160, %149 : i64
-                  "instgem.compute_accumulated"(%161, %c16_i64, %157, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %146 = arith.index_cast %112 : i64 to index
-              scf.for %arg8 = %145 to %146 step %c1 {
-                %147 = arith.index_cast %arg8 : index to i64
-                %148 = arith.muli %147, %c16_i64 : i64
-                %149 = arith.subi %104, %148 : i64
-                %150 = arith.minsi %149, %c16_i64 : i64
-                %151 = arith.subi %106, %148 : i64
-                %152 = arith.minsi %151, %c16_i64 : i64
-                %153 = arith.cmpi eq, %147, %c0_i64_3 : i64
-                %154 = arith.select %153, %c2147483648_i64, %c3221225472_i64 : i64
-                %155 = arith.ori %141, %154 : i64
-                %156 = arith.select %153, %c16_i64, %122 : i64
-                %157 = arith.select %153, %c16_i64, %143 : i64
-                %158 = arith.addi %148, %141 : i64
-                %159 = arith.addi %158, %c128_i64 : i64
-                "instgem.preload"(%159, %143, %152, %155, %157, %156) : (i64, i64, i64, i64, i64, i64) -> ()
-                "instgem.compute_preloaded"(%148, %150, %122, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %160 = arith.index_cast %121 : i64 to index
-                scf.for %arg9 = %c1 to %160 step %c1 {
-                  %162 = arith.index_cast %arg9 : index to i64
-                  %163 = arith.muli %162, %c16_i64 : i64
-                  %164 = arith.addi %163, %141 : i64
-                  %165 = arith.ori %164, %154 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %165, %157, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %166 = arith.muli %162, %c32_i64 : i64
-                  %167 = arith.addi %166, %148 : i64
-                  "instgem.compute_accumulated"(%167, %150, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %161 = arith.index_cast %109 : i64 to index
-                scf.for %arg9 = %160 to %161 step %c1 {
-                  %162 = arith.index_cast %arg9 : index to i64
-                  %163 = arith.muli %162, %c16_i64 : i64
-                  %164 = arith.subi %102, %163 : i64
-                  %165 = arith.minsi %164, %c16_i64 : i64
-                  %166 = arith.addi %163, %141 : i64
-                  %167 = arith.ori %166, %154 : i64
-                  %168 = arith.select %153, %c16_i64, %165 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %167, %157, %168) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %169 = arith.muli %162, %c32_i64 : i64
-                  %170 = arith.addi %169, %148 : i64
-                  "instgem.compute_accumulated"(%170, %150, %165, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %157 = arith.index_cast %105 : i64 to index
+                scf.for %arg9 = %156 to %157 step %c1 {
+                  %158 = arith.index_cast %arg9 : index to i64
+                  %159 = arith.muli %158, %c16_i64 : i64
+                  %160 = arith.subi %98, %159 : i64
+                  %161 = arith.minsi %160, %c16_i64 : i64
+                  %162 = arith.addi %159, %137 : i64
+                  %163 = arith.ori %162, %150 : i64
+                  %164 = arith.select %149, %c16_i64, %161 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %163, %153, %164) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %165 = arith.muli %158, %c32_i64 : i64
+                  %166 = arith.addi %165, %144 : i64
+                  "instgem.compute_accumulated"(%166, %146, %161, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
-            %135 = arith.cmpi eq, %112, %c0_i64_3 : i64
-            %136 = arith.cmpi slt, %109, %c2_i64_1 : i64
-            %137 = arith.cmpi slt, %114, %c1_i64_2 : i64
-            %138 = arith.ori %135, %136 : i1
-            %139 = arith.ori %138, %137 : i1
-            scf.if %139 {
+            %131 = arith.cmpi eq, %108, %c0_i64_3 : i64
+            %132 = arith.cmpi slt, %105, %c2_i64_1 : i64
+            %133 = arith.cmpi slt, %110, %c1_i64_2 : i64
+            %134 = arith.ori %131, %132 : i1
+            %135 = arith.ori %134, %133 : i1
+            scf.if %135 {
               scf.for %arg7 = %c0 to %c2 step %c1 {
-                %140 = arith.index_cast %arg7 : index to i64
-                %141 = arith.muli %140, %c16_i64 : i64
-                %142 = arith.ori %141, %c2147483648_i64 : i64
-                %143 = arith.cmpi sge, %140, %109 : i64
-                %144 = arith.cmpi sle, %114, %c0_i64_3 : i64
-                %145 = arith.ori %135, %143 : i1
-                %146 = arith.ori %145, %144 : i1
-                %147 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                %148 = arith.andi %146, %147 : i1
-                scf.if %148 {
-                  "instgem.mvin"(%c0_i64_3, %142, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                %136 = arith.index_cast %arg7 : index to i64
+                %137 = arith.muli %136, %c16_i64 : i64
+                %138 = arith.ori %137, %c2147483648_i64 : i64
+                %139 = arith.cmpi sge, %136, %105 : i64
+                %140 = arith.cmpi sle, %110, %c0_i64_3 : i64
+                %141 = arith.ori %131, %139 : i1
+                %142 = arith.ori %141, %140 : i1
+                %143 = arith.cmpi sgt, %86, %c0_i64_3 : i64
+                %144 = arith.andi %142, %143 : i1
+                scf.if %144 {
+                  "instgem.mvin"(%c0_i64_3, %138, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                 }
               }
             }
           }
-          scf.if %123 {
-            %135 = arith.muli %134, %c4 : index
-            %136 = arith.muli %124, %c4 : index
-            %137 = arith.muli %115, %136 : index
-            %138 = arith.subi %135, %c1 : index
-            %139 = arith.addi %137, %138 : index
-            %140 = arith.divsi %139, %135 : index
-            scf.for %arg7 = %140 to %124 step %c1 {
-              %158 = arith.index_cast %arg7 : index to i64
-              %159 = arith.addi %81, %158 : i64
-              %160 = arith.muli %159, %c16_i64 : i64
-              %161 = arith.maxsi %160, %71 : i64
-              %162 = arith.addi %160, %c16_i64 : i64
-              %163 = arith.minsi %162, %82 : i64
-              %164 = arith.subi %163, %161 : i64
-              %165 = arith.subi %161, %71 : i64
-              %166 = arith.muli %165, %133#0 : i64
-              %167 = arith.addi %133#1, %166 : i64
-              %168 = arith.muli %159, %c32_i64 : i64
-              %169 = arith.addi %168, %131 : i64
-              %170 = arith.subi %161, %160 : i64
-              %171 = arith.addi %169, %170 : i64
-              %172 = arith.minsi %133#2, %c64_i64 : i64
-              "instgem.mvin"(%167, %171, %172, %164) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %141 = arith.muli %130, %c4 : index
-            %142 = arith.muli %115, %141 : index
-            %143 = arith.subi %138, %134 : index
-            %144 = arith.addi %142, %143 : index
-            %145 = arith.divsi %144, %135 : index
-            scf.for %arg7 = %145 to %130 step %c1 {
-              %158 = arith.index_cast %arg7 : index to i64
-              %159 = arith.muli %158, %c16_i64 : i64
-              %160 = arith.maxsi %159, %c0_i64_3 : i64
-              %161 = arith.addi %159, %c16_i64 : i64
-              %162 = arith.minsi %161, %71 : i64
-              %163 = arith.subi %162, %160 : i64
-              %164 = arith.muli %158, %c32_i64 : i64
-              %165 = arith.addi %164, %131 : i64
-              %166 = arith.subi %160, %159 : i64
+          scf.if %119 {
+            %131 = arith.muli %130, %c4 : index
+            %132 = arith.muli %120, %c4 : index
+            %133 = arith.muli %111, %132 : index
+            %134 = arith.subi %131, %c1 : index
+            %135 = arith.addi %133, %134 : index
+            %136 = arith.divsi %135, %131 : index
+            scf.for %arg7 = %136 to %120 step %c1 {
+              %154 = arith.index_cast %arg7 : index to i64
+              %155 = arith.addi %77, %154 : i64
+              %156 = arith.muli %155, %c16_i64 : i64
+              %157 = arith.maxsi %156, %67 : i64
+              %158 = arith.addi %156, %c16_i64 : i64
+              %159 = arith.minsi %158, %78 : i64
+              %160 = arith.subi %159, %157 : i64
+              %161 = arith.subi %157, %67 : i64
+              %162 = arith.muli %161, %129#0 : i64
+              %163 = arith.addi %129#1, %162 : i64
+              %164 = arith.muli %155, %c32_i64 : i64
+              %165 = arith.addi %164, %127 : i64
+              %166 = arith.subi %157, %156 : i64
               %167 = arith.addi %165, %166 : i64
-              %168 = arith.minsi %133#2, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %167, %168, %163) : (i64, i64, i64, i64) -> ()
+              %168 = arith.minsi %129#2, %c64_i64 : i64
+              "instgem.mvin"(%163, %167, %168, %160) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %146 = arith.muli %133#3, %c4 : index
-            %147 = arith.muli %115, %146 : index
-            %148 = arith.muli %134, %c2 : index
-            %149 = arith.subi %138, %148 : index
-            %150 = arith.addi %147, %149 : index
-            %151 = arith.divsi %150, %135 : index
-            scf.for %arg7 = %151 to %133#3 step %c1 {
-              %158 = arith.index_cast %arg7 : index to i64
-              %159 = arith.addi %133#4, %158 : i64
-              %160 = arith.muli %159, %c16_i64 : i64
-              %161 = arith.maxsi %160, %133#5 : i64
-              %162 = arith.addi %160, %c16_i64 : i64
-              %163 = arith.addi %133#5, %133#6 : i64
-              %164 = arith.minsi %162, %163 : i64
-              %165 = arith.subi %164, %161 : i64
-              %166 = arith.subi %161, %133#5 : i64
-              %167 = arith.muli %166, %133#7 : i64
-              %168 = arith.addi %133#8, %167 : i64
-              %169 = arith.addi %160, %132 : i64
-              %170 = arith.subi %161, %160 : i64
-              %171 = arith.addi %169, %170 : i64
-              %172 = arith.minsi %73, %c64_i64 : i64
-              "instgem.mvin2"(%168, %171, %172, %165) : (i64, i64, i64, i64) -> ()
+            %137 = arith.muli %126, %c4 : index
+            %138 = arith.muli %111, %137 : index
+            %139 = arith.subi %134, %130 : index
+            %140 = arith.addi %138, %139 : index
+            %141 = arith.divsi %140, %131 : index
+            scf.for %arg7 = %141 to %126 step %c1 {
+              %154 = arith.index_cast %arg7 : index to i64
+              %155 = arith.muli %154, %c16_i64 : i64
+              %156 = arith.maxsi %155, %c0_i64_3 : i64
+              %157 = arith.addi %155, %c16_i64 : i64
+              %158 = arith.minsi %157, %67 : i64
+              %159 = arith.subi %158, %156 : i64
+              %160 = arith.muli %154, %c32_i64 : i64
+              %161 = arith.addi %160, %127 : i64
+              %162 = arith.subi %156, %155 : i64
+              %163 = arith.addi %161, %162 : i64
+              %164 = arith.minsi %129#2, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64_3, %163, %164, %159) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %152 = arith.muli %133#9, %c4 : index
-            %153 = arith.muli %115, %152 : index
-            %154 = arith.muli %134, %c3 : index
-            %155 = arith.subi %138, %154 : index
-            %156 = arith.addi %153, %155 : index
-            %157 = arith.divsi %156, %135 : index
-            scf.for %arg7 = %157 to %133#9 step %c1 {
-              %158 = arith.index_cast %arg7 : index to i64
-              %159 = arith.muli %158, %c16_i64 : i64
-              %160 = arith.maxsi %159, %c0_i64_3 : i64
-              %161 = arith.addi %159, %c16_i64 : i64
-              %162 = arith.minsi %161, %133#5 : i64
-              %163 = arith.subi %162, %160 : i64
-              %164 = arith.addi %159, %132 : i64
-              %165 = arith.subi %160, %159 : i64
-              %166 = arith.addi %164, %165 : i64
-              %167 = arith.minsi %73, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %166, %167, %163) : (i64, i64, i64, i64) -> ()
+            %142 = arith.muli %129#3, %c4 : index
+            %143 = arith.muli %111, %142 : index
+            %144 = arith.muli %130, %c2 : index
+            %145 = arith.subi %134, %144 : index
+            %146 = arith.addi %143, %145 : index
+            %147 = arith.divsi %146, %131 : index
+            scf.for %arg7 = %147 to %129#3 step %c1 {
+              %154 = arith.index_cast %arg7 : index to i64
+              %155 = arith.addi %129#4, %154 : i64
+              %156 = arith.muli %155, %c16_i64 : i64
+              %157 = arith.maxsi %156, %129#5 : i64
+              %158 = arith.addi %156, %c16_i64 : i64
+              %159 = arith.addi %129#5, %129#6 : i64
+              %160 = arith.minsi %158, %159 : i64
+              %161 = arith.subi %160, %157 : i64
+              %162 = arith.subi %157, %129#5 : i64
+              %163 = arith.muli %162, %129#7 : i64
+              %164 = arith.addi %129#8, %163 : i64
+              %165 = arith.addi %156, %128 : i64
+              %166 = arith.subi %157, %156 : i64
+              %167 = arith.addi %165, %166 : i64
+              %168 = arith.minsi %69, %c64_i64 : i64
+              "instgem.mvin2"(%164, %167, %168, %161) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %148 = arith.muli %129#9, %c4 : index
+            %149 = arith.muli %111, %148 : index
+            %150 = arith.muli %130, %c3 : index
+            %151 = arith.subi %134, %150 : index
+            %152 = arith.addi %149, %151 : index
+            %153 = arith.divsi %152, %131 : index
+            scf.for %arg7 = %153 to %129#9 step %c1 {
+              %154 = arith.index_cast %arg7 : index to i64
+              %155 = arith.muli %154, %c16_i64 : i64
+              %156 = arith.maxsi %155, %c0_i64_3 : i64
+              %157 = arith.addi %155, %c16_i64 : i64
+              %158 = arith.minsi %157, %129#5 : i64
+              %159 = arith.subi %158, %156 : i64
+              %160 = arith.addi %155, %128 : i64
+              %161 = arith.subi %156, %155 : i64
+              %162 = arith.addi %160, %161 : i64
+              %163 = arith.minsi %69, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64_3, %162, %163, %159) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
           }
         }
       } else {
-        %93:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
-          %94 = arith.maxsi %arg8, %c0 : index
-          %95 = arith.minsi %94, %arg5 : index
-          %96 = arith.addi %arg8, %c32 : index
-          %97 = arith.maxsi %96, %c0 : index
-          %98 = arith.minsi %97, %arg5 : index
-          %99 = arith.subi %95, %arg8 : index
-          %100 = arith.maxsi %99, %c0 : index
-          %101 = arith.minsi %100, %c32 : index
-          %102 = arith.subi %98, %95 : index
-          %103 = arith.cmpi sgt, %101, %c0 : index
-          scf.if %103 {
+        %89:2 = scf.for %arg7 = %c0 to %14 step %c1 iter_args(%arg8 = %c0, %arg9 = %c0) -> (index, index) {
+          %90 = arith.maxsi %arg8, %c0 : index
+          %91 = arith.minsi %90, %arg5 : index
+          %92 = arith.addi %arg8, %c32 : index
+          %93 = arith.maxsi %92, %c0 : index
+          %94 = arith.minsi %93, %arg5 : index
+          %95 = arith.subi %91, %arg8 : index
+          %96 = arith.maxsi %95, %c0 : index
+          %97 = arith.minsi %96, %c32 : index
+          %98 = arith.subi %94, %91 : index
+          %99 = arith.cmpi sgt, %97, %c0 : index
+          scf.if %99 {
             func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
           }
-          %104 = arith.index_cast %arg7 : index to i64
-          %105 = arith.remsi %104, %c2_i64_1 : i64
-          %106 = arith.muli %105, %c64_i64 : i64
-          %107 = arith.index_cast %102 : index to i64
-          %108 = arith.maxsi %arg9, %c0 : index
-          %109 = arith.minsi %108, %arg5 : index
-          %110 = arith.addi %arg9, %c32 : index
-          %111 = arith.maxsi %110, %c0 : index
-          %112 = arith.minsi %111, %arg5 : index
-          %113 = arith.subi %109, %arg9 : index
-          %114 = arith.maxsi %113, %c0 : index
-          %115 = arith.minsi %114, %c32 : index
-          %116 = arith.subi %112, %109 : index
-          scf.if %69 {
+          %100 = arith.index_cast %arg7 : index to i64
+          %101 = arith.remsi %100, %c2_i64_1 : i64
+          %102 = arith.muli %101, %c64_i64 : i64
+          %103 = arith.index_cast %98 : index to i64
+          %104 = arith.maxsi %arg9, %c0 : index
+          %105 = arith.minsi %104, %arg5 : index
+          %106 = arith.addi %arg9, %c32 : index
+          %107 = arith.maxsi %106, %c0 : index
+          %108 = arith.minsi %107, %arg5 : index
+          %109 = arith.subi %105, %arg9 : index
+          %110 = arith.maxsi %109, %c0 : index
+          %111 = arith.minsi %110, %c32 : index
+          %112 = arith.subi %108, %105 : index
+          scf.if %65 {
             func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
           }
-          %117 = arith.muli %105, %c32_i64 : i64
-          %118 = arith.addi %117, %c128_i64 : i64
-          %119 = arith.index_cast %115 : index to i64
-          %120 = arith.index_cast %116 : index to i64
-          %121 = arith.addi %119, %120 : i64
-          %122 = arith.minsi %83, %c32_i64 : i64
-          %123 = arith.maxsi %107, %c0_i64_3 : i64
-          %124 = arith.minsi %123, %c32_i64 : i64
-          %125 = arith.maxsi %121, %c0_i64_3 : i64
-          %126 = arith.minsi %125, %c32_i64 : i64
-          %127 = arith.maxsi %73, %c0_i64_3 : i64
-          %128 = arith.minsi %127, %c16_i64 : i64
-          %129 = arith.ceildivsi %122, %c16_i64 : i64
-          %130 = arith.ceildivsi %128, %c16_i64 : i64
-          %131 = arith.minsi %124, %126 : i64
-          %132 = arith.ceildivsi %131, %c16_i64 : i64
-          %133 = arith.addi %arg7, %c1 : index
-          %134 = arith.cmpi sge, %133, %14 : index
-          %135 = arith.cmpi eq, %arg7, %c0 : index
-          %136 = arith.cmpi sgt, %129, %c0_i64_3 : i64
-          %137 = arith.select %136, %130, %c0_i64_3 : i64
-          %138 = arith.index_cast %137 : i64 to index
-          %139 = arith.divsi %131, %c16_i64 : i64
-          %140 = arith.minsi %132, %139 : i64
-          %141 = arith.maxsi %140, %c0_i64_3 : i64
-          %142 = arith.divsi %122, %c16_i64 : i64
-          %143 = arith.minsi %129, %142 : i64
-          %144 = arith.maxsi %143, %c1_i64_2 : i64
-          %145 = arith.minsi %122, %c16_i64 : i64
-          %146 = arith.ori %135, %134 : i1
-          %147 = arith.cmpi slt, %133, %14 : index
-          %148 = arith.index_cast %89 : i64 to index
-          %149 = arith.addi %80, %c15_i64 : i64
-          %150 = arith.divui %149, %c16_i64 : i64
-          %151 = arith.cmpi sgt, %71, %c0_i64_3 : i64
-          %152 = arith.extui %151 : i1 to i64
-          %153 = arith.muli %150, %152 : i64
-          %154 = arith.index_cast %153 : i64 to index
-          %155:12 = scf.if %147 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
-            %157 = arith.addi %arg8, %c64 : index
-            %158 = arith.maxsi %157, %c0 : index
-            %159 = arith.minsi %158, %arg5 : index
-            %160 = arith.subi %98, %96 : index
-            %161 = arith.maxsi %160, %c0 : index
-            %162 = arith.minsi %161, %c32 : index
-            %163 = arith.subi %159, %98 : index
-            %164 = arith.cmpi sgt, %162, %c0 : index
-            %subview_6 = memref.subview %reinterpret_cast[%16, %98] [%63, %163] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %165 = arith.index_cast %133 : index to i64
-            %166 = arith.remsi %165, %c2_i64_1 : i64
-            %167 = arith.muli %166, %c64_i64 : i64
-            %168 = arith.index_cast %163 : index to i64
+          %113 = arith.muli %101, %c32_i64 : i64
+          %114 = arith.addi %113, %c128_i64 : i64
+          %115 = arith.index_cast %111 : index to i64
+          %116 = arith.index_cast %112 : index to i64
+          %117 = arith.addi %115, %116 : i64
+          %118 = arith.minsi %79, %c32_i64 : i64
+          %119 = arith.maxsi %103, %c0_i64_3 : i64
+          %120 = arith.minsi %119, %c32_i64 : i64
+          %121 = arith.maxsi %117, %c0_i64_3 : i64
+          %122 = arith.minsi %121, %c32_i64 : i64
+          %123 = arith.maxsi %69, %c0_i64_3 : i64
+          %124 = arith.minsi %123, %c16_i64 : i64
+          %125 = arith.ceildivsi %118, %c16_i64 : i64
+          %126 = arith.ceildivsi %124, %c16_i64 : i64
+          %127 = arith.minsi %120, %122 : i64
+          %128 = arith.ceildivsi %127, %c16_i64 : i64
+          %129 = arith.addi %arg7, %c1 : index
+          %130 = arith.cmpi sge, %129, %14 : index
+          %131 = arith.cmpi eq, %arg7, %c0 : index
+          %132 = arith.cmpi sgt, %125, %c0_i64_3 : i64
+          %133 = arith.select %132, %126, %c0_i64_3 : i64
+          %134 = arith.index_cast %133 : i64 to index
+          %135 = arith.divsi %127, %c16_i64 : i64
+          %136 = arith.minsi %128, %135 : i64
+          %137 = arith.maxsi %136, %c0_i64_3 : i64
+          %138 = arith.divsi %118, %c16_i64 : i64
+          %139 = arith.minsi %125, %138 : i64
+          %140 = arith.maxsi %139, %c1_i64_2 : i64
+          %141 = arith.minsi %118, %c16_i64 : i64
+          %142 = arith.ori %131, %130 : i1
+          %143 = arith.cmpi slt, %129, %14 : index
+          %144 = arith.index_cast %85 : i64 to index
+          %145 = arith.addi %76, %c15_i64 : i64
+          %146 = arith.divui %145, %c16_i64 : i64
+          %147 = arith.cmpi sgt, %67, %c0_i64_3 : i64
+          %148 = arith.extui %147 : i1 to i64
+          %149 = arith.muli %146, %148 : i64
+          %150 = arith.index_cast %149 : i64 to index
+          %151:12 = scf.if %143 -> (i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index) {
+            %153 = arith.addi %arg8, %c64 : index
+            %154 = arith.maxsi %153, %c0 : index
+            %155 = arith.minsi %154, %arg5 : index
+            %156 = arith.subi %94, %92 : index
+            %157 = arith.maxsi %156, %c0 : index
+            %158 = arith.minsi %157, %c32 : index
+            %159 = arith.subi %155, %94 : index
+            %160 = arith.cmpi sgt, %158, %c0 : index
+            %subview_6 = memref.subview %reinterpret_cast[%16, %94] [%59, %159] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %161 = arith.index_cast %129 : index to i64
+            %162 = arith.remsi %161, %c2_i64_1 : i64
+            %163 = arith.muli %162, %c64_i64 : i64
+            %164 = arith.index_cast %159 : index to i64
             %base_buffer_7, %offset_8, %sizes_9:2, %strides_10:2 = memref.extract_strided_metadata %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_11 = memref.extract_aligned_pointer_as_index %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %169 = arith.index_cast %intptr_11 : index to i64
-            %170 = arith.index_cast %offset_8 : index to i64
-            %171 = arith.addi %169, %170 : i64
-            %172 = arith.index_cast %strides_10#0 : index to i64
-            %173 = arith.addi %arg9, %c64 : index
-            %174 = arith.maxsi %173, %c0 : index
-            %175 = arith.minsi %174, %arg5 : index
-            %176 = arith.subi %112, %110 : index
-            %177 = arith.maxsi %176, %c0 : index
-            %178 = arith.minsi %177, %c32 : index
-            %179 = arith.subi %175, %112 : index
-            %subview_12 = memref.subview %reinterpret_cast_4[%112, %19] [%179, %68] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-            %180 = arith.muli %166, %c32_i64 : i64
-            %181 = arith.addi %180, %c128_i64 : i64
-            %182 = arith.index_cast %178 : index to i64
-            %183 = arith.index_cast %179 : index to i64
+            %165 = arith.index_cast %intptr_11 : index to i64
+            %166 = arith.index_cast %offset_8 : index to i64
+            %167 = arith.addi %165, %166 : i64
+            %168 = arith.index_cast %strides_10#0 : index to i64
+            %169 = arith.addi %arg9, %c64 : index
+            %170 = arith.maxsi %169, %c0 : index
+            %171 = arith.minsi %170, %arg5 : index
+            %172 = arith.subi %108, %106 : index
+            %173 = arith.maxsi %172, %c0 : index
+            %174 = arith.minsi %173, %c32 : index
+            %175 = arith.subi %171, %108 : index
+            %subview_12 = memref.subview %reinterpret_cast_4[%108, %19] [%175, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+            %176 = arith.muli %162, %c32_i64 : i64
+            %177 = arith.addi %176, %c128_i64 : i64
+            %178 = arith.index_cast %174 : index to i64
+            %179 = arith.index_cast %175 : index to i64
             %base_buffer_13, %offset_14, %sizes_15:2, %strides_16:2 = memref.extract_strided_metadata %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
             %intptr_17 = memref.extract_aligned_pointer_as_index %subview_12 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-            %184 = arith.index_cast %intptr_17 : index to i64
-            %185 = arith.index_cast %offset_14 : index to i64
-            %186 = arith.addi %184, %185 : i64
-            %187 = arith.index_cast %strides_16#0 : index to i64
-            %188 = arith.maxsi %182, %c0_i64_3 : i64
+            %180 = arith.index_cast %intptr_17 : index to i64
+            %181 = arith.index_cast %offset_14 : index to i64
+            %182 = arith.addi %180, %181 : i64
+            %183 = arith.index_cast %strides_16#0 : index to i64
+            %184 = arith.maxsi %178, %c0_i64_3 : i64
+            %185 = arith.divui %184, %c16_i64 : i64
+            %186 = arith.addi %178, %179 : i64
+            %187 = arith.maxsi %186, %c0_i64_3 : i64
+            %188 = arith.addi %187, %c15_i64 : i64
             %189 = arith.divui %188, %c16_i64 : i64
-            %190 = arith.addi %182, %183 : i64
-            %191 = arith.maxsi %190, %c0_i64_3 : i64
-            %192 = arith.addi %191, %c15_i64 : i64
-            %193 = arith.divui %192, %c16_i64 : i64
-            %194 = arith.subi %193, %189 : i64
-            %195 = arith.cmpi sgt, %183, %c0_i64_3 : i64
-            %196 = arith.extui %195 : i1 to i64
-            %197 = arith.muli %194, %196 : i64
-            %198 = arith.index_cast %197 : i64 to index
-            %199 = arith.addi %188, %c15_i64 : i64
-            %200 = arith.divui %199, %c16_i64 : i64
-            %201 = arith.cmpi sgt, %182, %c0_i64_3 : i64
-            %202 = arith.extui %201 : i1 to i64
-            %203 = arith.muli %200, %202 : i64
-            %204 = arith.index_cast %203 : i64 to index
-            scf.if %164 {
+            %190 = arith.subi %189, %185 : i64
+            %191 = arith.cmpi sgt, %179, %c0_i64_3 : i64
+            %192 = arith.extui %191 : i1 to i64
+            %193 = arith.muli %190, %192 : i64
+            %194 = arith.index_cast %193 : i64 to index
+            %195 = arith.addi %184, %c15_i64 : i64
+            %196 = arith.divui %195, %c16_i64 : i64
+            %197 = arith.cmpi sgt, %178, %c0_i64_3 : i64
+            %198 = arith.extui %197 : i1 to i64
+            %199 = arith.muli %196, %198 : i64
+            %200 = arith.index_cast %199 : i64 to index
+            scf.if %160 {
               func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
             }
-            scf.if %69 {
+            scf.if %65 {
               func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
             }
-            scf.yield %172, %171, %167, %168, %198, %189, %182, %183, %187, %186, %181, %204 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
+            scf.yield %168, %167, %163, %164, %194, %185, %178, %179, %183, %182, %177, %200 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
           } else {
             scf.yield %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0 : i64, i64, i64, i64, index, i64, i64, i64, i64, i64, i64, index
           }
-          %156 = arith.maxsi %138, %c1 : index
-          scf.if %146 {
-            scf.if %134 {
-              %157 = arith.maxsi %132, %c1_i64_2 : i64
-              %158 = arith.ceildivsi %89, %157 : i64
-              %159 = arith.select %135, %c0_i64_3, %c-1_i64 : i64
-              scf.for %arg10 = %c0 to %138 step %c1 {
-                scf.if %147 {
-                  %192 = arith.cmpi sgt, %148, %c0 : index
-                  scf.if %192 {
-                    %196 = arith.muli %156, %c4 : index
-                    %197 = arith.muli %148, %c4 : index
-                    %198 = arith.muli %arg10, %197 : index
-                    %199 = arith.subi %196, %c1 : index
-                    %200 = arith.addi %198, %199 : index
-                    %201 = arith.divsi %200, %196 : index
-                    %202 = arith.addi %200, %197 : index
-                    %203 = arith.divsi %202, %196 : index
-                    scf.for %arg11 = %201 to %203 step %c1 {
-                      %204 = arith.index_cast %arg11 : index to i64
-                      %205 = arith.addi %81, %204 : i64
-                      %206 = arith.muli %205, %c16_i64 : i64
-                      %207 = arith.maxsi %206, %71 : i64
-                      %208 = arith.addi %206, %c16_i64 : i64
-                      %209 = arith.minsi %208, %82 : i64
-                      %210 = arith.subi %209, %207 : i64
-                      %211 = arith.subi %207, %71 : i64
-                      %212 = arith.muli %211, %155#0 : i64
-                      %213 = arith.addi %155#1, %212 : i64
-                      %214 = arith.muli %205, %c32_i64 : i64
-                      %215 = arith.addi %214, %155#2 : i64
-                      %216 = arith.subi %207, %206 : i64
-                      %217 = arith.addi %215, %216 : i64
-                      %218 = arith.minsi %155#3, %c64_i64 : i64
-                      "instgem.mvin"(%213, %217, %218, %210) : (i64, i64, i64, i64) -> ()
+          %152 = arith.maxsi %134, %c1 : index
+          scf.if %142 {
+            scf.if %130 {
+              %153 = arith.maxsi %128, %c1_i64_2 : i64
+              %154 = arith.ceildivsi %85, %153 : i64
+              %155 = arith.select %131, %c0_i64_3, %c-1_i64 : i64
+              scf.for %arg10 = %c0 to %134 step %c1 {
+                scf.if %143 {
+                  %188 = arith.cmpi sgt, %144, %c0 : index
+                  scf.if %188 {
+                    %192 = arith.muli %152, %c4 : index
+                    %193 = arith.muli %144, %c4 : index
+                    %194 = arith.muli %arg10, %193 : index
+                    %195 = arith.subi %192, %c1 : index
+                    %196 = arith.addi %194, %195 : index
+                    %197 = arith.divsi %196, %192 : index
+                    %198 = arith.addi %196, %193 : index
+                    %199 = arith.divsi %198, %192 : index
+                    scf.for %arg11 = %197 to %199 step %c1 {
+                      %200 = arith.index_cast %arg11 : index to i64
+                      %201 = arith.addi %77, %200 : i64
+                      %202 = arith.muli %201, %c16_i64 : i64
+                      %203 = arith.maxsi %202, %67 : i64
+                      %204 = arith.addi %202, %c16_i64 : i64
+                      %205 = arith.minsi %204, %78 : i64
+                      %206 = arith.subi %205, %203 : i64
+                      %207 = arith.subi %203, %67 : i64
+                      %208 = arith.muli %207, %151#0 : i64
+                      %209 = arith.addi %151#1, %208 : i64
+                      %210 = arith.muli %201, %c32_i64 : i64
+                      %211 = arith.addi %210, %151#2 : i64
+                      %212 = arith.subi %203, %202 : i64
+                      %213 = arith.addi %211, %212 : i64
+                      %214 = arith.minsi %151#3, %c64_i64 : i64
+                      "instgem.mvin"(%209, %213, %214, %206) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %193 = arith.cmpi sgt, %154, %c0 : index
-                  scf.if %193 {
-                    %196 = arith.muli %156, %c4 : index
-                    %197 = arith.muli %154, %c4 : index
-                    %198 = arith.muli %arg10, %197 : index
-                    %199 = arith.subi %196, %c1 : index
-                    %200 = arith.subi %199, %156 : index
-                    %201 = arith.addi %198, %200 : index
-                    %202 = arith.divsi %201, %196 : index
-                    %203 = arith.addi %201, %197 : index
-                    %204 = arith.divsi %203, %196 : index
-                    scf.for %arg11 = %202 to %204 step %c1 {
-                      %205 = arith.index_cast %arg11 : index to i64
-                      %206 = arith.muli %205, %c16_i64 : i64
-                      %207 = arith.maxsi %206, %c0_i64_3 : i64
-                      %208 = arith.addi %206, %c16_i64 : i64
-                      %209 = arith.minsi %208, %71 : i64
-                      %210 = arith.subi %209, %207 : i64
-                      %211 = arith.muli %205, %c32_i64 : i64
-                      %212 = arith.addi %211, %155#2 : i64
-                      %213 = arith.subi %207, %206 : i64
-                      %214 = arith.addi %212, %213 : i64
-                      %215 = arith.minsi %155#3, %c64_i64 : i64
-                      "instgem.mvin"(%c0_i64_3, %214, %215, %210) : (i64, i64, i64, i64) -> ()
+                  %189 = arith.cmpi sgt, %150, %c0 : index
+                  scf.if %189 {
+                    %192 = arith.muli %152, %c4 : index
+                    %193 = arith.muli %150, %c4 : index
+                    %194 = arith.muli %arg10, %193 : index
+                    %195 = arith.subi %192, %c1 : index
+                    %196 = arith.subi %195, %152 : index
+                    %197 = arith.addi %194, %196 : index
+                    %198 = arith.divsi %197, %192 : index
+                    %199 = arith.addi %197, %193 : index
+                    %200 = arith.divsi %199, %192 : index
+                    scf.for %arg11 = %198 to %200 step %c1 {
+                      %201 = arith.index_cast %arg11 : index to i64
+                      %202 = arith.muli %201, %c16_i64 : i64
+                      %203 = arith.maxsi %202, %c0_i64_3 : i64
+                      %204 = arith.addi %202, %c16_i64 : i64
+                      %205 = arith.minsi %204, %67 : i64
+                      %206 = arith.subi %205, %203 : i64
+                      %207 = arith.muli %201, %c32_i64 : i64
+                      %208 = arith.addi %207, %151#2 : i64
+                      %209 = arith.subi %203, %202 : i64
+                      %210 = arith.addi %208, %209 : i64
+                      %211 = arith.minsi %151#3, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64_3, %210, %211, %206) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %194 = arith.cmpi sgt, %155#4, %c0 : index
-                  scf.if %194 {
-                    %196 = arith.muli %156, %c4 : index
-                    %197 = arith.muli %155#4, %c4 : index
-                    %198 = arith.muli %arg10, %197 : index
-                    %199 = arith.subi %196, %c1 : index
-                    %200 = arith.muli %156, %c2 : index
-                    %201 = arith.subi %199, %200 : index
-                    %202 = arith.addi %198, %201 : index
-                    %203 = arith.divsi %202, %196 : index
-                    %204 = arith.addi %202, %197 : index
-                    %205 = arith.divsi %204, %196 : index
-                    scf.for %arg11 = %203 to %205 step %c1 {
-                      %206 = arith.index_cast %arg11 : index to i64
-                      %207 = arith.addi %155#5, %206 : i64
-                      %208 = arith.muli %207, %c16_i64 : i64
-                      %209 = arith.maxsi %208, %155#6 : i64
-                      %210 = arith.addi %208, %c16_i64 : i64
-                      %211 = arith.addi %155#6, %155#7 : i64
-                      %212 = arith.minsi %210, %211 : i64
-                      %213 = arith.subi %212, %209 : i64
-                      %214 = arith.subi %209, %155#6 : i64
-                      %215 = arith.muli %214, %155#8 : i64
-                      %216 = arith.addi %155#9, %215 : i64
-                      %217 = arith.addi %208, %155#10 : i64
-                      %218 = arith.subi %209, %208 : i64
-                      %219 = arith.addi %217, %218 : i64
-                      %220 = arith.minsi %73, %c64_i64 : i64
-                      "instgem.mvin2"(%216, %219, %220, %213) : (i64, i64, i64, i64) -> ()
+                  %190 = arith.cmpi sgt, %151#4, %c0 : index
+                  scf.if %190 {
+                    %192 = arith.muli %152, %c4 : index
+                    %193 = arith.muli %151#4, %c4 : index
+                    %194 = arith.muli %arg10, %193 : index
+                    %195 = arith.subi %192, %c1 : index
+                    %196 = arith.muli %152, %c2 : index
+                    %197 = arith.subi %195, %196 : index
+                    %198 = arith.addi %194, %197 : index
+                    %199 = arith.divsi %198, %192 : index
+                    %200 = arith.addi %198, %193 : index
+                    %201 = arith.divsi %200, %192 : index
+                    scf.for %arg11 = %199 to %201 step %c1 {
+                      %202 = arith.index_cast %arg11 : index to i64
+                      %203 = arith.addi %151#5, %202 : i64
+                      %204 = arith.muli %203, %c16_i64 : i64
+                      %205 = arith.maxsi %204, %151#6 : i64
+                      %206 = arith.addi %204, %c16_i64 : i64
+                      %207 = arith.addi %151#6, %151#7 : i64
+                      %208 = arith.minsi %206, %207 : i64
+                      %209 = arith.subi %208, %205 : i64
+                      %210 = arith.subi %205, %151#6 : i64
+                      %211 = arith.muli %210, %151#8 : i64
+                      %212 = arith.addi %151#9, %211 : i64
+                      %213 = arith.addi %204, %151#10 : i64
+                      %214 = arith.subi %205, %204 : i64
+                      %215 = arith.addi %213, %214 : i64
+                      %216 = arith.minsi %69, %c64_i64 : i64
+                      "instgem.mvin2"(%212, %215, %216, %209) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %195 = arith.cmpi sgt, %155#11, %c0 : index
-                  scf.if %195 {
-                    %196 = arith.muli %156, %c4 : index
-                    %197 = arith.muli %155#11, %c4 : index
-                    %198 = arith.muli %arg10, %197 : index
-                    %199 = arith.subi %196, %c1 : index
-                    %200 = arith.muli %156, %c3 : index
-                    %201 = arith.subi %199, %200 : index
-                    %202 = arith.addi %198, %201 : index
-                    %203 = arith.divsi %202, %196 : index
-                    %204 = arith.addi %202, %197 : index
-                    %205 = arith.divsi %204, %196 : index
-                    scf.for %arg11 = %203 to %205 step %c1 {
-                      %206 = arith.index_cast %arg11 : index to i64
-                      %207 = arith.muli %206, %c16_i64 : i64
-                      %208 = arith.maxsi %207, %c0_i64_3 : i64
-                      %209 = arith.addi %207, %c16_i64 : i64
-                      %210 = arith.minsi %209, %155#6 : i64
-                      %211 = arith.subi %210, %208 : i64
-                      %212 = arith.addi %207, %155#10 : i64
-                      %213 = arith.subi %208, %207 : i64
-                      %214 = arith.addi %212, %213 : i64
-                      %215 = arith.minsi %73, %c64_i64 : i64
-                      "instgem.mvin2"(%c0_i64_3, %214, %215, %211) : (i64, i64, i64, i64) -> ()
+                  %191 = arith.cmpi sgt, %151#11, %c0 : index
+                  scf.if %191 {
+                    %192 = arith.muli %152, %c4 : index
+                    %193 = arith.muli %151#11, %c4 : index
+                    %194 = arith.muli %arg10, %193 : index
+                    %195 = arith.subi %192, %c1 : index
+                    %196 = arith.muli %152, %c3 : index
+                    %197 = arith.subi %195, %196 : index
+                    %198 = arith.addi %194, %197 : index
+                    %199 = arith.divsi %198, %192 : index
+                    %200 = arith.addi %198, %193 : index
+                    %201 = arith.divsi %200, %192 : index
+                    scf.for %arg11 = %199 to %201 step %c1 {
+                      %202 = arith.index_cast %arg11 : index to i64
+                      %203 = arith.muli %202, %c16_i64 : i64
+                      %204 = arith.maxsi %203, %c0_i64_3 : i64
+                      %205 = arith.addi %203, %c16_i64 : i64
+                      %206 = arith.minsi %205, %151#6 : i64
+                      %207 = arith.subi %206, %204 : i64
+                      %208 = arith.addi %203, %151#10 : i64
+                      %209 = arith.subi %204, %203 : i64
+                      %210 = arith.addi %208, %209 : i64
+                      %211 = arith.minsi %69, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64_3, %210, %211, %207) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
                 }
-                %169 = arith.index_cast %arg10 : index to i64
-                %170 = arith.subi %169, %c1_i64_2 : i64
-                %171 = arith.cmpi sge, %170, %c0_i64_3 : i64
-                %172 = arith.cmpi slt, %170, %90 : i64
+                %165 = arith.index_cast %arg10 : index to i64
+                %166 = arith.subi %165, %c1_i64_2 : i64
+                %167 = arith.cmpi sge, %166, %c0_i64_3 : i64
+                %168 = arith.cmpi slt, %166, %86 : i64
+                %169 = arith.andi %167, %168 : i1
+                %170 = arith.subi %133, %c1_i64_2 : i64
+                %171 = arith.cmpi eq, %165, %170 : i64
+                %172 = arith.cmpi slt, %165, %86 : i64
                 %173 = arith.andi %171, %172 : i1
-                %174 = arith.subi %137, %c1_i64_2 : i64
-                %175 = arith.cmpi eq, %169, %174 : i64
-                %176 = arith.cmpi slt, %169, %90 : i64
-                %177 = arith.andi %175, %176 : i1
-                %178 = arith.subi %132, %c1_i64_2 : i64
-                %179 = arith.select %177, %178, %c-1_i64 : i64
-                %180 = arith.muli %169, %c16_i64 : i64
-                %181 = arith.subi %128, %180 : i64
-                %182 = arith.minsi %181, %c16_i64 : i64
-                %183 = arith.cmpi sgt, %141, %c0_i64_3 : i64
-                scf.if %183 {
-                  scf.if %173 {
-                    %199 = arith.minsi %89, %c0_i64_3 : i64
-                    %200 = arith.addi %199, %158 : i64
-                    %201 = arith.minsi %200, %89 : i64
-                    %202 = arith.index_cast %199 : i64 to index
-                    %203 = arith.index_cast %201 : i64 to index
-                    scf.for %arg11 = %202 to %203 step %c1 {
-                      %204 = arith.index_cast %arg11 : index to i64
-                      %205 = arith.addi %81, %204 : i64
-                      %206 = arith.muli %205, %c16_i64 : i64
-                      %207 = arith.maxsi %206, %71 : i64
-                      %208 = arith.addi %206, %c16_i64 : i64
-                      %209 = arith.minsi %208, %82 : i64
-                      %210 = arith.subi %209, %207 : i64
-                      %211 = arith.subi %207, %71 : i64
-                      %212 = arith.muli %211, %79 : i64
-                      %213 = arith.addi %77, %212 : i64
-                      %214 = arith.muli %170, %c64_i64 : i64
-                      %215 = arith.addi %213, %214 : i64
-                      %216 = arith.muli %170, %c16_i64 : i64
-                      %217 = arith.addi %206, %216 : i64
-                      %218 = arith.ori %217, %c2684354560_i64 : i64
-                      %219 = arith.subi %207, %206 : i64
-                      %220 = arith.addi %218, %219 : i64
-                      %221 = arith.subi %73, %216 : i64
-                      %222 = arith.minsi %221, %c16_i64 : i64
-                      "instgem.mvout"(%215, %220, %222, %210) : (i64, i64, i64, i64) -> ()
+                %174 = arith.subi %128, %c1_i64_2 : i64
+                %175 = arith.select %173, %174, %c-1_i64 : i64
+                %176 = arith.muli %165, %c16_i64 : i64
+                %177 = arith.subi %124, %176 : i64
+                %178 = arith.minsi %177, %c16_i64 : i64
+                %179 = arith.cmpi sgt, %137, %c0_i64_3 : i64
+                scf.if %179 {
+                  scf.if %169 {
+                    %195 = arith.minsi %85, %c0_i64_3 : i64
+                    %196 = arith.addi %195, %154 : i64
+                    %197 = arith.minsi %196, %85 : i64
+                    %198 = arith.index_cast %195 : i64 to index
+                    %199 = arith.index_cast %197 : i64 to index
+                    scf.for %arg11 = %198 to %199 step %c1 {
+                      %200 = arith.index_cast %arg11 : index to i64
+                      %201 = arith.addi %77, %200 : i64
+                      %202 = arith.muli %201, %c16_i64 : i64
+                      %203 = arith.maxsi %202, %67 : i64
+                      %204 = arith.addi %202, %c16_i64 : i64
+                      %205 = arith.minsi %204, %78 : i64
+                      %206 = arith.subi %205, %203 : i64
+                      %207 = arith.subi %203, %67 : i64
+                      %208 = arith.muli %207, %75 : i64
+                      %209 = arith.addi %73, %208 : i64
+                      %210 = arith.muli %166, %c64_i64 : i64
+                      %211 = arith.addi %209, %210 : i64
+                      %212 = arith.muli %166, %c16_i64 : i64
+                      %213 = arith.addi %202, %212 : i64
+                      %214 = arith.ori %213, %c2684354560_i64 : i64
+                      %215 = arith.subi %203, %202 : i64
+                      %216 = arith.addi %214, %215 : i64
+                      %217 = arith.subi %69, %212 : i64
+                      %218 = arith.minsi %217, %c16_i64 : i64
+                      "instgem.mvout"(%211, %216, %218, %206) : (i64, i64, i64, i64) -> ()
                     }
                   }
-                  %192 = arith.cmpi eq, %159, %c0_i64_3 : i64
-                  %193 = arith.select %192, %c2147483648_i64, %c3221225472_i64 : i64
-                  %194 = arith.ori %180, %193 : i64
-                  %195 = arith.select %192, %c16_i64, %145 : i64
-                  %196 = arith.select %192, %c16_i64, %182 : i64
-                  %197 = arith.addi %180, %118 : i64
-                  "instgem.preload"(%197, %182, %c16_i64, %194, %196, %195) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_preloaded"(%106, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %198 = arith.cmpi eq, %179, %c0_i64_3 : i64
-                  scf.if %198 {
-                    %199 = arith.index_cast %144 : i64 to index
-                    scf.for %arg11 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg11 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %180 : i64
-                      %204 = arith.ori %203, %193 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %106 : i64
-                      "instgem.compute_accumulated"(%206, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %207 = arith.subi %201, %c1_i64_2 : i64
-                      %208 = arith.subi %207, %81 : i64
-                      %209 = arith.cmpi sge, %208, %c0_i64_3 : i64
-                      %210 = arith.cmpi slt, %208, %89 : i64
-                      %211 = arith.andi %209, %210 : i1
-                      scf.if %211 {
-                        %212 = arith.muli %207, %c16_i64 : i64
-                        %213 = arith.maxsi %212, %71 : i64
-                        %214 = arith.addi %212, %c16_i64 : i64
-                        %215 = arith.minsi %214, %82 : i64
-                        %216 = arith.subi %215, %213 : i64
-                        %217 = arith.subi %213, %71 : i64
-                        %218 = arith.muli %217, %79 : i64
-                        %219 = arith.addi %77, %218 : i64
-                        %220 = arith.muli %169, %c64_i64 : i64
+                  %188 = arith.cmpi eq, %155, %c0_i64_3 : i64
+                  %189 = arith.select %188, %c2147483648_i64, %c3221225472_i64 : i64
+                  %190 = arith.ori %176, %189 : i64
+                  %191 = arith.select %188, %c16_i64, %141 : i64
+                  %192 = arith.select %188, %c16_i64, %178 : i64
+                  %193 = arith.addi %176, %114 : i64
+                  "instgem.preload"(%193, %178, %c16_i64, %190, %192, %191) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%102, %c16_i64, %141, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %194 = arith.cmpi eq, %175, %c0_i64_3 : i64
+                  scf.if %194 {
+                    %195 = arith.index_cast %140 : i64 to index
+                    scf.for %arg11 = %c1 to %195 step %c1 {
+                      %197 = arith.index_cast %arg11 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.addi %198, %176 : i64
+                      %200 = arith.ori %199, %189 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %200, %192, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %201 = arith.muli %197, %c32_i64 : i64
+                      %202 = arith.addi %201, %102 : i64
+                      "instgem.compute_accumulated"(%202, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %203 = arith.subi %197, %c1_i64_2 : i64
+                      %204 = arith.subi %203, %77 : i64
+                      %205 = arith.cmpi sge, %204, %c0_i64_3 : i64
+                      %206 = arith.cmpi slt, %204, %85 : i64
+                      %207 = arith.andi %205, %206 : i1
+                      scf.if %207 {
+                        %208 = arith.muli %203, %c16_i64 : i64
+                        %209 = arith.maxsi %208, %67 : i64
+                        %210 = arith.addi %208, %c16_i64 : i64
+                        %211 = arith.minsi %210, %78 : i64
+                        %212 = arith.subi %211, %209 : i64
+                        %213 = arith.subi %209, %67 : i64
+                        %214 = arith.muli %213, %75 : i64
+                        %215 = arith.addi %73, %214 : i64
+                        %216 = arith.muli %165, %c64_i64 : i64
+                        %217 = arith.addi %215, %216 : i64
+                        %218 = arith.addi %208, %176 : i64
+                        %219 = arith.ori %218, %c2684354560_i64 : i64
+                        %220 = arith.subi %209, %208 : i64
                         %221 = arith.addi %219, %220 : i64
-                        %222 = arith.addi %212, %180 : i64
-                        %223 = arith.ori %222, %c2684354560_i64 : i64
-                        %224 = arith.subi %213, %212 : i64
-                        %225 = arith.addi %223, %224 : i64
-                        %226 = arith.subi %73, %180 : i64
-                        %227 = arith.minsi %226, %c16_i64 : i64
-                        "instgem.mvout"(%221, %225, %227, %216) : (i64, i64, i64, i64) -> ()
+                        %222 = arith.subi %69, %176 : i64
+                        %223 = arith.minsi %222, %c16_i64 : i64
+                        "instgem.mvout"(%217, %221, %223, %212) : (i64, i64, i64, i64) -> ()
                       }
                     }
-                    %200 = arith.index_cast %129 : i64 to index
-                    scf.for %arg11 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg11 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %122, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %180 : i64
-                      %206 = arith.ori %205, %193 : i64
-                      %207 = arith.select %192, %c16_i64, %204 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %196, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.muli %201, %c32_i64 : i64
-                      %209 = arith.addi %208, %106 : i64
-                      "instgem.compute_accumulated"(%209, %c16_i64, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %210 = arith.subi %201, %c1_i64_2 : i64
-                      %211 = arith.subi %210, %81 : i64
-                      %212 = arith.cmpi sge, %211, %c0_i64_3 : i64
-                      %213 = arith.cmpi slt, %211, %89 : i64
-                      %214 = arith.andi %212, %213 : i1
-                      scf.if %214 {
-                        %215 = arith.muli %210, %c16_i64 : i64
-                        %216 = arith.maxsi %215, %71 : i64
-                        %217 = arith.addi %215, %c16_i64 : i64
-                        %218 = arith.minsi %217, %82 : i64
-                        %219 = arith.subi %218, %216 : i64
-                        %220 = arith.subi %216, %71 : i64
-                        %221 = arith.muli %220, %79 : i64
-                        %222 = arith.addi %77, %221 : i64
-                        %223 = arith.muli %169, %c64_i64 : i64
+                    %196 = arith.index_cast %125 : i64 to index
+                    scf.for %arg11 = %195 to %196 step %c1 {
+                      %197 = arith.index_cast %arg11 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.subi %118, %198 : i64
+                      %200 = arith.minsi %199, %c16_i64 : i64
+                      %201 = arith.addi %198, %176 : i64
+                      %202 = arith.ori %201, %189 : i64
+                      %203 = arith.select %188, %c16_i64, %200 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %192, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %204 = arith.muli %197, %c32_i64 : i64
+                      %205 = arith.addi %204, %102 : i64
+                      "instgem.compute_accumulated"(%205, %c16_i64, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %206 = arith.subi %197, %c1_i64_2 : i64
+                      %207 = arith.subi %206, %77 : i64
+                      %208 = arith.cmpi sge, %207, %c0_i64_3 : i64
+                      %209 = arith.cmpi slt, %207, %85 : i64
+                      %210 = arith.andi %208, %209 : i1
+                      scf.if %210 {
+                        %211 = arith.muli %206, %c16_i64 : i64
+                        %212 = arith.maxsi %211, %67 : i64
+                        %213 = arith.addi %211, %c16_i64 : i64
+                        %214 = arith.minsi %213, %78 : i64
+                        %215 = arith.subi %214, %212 : i64
+                        %216 = arith.subi %212, %67 : i64
+                        %217 = arith.muli %216, %75 : i64
+                        %218 = arith.addi %73, %217 : i64
+                        %219 = arith.muli %165, %c64_i64 : i64
+                        %220 = arith.addi %218, %219 : i64
+                        %221 = arith.addi %211, %176 : i64
+                        %222 = arith.ori %221, %c2684354560_i64 : i64
+                        %223 = arith.subi %212, %211 : i64
                         %224 = arith.addi %222, %223 : i64
-                        %225 = arith.addi %215, %180 : i64
-                        %226 = arith.ori %225, %c2684354560_i64 : i64
-                        %227 = arith.subi %216, %215 : i64
-                        %228 = arith.addi %226, %227 : i64
-                        %229 = arith.subi %73, %180 : i64
-                        %230 = arith.minsi %229, %c16_i64 : i64
-                        "instgem.mvout"(%224, %228, %230, %219) : (i64, i64, i64, i64) -> ()
+                        %225 = arith.subi %69, %176 : i64
+                        %226 = arith.minsi %225, %c16_i64 : i64
+                        "instgem.mvout"(%220, %224, %226, %215) : (i64, i64, i64, i64) -> ()
                       }
                     }
                   } else {
-                    %199 = arith.index_cast %144 : i64 to index
-                    scf.for %arg11 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg11 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %180 : i64
-                      %204 = arith.ori %203, %193 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %196, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %106 : i64
-                      "instgem.compute_accumulated"(%206, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %195 = arith.index_cast %140 : i64 to index
+                    scf.for %arg11 = %c1 to %195 step %c1 {
+                      %197 = arith.index_cast %arg11 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.addi %198, %176 : i64
+                      %200 = arith.ori %199, %189 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %200, %192, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %201 = arith.muli %197, %c32_i64 : i64
+                      %202 = arith.addi %201, %102 : i64
+                      "instgem.compute_accumulated"(%202, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                     }
-                    %200 = arith.index_cast %129 : i64 to index
-                    scf.for %arg11 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg11 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %122, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %180 : i64
-                      %206 = arith.ori %205, %193 : i64
-                      %207 = arith.select %192, %c16_i64, %204 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %196, %207) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.muli %201, %c32_i64 : i64
-                      %209 = arith.addi %208, %106 : i64
-                      "instgem.compute_accumulated"(%209, %c16_i64, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %196 = arith.index_cast %125 : i64 to index
+                    scf.for %arg11 = %195 to %196 step %c1 {
+                      %197 = arith.index_cast %arg11 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.subi %118, %198 : i64
+                      %200 = arith.minsi %199, %c16_i64 : i64
+                      %201 = arith.addi %198, %176 : i64
+                      %202 = arith.ori %201, %189 : i64
+                      %203 = arith.select %188, %c16_i64, %200 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %192, %203) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %204 = arith.muli %197, %c32_i64 : i64
+                      %205 = arith.addi %204, %102 : i64
+                      "instgem.compute_accumulated"(%205, %c16_i64, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                     }
                   }
                 }
-                %184 = arith.index_cast %141 : i64 to index
-                scf.for %arg11 = %c1 to %184 step %c1 {
-                  %192 = arith.index_cast %arg11 : index to i64
-                  scf.if %173 {
-                    %199 = arith.muli %192, %158 : i64
-                    %200 = arith.minsi %199, %89 : i64
-                    %201 = arith.addi %200, %158 : i64
-                    %202 = arith.minsi %201, %89 : i64
-                    %203 = arith.index_cast %200 : i64 to index
-                    %204 = arith.index_cast %202 : i64 to index
+                %180 = arith.index_cast %137 : i64 to index
+                scf.for %arg11 = %c1 to %180 step %c1 {
+                  %188 = arith.index_cast %arg11 : index to i64
+                  scf.if %169 {
+                    %195 = arith.muli %188, %154 : i64
+                    %196 = arith.minsi %195, %85 : i64
+                    %197 = arith.addi %196, %154 : i64
+                    %198 = arith.minsi %197, %85 : i64
+                    %199 = arith.index_cast %196 : i64 to index
+                    %200 = arith.index_cast %198 : i64 to index
+                    scf.for %arg12 = %199 to %200 step %c1 {
+                      %201 = arith.index_cast %arg12 : index to i64
+                      %202 = arith.addi %77, %201 : i64
+                      %203 = arith.muli %202, %c16_i64 : i64
+                      %204 = arith.maxsi %203, %67 : i64
+                      %205 = arith.addi %203, %c16_i64 : i64
+                      %206 = arith.minsi %205, %78 : i64
+                      %207 = arith.subi %206, %204 : i64
+                      %208 = arith.subi %204, %67 : i64
+                      %209 = arith.muli %208, %75 : i64
+                      %210 = arith.addi %73, %209 : i64
+                      %211 = arith.muli %166, %c64_i64 : i64
+                      %212 = arith.addi %210, %211 : i64
+                      %213 = arith.muli %166, %c16_i64 : i64
+                      %214 = arith.addi %203, %213 : i64
+                      %215 = arith.ori %214, %c2684354560_i64 : i64
+                      %216 = arith.subi %204, %203 : i64
+                      %217 = arith.addi %215, %216 : i64
+                      %218 = arith.subi %69, %213 : i64
+                      %219 = arith.minsi %218, %c16_i64 : i64
+                      "instgem.mvout"(%212, %217, %219, %207) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %189 = arith.ori %176, %c3221225472_i64 : i64
+                  %190 = arith.muli %188, %c16_i64 : i64
+                  %191 = arith.addi %190, %176 : i64
+                  %192 = arith.addi %191, %114 : i64
+                  "instgem.preload"(%192, %178, %c16_i64, %189, %178, %141) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %193 = arith.addi %190, %102 : i64
+                  "instgem.compute_preloaded"(%193, %c16_i64, %141, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %194 = arith.cmpi eq, %188, %175 : i64
+                  scf.if %194 {
+                    %195 = arith.index_cast %140 : i64 to index
+                    scf.for %arg12 = %c1 to %195 step %c1 {
+                      %197 = arith.index_cast %arg12 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.addi %198, %176 : i64
+                      %200 = arith.ori %199, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %200, %178, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %201 = arith.muli %197, %c32_i64 : i64
+                      %202 = arith.addi %201, %190 : i64
+                      %203 = arith.addi %202, %102 : i64
+                      "instgem.compute_accumulated"(%203, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %204 = arith.subi %197, %c1_i64_2 : i64
+                      %205 = arith.subi %204, %77 : i64
+                      %206 = arith.cmpi sge, %205, %c0_i64_3 : i64
+                      %207 = arith.cmpi slt, %205, %85 : i64
+                      %208 = arith.andi %206, %207 : i1
+                      scf.if %208 {
+                        %209 = arith.muli %204, %c16_i64 : i64
+                        %210 = arith.maxsi %209, %67 : i64
+                        %211 = arith.addi %209, %c16_i64 : i64
+                        %212 = arith.minsi %211, %78 : i64
+                        %213 = arith.subi %212, %210 : i64
+                        %214 = arith.subi %210, %67 : i64
+                        %215 = arith.muli %214, %75 : i64
+                        %216 = arith.addi %73, %215 : i64
+                        %217 = arith.muli %165, %c64_i64 : i64
+                        %218 = arith.addi %216, %217 : i64
+                        %219 = arith.addi %209, %176 : i64
+                        %220 = arith.ori %219, %c2684354560_i64 : i64
+                        %221 = arith.subi %210, %209 : i64
+                        %222 = arith.addi %220, %221 : i64
+                        %223 = arith.subi %69, %176 : i64
+                        %224 = arith.minsi %223, %c16_i64 : i64
+                        "instgem.mvout"(%218, %222, %224, %213) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %196 = arith.index_cast %125 : i64 to index
+                    scf.for %arg12 = %195 to %196 step %c1 {
+                      %197 = arith.index_cast %arg12 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.subi %118, %198 : i64
+                      %200 = arith.minsi %199, %c16_i64 : i64
+                      %201 = arith.addi %198, %176 : i64
+                      %202 = arith.ori %201, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %178, %200) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %203 = arith.muli %197, %c32_i64 : i64
+                      %204 = arith.addi %203, %190 : i64
+                      %205 = arith.addi %204, %102 : i64
+                      "instgem.compute_accumulated"(%205, %c16_i64, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %206 = arith.subi %197, %c1_i64_2 : i64
+                      %207 = arith.subi %206, %77 : i64
+                      %208 = arith.cmpi sge, %207, %c0_i64_3 : i64
+                      %209 = arith.cmpi slt, %207, %85 : i64
+                      %210 = arith.andi %208, %209 : i1
+                      scf.if %210 {
+                        %211 = arith.muli %206, %c16_i64 : i64
+                        %212 = arith.maxsi %211, %67 : i64
+                        %213 = arith.addi %211, %c16_i64 : i64
+                        %214 = arith.minsi %213, %78 : i64
+                        %215 = arith.subi %214, %212 : i64
+                        %216 = arith.subi %212, %67 : i64
+                        %217 = arith.muli %216, %75 : i64
+                        %218 = arith.addi %73, %217 : i64
+                        %219 = arith.muli %165, %c64_i64 : i64
+                        %220 = arith.addi %218, %219 : i64
+                        %221 = arith.addi %211, %176 : i64
+                        %222 = arith.ori %221, %c2684354560_i64 : i64
+                        %223 = arith.subi %212, %211 : i64
+                        %224 = arith.addi %222, %223 : i64
+                        %225 = arith.subi %69, %176 : i64
+                        %226 = arith.minsi %225, %c16_i64 : i64
+                        "instgem.mvout"(%220, %224, %226, %215) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                  } else {
+                    %195 = arith.index_cast %140 : i64 to index
+                    scf.for %arg12 = %c1 to %195 step %c1 {
+                      %197 = arith.index_cast %arg12 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.addi %198, %176 : i64
+                      %200 = arith.ori %199, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %200, %178, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %201 = arith.muli %197, %c32_i64 : i64
+                      %202 = arith.addi %201, %190 : i64
+                      %203 = arith.addi %202, %102 : i64
+                      "instgem.compute_accumulated"(%203, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                    %196 = arith.index_cast %125 : i64 to index
+                    scf.for %arg12 = %195 to %196 step %c1 {
+                      %197 = arith.index_cast %arg12 : index to i64
+                      %198 = arith.muli %197, %c16_i64 : i64
+                      %199 = arith.subi %118, %198 : i64
+                      %200 = arith.minsi %199, %c16_i64 : i64
+                      %201 = arith.addi %198, %176 : i64
+                      %202 = arith.ori %201, %c3221225472_i64 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %202, %178, %200) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %203 = arith.muli %197, %c32_i64 : i64
+                      %204 = arith.addi %203, %190 : i64
+                      %205 = arith.addi %204, %102 : i64
+                      "instgem.compute_accumulated"(%205, %c16_i64, %200, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    }
+                  }
+                }
+                %181 = arith.index_cast %128 : i64 to index
+                scf.for %arg11 = %180 to %181 step %c1 {
+                  %188 = arith.index_cast %arg11 : index to i64
+                  %189 = arith.muli %188, %c16_i64 : i64
+                  %190 = arith.subi %120, %189 : i64
+                  %191 = arith.minsi %190, %c16_i64 : i64
+                  %192 = arith.subi %122, %189 : i64
+                  %193 = arith.minsi %192, %c16_i64 : i64
+                  scf.if %169 {
+                    %203 = arith.muli %188, %154 : i64
+                    %204 = arith.minsi %203, %85 : i64
+                    %205 = arith.addi %204, %154 : i64
+                    %206 = arith.minsi %205, %85 : i64
+                    %207 = arith.index_cast %204 : i64 to index
+                    %208 = arith.index_cast %206 : i64 to index
+                    scf.for %arg12 = %207 to %208 step %c1 {
+                      %209 = arith.index_cast %arg12 : index to i64
+                      %210 = arith.addi %77, %209 : i64
+                      %211 = arith.muli %210, %c16_i64 : i64
+                      %212 = arith.maxsi %211, %67 : i64
+                      %213 = arith.addi %211, %c16_i64 : i64
+                      %214 = arith.minsi %213, %78 : i64
+                      %215 = arith.subi %214, %212 : i64
+                      %216 = arith.subi %212, %67 : i64
+                      %217 = arith.muli %216, %75 : i64
+                      %218 = arith.addi %73, %217 : i64
+                      %219 = arith.muli %166, %c64_i64 : i64
+                      %220 = arith.addi %218, %219 : i64
+                      %221 = arith.muli %166, %c16_i64 : i64
+                      %222 = arith.addi %211, %221 : i64
+                      %223 = arith.ori %222, %c2684354560_i64 : i64
+                      %224 = arith.subi %212, %211 : i64
+                      %225 = arith.addi %223, %224 : i64
+                      %226 = arith.subi %69, %221 : i64
+                      %227 = arith.minsi %226, %c16_i64 : i64
+                      "instgem.mvout"(%220, %225, %227, %215) : (i64, i64, i64, i64) -> ()
+                    }
+                  }
+                  %194 = arith.cmpi eq, %188, %155 : i64
+                  %195 = arith.select %194, %c2147483648_i64, %c3221225472_i64 : i64
+                  %196 = arith.ori %176, %195 : i64
+                  %197 = arith.select %194, %c16_i64, %141 : i64
+                  %198 = arith.select %194, %c16_i64, %178 : i64
+                  %199 = arith.addi %189, %176 : i64
+                  %200 = arith.addi %199, %114 : i64
+                  "instgem.preload"(%200, %178, %193, %196, %198, %197) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %201 = arith.addi %189, %102 : i64
+                  "instgem.compute_preloaded"(%201, %191, %141, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %202 = arith.cmpi eq, %188, %175 : i64
+                  scf.if %202 {
+                    %203 = arith.index_cast %140 : i64 to index
+                    scf.for %arg12 = %c1 to %203 step %c1 {
+                      %205 = arith.index_cast %arg12 : index to i64
+                      %206 = arith.muli %205, %c16_i64 : i64
+                      %207 = arith.addi %206, %176 : i64
+                      %208 = arith.ori %207, %195 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %209 = arith.muli %205, %c32_i64 : i64
+                      %210 = arith.addi %209, %189 : i64
+                      %211 = arith.addi %210, %102 : i64
+                      "instgem.compute_accumulated"(%211, %191, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %212 = arith.subi %205, %c1_i64_2 : i64
+                      %213 = arith.subi %212, %77 : i64
+                      %214 = arith.cmpi sge, %213, %c0_i64_3 : i64
+                      %215 = arith.cmpi slt, %213, %85 : i64
+                      %216 = arith.andi %214, %215 : i1
+                      scf.if %216 {
+                        %217 = arith.muli %212, %c16_i64 : i64
+                        %218 = arith.maxsi %217, %67 : i64
+                        %219 = arith.addi %217, %c16_i64 : i64
+                        %220 = arith.minsi %219, %78 : i64
+                        %221 = arith.subi %220, %218 : i64
+                        %222 = arith.subi %218, %67 : i64
+                        %223 = arith.muli %222, %75 : i64
+                        %224 = arith.addi %73, %223 : i64
+                        %225 = arith.muli %165, %c64_i64 : i64
+                        %226 = arith.addi %224, %225 : i64
+                        %227 = arith.addi %217, %176 : i64
+                        %228 = arith.ori %227, %c2684354560_i64 : i64
+                        %229 = arith.subi %218, %217 : i64
+                        %230 = arith.addi %228, %229 : i64
+                        %231 = arith.subi %69, %176 : i64
+                        %232 = arith.minsi %231, %c16_i64 : i64
+                        "instgem.mvout"(%226, %230, %232, %221) : (i64, i64, i64, i64) -> ()
+                      }
+                    }
+                    %204 = arith.index_cast %125 : i64 to index
                     scf.for %arg12 = %203 to %204 step %c1 {
                       %205 = arith.index_cast %arg12 : index to i64
-                      %206 = arith.addi %81, %205 : i64
-                      %207 = arith.muli %206, %c16_i64 : i64
-                      %208 = arith.maxsi %207, %71 : i64
-                      %209 = arith.addi %207, %c16_i64 : i64
-                      %210 = arith.minsi %209, %82 : i64
-                      %211 = arith.subi %210, %208 : i64
-                      %212 = arith.subi %208, %71 : i64
-                      %213 = arith.muli %212, %79 : i64
-                      %214 = arith.addi %77, %213 : i64
-                      %215 = arith.muli %170, %c64_i64 : i64
-                      %216 = arith.addi %214, %215 : i64
-                      %217 = arith.muli %170, %c16_i64 : i64
-                      %218 = arith.addi %207, %217 : i64
-                      %219 = arith.ori %218, %c2684354560_i64 : i64
-                      %220 = arith.subi %208, %207 : i64
-                      %221 = arith.addi %219, %220 : i64
-                      %222 = arith.subi %73, %217 : i64
-                      %223 = arith.minsi %222, %c16_i64 : i64
-                      "instgem.mvout"(%216, %221, %223, %211) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %193 = arith.ori %180, %c3221225472_i64 : i64
-                  %194 = arith.muli %192, %c16_i64 : i64
-                  %195 = arith.addi %194, %180 : i64
-                  %196 = arith.addi %195, %118 : i64
-                  "instgem.preload"(%196, %182, %c16_i64, %193, %182, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %197 = arith.addi %194, %106 : i64
-                  "instgem.compute_preloaded"(%197, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %198 = arith.cmpi eq, %192, %179 : i64
-                  scf.if %198 {
-                    %199 = arith.index_cast %144 : i64 to index
-                    scf.for %arg12 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %180 : i64
-                      %204 = arith.ori %203, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %194 : i64
-                      %207 = arith.addi %206, %106 : i64
-                      "instgem.compute_accumulated"(%207, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %208 = arith.subi %201, %c1_i64_2 : i64
-                      %209 = arith.subi %208, %81 : i64
-                      %210 = arith.cmpi sge, %209, %c0_i64_3 : i64
-                      %211 = arith.cmpi slt, %209, %89 : i64
-                      %212 = arith.andi %210, %211 : i1
-                      scf.if %212 {
-                        %213 = arith.muli %208, %c16_i64 : i64
-                        %214 = arith.maxsi %213, %71 : i64
-                        %215 = arith.addi %213, %c16_i64 : i64
-                        %216 = arith.minsi %215, %82 : i64
-                        %217 = arith.subi %216, %214 : i64
-                        %218 = arith.subi %214, %71 : i64
-                        %219 = arith.muli %218, %79 : i64
-                        %220 = arith.addi %77, %219 : i64
-                        %221 = arith.muli %169, %c64_i64 : i64
-                        %222 = arith.addi %220, %221 : i64
-                        %223 = arith.addi %213, %180 : i64
-                        %224 = arith.ori %223, %c2684354560_i64 : i64
-                        %225 = arith.subi %214, %213 : i64
-                        %226 = arith.addi %224, %225 : i64
-                        %227 = arith.subi %73, %180 : i64
-                        %228 = arith.minsi %227, %c16_i64 : i64
-                        "instgem.mvout"(%222, %226, %228, %217) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                    %200 = arith.index_cast %129 : i64 to index
-                    scf.for %arg12 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %122, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %180 : i64
-                      %206 = arith.ori %205, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %182, %204) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %207 = arith.muli %201, %c32_i64 : i64
-                      %208 = arith.addi %207, %194 : i64
-                      %209 = arith.addi %208, %106 : i64
-                      "instgem.compute_accumulated"(%209, %c16_i64, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %210 = arith.subi %201, %c1_i64_2 : i64
-                      %211 = arith.subi %210, %81 : i64
-                      %212 = arith.cmpi sge, %211, %c0_i64_3 : i64
-                      %213 = arith.cmpi slt, %211, %89 : i64
-                      %214 = arith.andi %212, %213 : i1
-                      scf.if %214 {
-                        %215 = arith.muli %210, %c16_i64 : i64
-                        %216 = arith.maxsi %215, %71 : i64
-                        %217 = arith.addi %215, %c16_i64 : i64
-                        %218 = arith.minsi %217, %82 : i64
-                        %219 = arith.subi %218, %216 : i64
-                        %220 = arith.subi %216, %71 : i64
-                        %221 = arith.muli %220, %79 : i64
-                        %222 = arith.addi %77, %221 : i64
-                        %223 = arith.muli %169, %c64_i64 : i64
-                        %224 = arith.addi %222, %223 : i64
-                        %225 = arith.addi %215, %180 : i64
-                        %226 = arith.ori %225, %c2684354560_i64 : i64
-                        %227 = arith.subi %216, %215 : i64
-                        %228 = arith.addi %226, %227 : i64
-                        %229 = arith.subi %73, %180 : i64
-                        %230 = arith.minsi %229, %c16_i64 : i64
-                        "instgem.mvout"(%224, %228, %230, %219) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                  } else {
-                    %199 = arith.index_cast %144 : i64 to index
-                    scf.for %arg12 = %c1 to %199 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.addi %202, %180 : i64
-                      %204 = arith.ori %203, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %204, %182, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %205 = arith.muli %201, %c32_i64 : i64
-                      %206 = arith.addi %205, %194 : i64
-                      %207 = arith.addi %206, %106 : i64
-                      "instgem.compute_accumulated"(%207, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                    %200 = arith.index_cast %129 : i64 to index
-                    scf.for %arg12 = %199 to %200 step %c1 {
-                      %201 = arith.index_cast %arg12 : index to i64
-                      %202 = arith.muli %201, %c16_i64 : i64
-                      %203 = arith.subi %122, %202 : i64
-                      %204 = arith.minsi %203, %c16_i64 : i64
-                      %205 = arith.addi %202, %180 : i64
-                      %206 = arith.ori %205, %c3221225472_i64 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %206, %182, %204) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %207 = arith.muli %201, %c32_i64 : i64
-                      %208 = arith.addi %207, %194 : i64
-                      %209 = arith.addi %208, %106 : i64
-                      "instgem.compute_accumulated"(%209, %c16_i64, %204, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    }
-                  }
-                }
-                %185 = arith.index_cast %132 : i64 to index
-                scf.for %arg11 = %184 to %185 step %c1 {
-                  %192 = arith.index_cast %arg11 : index to i64
-                  %193 = arith.muli %192, %c16_i64 : i64
-                  %194 = arith.subi %124, %193 : i64
-                  %195 = arith.minsi %194, %c16_i64 : i64
-                  %196 = arith.subi %126, %193 : i64
-                  %197 = arith.minsi %196, %c16_i64 : i64
-                  scf.if %173 {
-                    %207 = arith.muli %192, %158 : i64
-                    %208 = arith.minsi %207, %89 : i64
-                    %209 = arith.addi %208, %158 : i64
-                    %210 = arith.minsi %209, %89 : i64
-                    %211 = arith.index_cast %208 : i64 to index
-                    %212 = arith.index_cast %210 : i64 to index
-                    scf.for %arg12 = %211 to %212 step %c1 {
-                      %213 = arith.index_cast %arg12 : index to i64
-                      %214 = arith.addi %81, %213 : i64
-                      %215 = arith.muli %214, %c16_i64 : i64
-                      %216 = arith.maxsi %215, %71 : i64
-                      %217 = arith.addi %215, %c16_i64 : i64
-                      %218 = arith.minsi %217, %82 : i64
-                      %219 = arith.subi %218, %216 : i64
-                      %220 = arith.subi %216, %71 : i64
-                      %221 = arith.muli %220, %79 : i64
-                      %222 = arith.addi %77, %221 : i64
-                      %223 = arith.muli %170, %c64_i64 : i64
-                      %224 = arith.addi %222, %223 : i64
-                      %225 = arith.muli %170, %c16_i64 : i64
-                      %226 = arith.addi %215, %225 : i64
-                      %227 = arith.ori %226, %c2684354560_i64 : i64
-                      %228 = arith.subi %216, %215 : i64
-                      %229 = arith.addi %227, %228 : i64
-                      %230 = arith.subi %73, %225 : i64
-                      %231 = arith.minsi %230, %c16_i64 : i64
-                      "instgem.mvout"(%224, %229, %231, %219) : (i64, i64, i64, i64) -> ()
-                    }
-                  }
-                  %198 = arith.cmpi eq, %192, %159 : i64
-                  %199 = arith.select %198, %c2147483648_i64, %c3221225472_i64 : i64
-                  %200 = arith.ori %180, %199 : i64
-                  %201 = arith.select %198, %c16_i64, %145 : i64
-                  %202 = arith.select %198, %c16_i64, %182 : i64
-                  %203 = arith.addi %193, %180 : i64
-                  %204 = arith.addi %203, %118 : i64
-                  "instgem.preload"(%204, %182, %197, %200, %202, %201) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %205 = arith.addi %193, %106 : i64
-                  "instgem.compute_preloaded"(%205, %195, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %206 = arith.cmpi eq, %192, %179 : i64
-                  scf.if %206 {
-                    %207 = arith.index_cast %144 : i64 to index
-                    scf.for %arg12 = %c1 to %207 step %c1 {
-                      %209 = arith.index_cast %arg12 : index to i64
-                      %210 = arith.muli %209, %c16_i64 : i64
-                      %211 = arith.addi %210, %180 : i64
-                      %212 = arith.ori %211, %199 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %202, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %213 = arith.muli %209, %c32_i64 : i64
-                      %214 = arith.addi %213, %193 : i64
-                      %215 = arith.addi %214, %106 : i64
-                      "instgem.compute_accumulated"(%215, %195, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %216 = arith.subi %209, %c1_i64_2 : i64
-                      %217 = arith.subi %216, %81 : i64
-                      %218 = arith.cmpi sge, %217, %c0_i64_3 : i64
-                      %219 = arith.cmpi slt, %217, %89 : i64
-                      %220 = arith.andi %218, %219 : i1
-                      scf.if %220 {
-                        %221 = arith.muli %216, %c16_i64 : i64
-                        %222 = arith.maxsi %221, %71 : i64
-                        %223 = arith.addi %221, %c16_i64 : i64
-                        %224 = arith.minsi %223, %82 : i64
-                        %225 = arith.subi %224, %222 : i64
-                        %226 = arith.subi %222, %71 : i64
-                        %227 = arith.muli %226, %79 : i64
-                        %228 = arith.addi %77, %227 : i64
-                        %229 = arith.muli %169, %c64_i64 : i64
-                        %230 = arith.addi %228, %229 : i64
-                        %231 = arith.addi %221, %180 : i64
-                        %232 = arith.ori %231, %c2684354560_i64 : i64
-                        %233 = arith.subi %222, %221 : i64
-                        %234 = arith.addi %232, %233 : i64
-                        %235 = arith.subi %73, %180 : i64
-                        %236 = arith.minsi %235, %c16_i64 : i64
-                        "instgem.mvout"(%230, %234, %236, %225) : (i64, i64, i64, i64) -> ()
-                      }
-                    }
-                    %208 = arith.index_cast %129 : i64 to index
-                    scf.for %arg12 = %207 to %208 step %c1 {
-                      %209 = arith.index_cast %arg12 : index to i64
-                      %210 = arith.muli %209, %c16_i64 : i64
-                      %211 = arith.subi %122, %210 : i64
-                      %212 = arith.minsi %211, %c16_i64 : i64
-                      %213 = arith.addi %210, %180 : i64
-                      %214 = arith.ori %213, %199 : i64
-                      %215 = arith.select %198, %c16_i64, %212 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %202, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %216 = arith.muli %209, %c32_i64 : i64
-                      %217 = arith.addi %216, %193 : i64
-                      %218 = arith.addi %217, %106 : i64
-                      "instgem.compute_accumulated"(%218, %195, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %219 = arith.subi %209, %c1_i64_2 : i64
-                      %220 = arith.subi %219, %81 : i64
-                      %221 = arith.cmpi sge, %220, %c0_i64_3 : i64
-                      %222 = arith.cmpi slt, %220, %89 : i64
-                      %223 = arith.andi %221, %222 : i1
-                      scf.if %223 {
-                        %224 = arith.muli %219, %c16_i64 : i64
-                        %225 = arith.maxsi %224, %71 : i64
-                        %226 = arith.addi %224, %c16_i64 : i64
-                        %227 = arith.minsi %226, %82 : i64
-                        %228 = arith.subi %227, %225 : i64
-                        %229 = arith.subi %225, %71 : i64
-                        %230 = arith.muli %229, %79 : i64
-                        %231 = arith.addi %77, %230 : i64
-                        %232 = arith.muli %169, %c64_i64 : i64
+                      %206 = arith.muli %205, %c16_i64 : i64
+                      %207 = arith.subi %118, %206 : i64
+                      %208 = arith.minsi %207, %c16_i64 : i64
+                      %209 = arith.addi %206, %176 : i64
+                      %210 = arith.ori %209, %195 : i64
+                      %211 = arith.select %194, %c16_i64, %208 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %210, %198, %211) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %212 = arith.muli %205, %c32_i64 : i64
+                      %213 = arith.addi %212, %189 : i64
+                      %214 = arith.addi %213, %102 : i64
+                      "instgem.compute_accumulated"(%214, %191, %208, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %215 = arith.subi %205, %c1_i64_2 : i64
+                      %216 = arith.subi %215, %77 : i64
+                      %217 = arith.cmpi sge, %216, %c0_i64_3 : i64
+                      %218 = arith.cmpi slt, %216, %85 : i64
+                      %219 = arith.andi %217, %218 : i1
+                      scf.if %219 {
+                        %220 = arith.muli %215, %c16_i64 : i64
+                        %221 = arith.maxsi %220, %67 : i64
+                        %222 = arith.addi %220, %c16_i64 : i64
+                        %223 = arith.minsi %222, %78 : i64
+                        %224 = arith.subi %223, %221 : i64
+                        %225 = arith.subi %221, %67 : i64
+                        %226 = arith.muli %225, %75 : i64
+                        %227 = arith.addi %73, %226 : i64
+                        %228 = arith.muli %165, %c64_i64 : i64
+                        %229 = arith.addi %227, %228 : i64
+                        %230 = arith.addi %220, %176 : i64
+                        %231 = arith.ori %230, %c2684354560_i64 : i64
+                        %232 = arith.subi %221, %220 : i64
                         %233 = arith.addi %231, %232 : i64
-                        %234 = arith.addi %224, %180 : i64
-                        %235 = arith.ori %234, %c2684354560_i64 : i64
-                        %236 = arith.subi %225, %224 : i64
-                        %237 = arith.addi %235, %236 : i64
-                        %238 = arith.subi %73, %180 : i64
-                        %239 = arith.minsi %238, %c16_i64 : i64
-                        "instgem.mvout"(%233, %237, %239, %228) : (i64, i64, i64, i64) -> ()
+                        %234 = arith.subi %69, %176 : i64
+                        %235 = arith.minsi %234, %c16_i64 : i64
+                        "instgem.mvout"(%229, %233, %235, %224) : (i64, i64, i64, i64) -> ()
                       }
                     }
                   } else {
-                    %207 = arith.index_cast %144 : i64 to index
-                    scf.for %arg12 = %c1 to %207 step %c1 {
-                      %209 = arith.index_cast %arg12 : index to i64
-                      %210 = arith.muli %209, %c16_i64 : i64
-                      %211 = arith.addi %210, %180 : i64
-                      %212 = arith.ori %211, %199 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %212, %202, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %213 = arith.muli %209, %c32_i64 : i64
-                      %214 = arith.addi %213, %193 : i64
-                      %215 = arith.addi %214, %106 : i64
-                      "instgem.compute_accumulated"(%215, %195, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %203 = arith.index_cast %140 : i64 to index
+                    scf.for %arg12 = %c1 to %203 step %c1 {
+                      %205 = arith.index_cast %arg12 : index to i64
+                      %206 = arith.muli %205, %c16_i64 : i64
+                      %207 = arith.addi %206, %176 : i64
+                      %208 = arith.ori %207, %195 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %208, %198, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %209 = arith.muli %205, %c32_i64 : i64
+                      %210 = arith.addi %209, %189 : i64
+                      %211 = arith.addi %210, %102 : i64
+                      "instgem.compute_accumulated"(%211, %191, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                     }
-                    %208 = arith.index_cast %129 : i64 to index
-                    scf.for %arg12 = %207 to %208 step %c1 {
-                      %209 = arith.index_cast %arg12 : index to i64
-                      %210 = arith.muli %209, %c16_i64 : i64
-                      %211 = arith.subi %122, %210 : i64
-                      %212 = arith.minsi %211, %c16_i64 : i64
-                      %213 = arith.addi %210, %180 : i64
-                      %214 = arith.ori %213, %199 : i64
-                      %215 = arith.select %198, %c16_i64, %212 : i64
-                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %214, %202, %215) : (i64, i64, i64, i64, i64, i64) -> ()
-                      %216 = arith.muli %209, %c32_i64 : i64
-                      %217 = arith.addi %216, %193 : i64
-                      %218 = arith.addi %217, %106 : i64
-                      "instgem.compute_accumulated"(%218, %195, %212, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %204 = arith.index_cast %125 : i64 to index
+                    scf.for %arg12 = %203 to %204 step %c1 {
+                      %205 = arith.index_cast %arg12 : index to i64
+                      %206 = arith.muli %205, %c16_i64 : i64
+                      %207 = arith.subi %118, %206 : i64
+                      %208 = arith.minsi %207, %c16_i64 : i64
+                      %209 = arith.addi %206, %176 : i64
+                      %210 = arith.ori %209, %195 : i64
+                      %211 = arith.select %194, %c16_i64, %208 : i64
+                      "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %210, %198, %211) : (i64, i64, i64, i64, i64, i64) -> ()
+                      %212 = arith.muli %205, %c32_i64 : i64
+                      %213 = arith.addi %212, %189 : i64
+                      %214 = arith.addi %213, %102 : i64
+                      "instgem.compute_accumulated"(%214, %191, %208, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                     }
                   }
                 }
+                scf.if %169 {
+                  %188 = arith.muli %128, %154 : i64
+                  %189 = arith.minsi %188, %85 : i64
+                  %190 = arith.index_cast %189 : i64 to index
+                  scf.for %arg11 = %190 to %144 step %c1 {
+                    %191 = arith.index_cast %arg11 : index to i64
+                    %192 = arith.addi %77, %191 : i64
+                    %193 = arith.muli %192, %c16_i64 : i64
+                    %194 = arith.maxsi %193, %67 : i64
+                    %195 = arith.addi %193, %c16_i64 : i64
+                    %196 = arith.minsi %195, %78 : i64
+                    %197 = arith.subi %196, %194 : i64
+                    %198 = arith.subi %194, %67 : i64
+                    %199 = arith.muli %198, %75 : i64
+                    %200 = arith.addi %73, %199 : i64
+                    %201 = arith.muli %166, %c64_i64 : i64
+                    %202 = arith.addi %200, %201 : i64
+                    %203 = arith.muli %166, %c16_i64 : i64
+                    %204 = arith.addi %193, %203 : i64
+                    %205 = arith.ori %204, %c2684354560_i64 : i64
+                    %206 = arith.subi %194, %193 : i64
+                    %207 = arith.addi %205, %206 : i64
+                    %208 = arith.subi %69, %203 : i64
+                    %209 = arith.minsi %208, %c16_i64 : i64
+                    "instgem.mvout"(%202, %207, %209, %197) : (i64, i64, i64, i64) -> ()
+                  }
+                }
+                %182 = arith.cmpi sgt, %128, %c0_i64_3 : i64
+                %183 = arith.subi %125, %c1_i64_2 : i64
+                %184 = arith.subi %183, %77 : i64
+                %185 = arith.maxsi %184, %c0_i64_3 : i64
+                %186 = arith.minsi %185, %85 : i64
+                %187 = arith.select %182, %186, %c0_i64_3 : i64
                 scf.if %173 {
-                  %192 = arith.muli %132, %158 : i64
-                  %193 = arith.minsi %192, %89 : i64
-                  %194 = arith.index_cast %193 : i64 to index
-                  scf.for %arg11 = %194 to %148 step %c1 {
-                    %195 = arith.index_cast %arg11 : index to i64
-                    %196 = arith.addi %81, %195 : i64
-                    %197 = arith.muli %196, %c16_i64 : i64
-                    %198 = arith.maxsi %197, %71 : i64
-                    %199 = arith.addi %197, %c16_i64 : i64
-                    %200 = arith.minsi %199, %82 : i64
-                    %201 = arith.subi %200, %198 : i64
-                    %202 = arith.subi %198, %71 : i64
-                    %203 = arith.muli %202, %79 : i64
-                    %204 = arith.addi %77, %203 : i64
-                    %205 = arith.muli %170, %c64_i64 : i64
-                    %206 = arith.addi %204, %205 : i64
-                    %207 = arith.muli %170, %c16_i64 : i64
-                    %208 = arith.addi %197, %207 : i64
-                    %209 = arith.ori %208, %c2684354560_i64 : i64
-                    %210 = arith.subi %198, %197 : i64
-                    %211 = arith.addi %209, %210 : i64
-                    %212 = arith.subi %73, %207 : i64
-                    %213 = arith.minsi %212, %c16_i64 : i64
-                    "instgem.mvout"(%206, %211, %213, %201) : (i64, i64, i64, i64) -> ()
-                  }
-                }
-                %186 = arith.cmpi sgt, %132, %c0_i64_3 : i64
-                %187 = arith.subi %129, %c1_i64_2 : i64
-                %188 = arith.subi %187, %81 : i64
-                %189 = arith.maxsi %188, %c0_i64_3 : i64
-                %190 = arith.minsi %189, %89 : i64
-                %191 = arith.select %186, %190, %c0_i64_3 : i64
-                scf.if %177 {
-                  %192 = arith.index_cast %191 : i64 to index
-                  scf.for %arg11 = %192 to %148 step %c1 {
-                    %193 = arith.index_cast %arg11 : index to i64
-                    %194 = arith.addi %81, %193 : i64
-                    %195 = arith.muli %194, %c16_i64 : i64
-                    %196 = arith.maxsi %195, %71 : i64
-                    %197 = arith.addi %195, %c16_i64 : i64
-                    %198 = arith.minsi %197, %82 : i64
-                    %199 = arith.subi %198, %196 : i64
-                    %200 = arith.subi %196, %71 : i64
-                    %201 = arith.muli %200, %79 : i64
-                    %202 = arith.addi %77, %201 : i64
-                    %203 = arith.muli %169, %c64_i64 : i64
+                  %188 = arith.index_cast %187 : i64 to index
+                  scf.for %arg11 = %188 to %144 step %c1 {
+                    %189 = arith.index_cast %arg11 : index to i64
+                    %190 = arith.addi %77, %189 : i64
+                    %191 = arith.muli %190, %c16_i64 : i64
+                    %192 = arith.maxsi %191, %67 : i64
+                    %193 = arith.addi %191, %c16_i64 : i64
+                    %194 = arith.minsi %193, %78 : i64
+                    %195 = arith.subi %194, %192 : i64
+                    %196 = arith.subi %192, %67 : i64
+                    %197 = arith.muli %196, %75 : i64
+                    %198 = arith.addi %73, %197 : i64
+                    %199 = arith.muli %165, %c64_i64 : i64
+                    %200 = arith.addi %198, %199 : i64
+                    %201 = arith.addi %191, %176 : i64
+                    %202 = arith.ori %201, %c2684354560_i64 : i64
+                    %203 = arith.subi %192, %191 : i64
                     %204 = arith.addi %202, %203 : i64
-                    %205 = arith.addi %195, %180 : i64
-                    %206 = arith.ori %205, %c2684354560_i64 : i64
-                    %207 = arith.subi %196, %195 : i64
-                    %208 = arith.addi %206, %207 : i64
-                    %209 = arith.subi %73, %180 : i64
-                    %210 = arith.minsi %209, %c16_i64 : i64
-                    "instgem.mvout"(%204, %208, %210, %199) : (i64, i64, i64, i64) -> ()
+                    %205 = arith.subi %69, %176 : i64
+                    %206 = arith.minsi %205, %c16_i64 : i64
+                    "instgem.mvout"(%200, %204, %206, %195) : (i64, i64, i64, i64) -> ()
                   }
                 }
               } {gemmini.compute_nest}
-              %160 = arith.cmpi eq, %132, %c0_i64_3 : i64
-              %161 = arith.cmpi slt, %129, %c2_i64_1 : i64
-              %162 = arith.cmpi slt, %137, %c1_i64_2 : i64
-              %163 = arith.ori %160, %161 : i1
-              %164 = arith.ori %163, %162 : i1
-              %165 = arith.andi %135, %164 : i1
-              scf.if %165 {
+              %156 = arith.cmpi eq, %128, %c0_i64_3 : i64
+              %157 = arith.cmpi slt, %125, %c2_i64_1 : i64
+              %158 = arith.cmpi slt, %133, %c1_i64_2 : i64
+              %159 = arith.ori %156, %157 : i1
+              %160 = arith.ori %159, %158 : i1
+              %161 = arith.andi %131, %160 : i1
+              scf.if %161 {
                 scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %169 = arith.index_cast %arg10 : index to i64
-                  %170 = arith.muli %169, %c16_i64 : i64
-                  %171 = arith.ori %170, %c2147483648_i64 : i64
-                  %172 = arith.cmpi sge, %169, %129 : i64
-                  %173 = arith.cmpi sle, %137, %c0_i64_3 : i64
-                  %174 = arith.ori %160, %172 : i1
-                  %175 = arith.ori %174, %173 : i1
-                  %176 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                  %177 = arith.andi %175, %176 : i1
-                  scf.if %177 {
-                    "instgem.mvin"(%c0_i64_3, %171, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  %165 = arith.index_cast %arg10 : index to i64
+                  %166 = arith.muli %165, %c16_i64 : i64
+                  %167 = arith.ori %166, %c2147483648_i64 : i64
+                  %168 = arith.cmpi sge, %165, %125 : i64
+                  %169 = arith.cmpi sle, %133, %c0_i64_3 : i64
+                  %170 = arith.ori %156, %168 : i1
+                  %171 = arith.ori %170, %169 : i1
+                  %172 = arith.cmpi sgt, %86, %c0_i64_3 : i64
+                  %173 = arith.andi %171, %172 : i1
+                  scf.if %173 {
+                    "instgem.mvin"(%c0_i64_3, %167, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
                 }
               }
-              %166 = arith.minsi %137, %90 : i64
-              %167 = arith.index_cast %166 : i64 to index
-              %168 = arith.index_cast %90 : i64 to index
-              scf.for %arg10 = %167 to %168 step %c1 {
-                %169 = arith.index_cast %arg10 : index to i64
-                scf.for %arg11 = %c0 to %148 step %c1 {
-                  %170 = arith.index_cast %arg11 : index to i64
-                  %171 = arith.addi %81, %170 : i64
-                  %172 = arith.muli %171, %c16_i64 : i64
-                  %173 = arith.maxsi %172, %71 : i64
-                  %174 = arith.addi %172, %c16_i64 : i64
-                  %175 = arith.minsi %174, %82 : i64
-                  %176 = arith.subi %175, %173 : i64
-                  %177 = arith.subi %173, %71 : i64
-                  %178 = arith.muli %177, %79 : i64
-                  %179 = arith.addi %77, %178 : i64
-                  %180 = arith.muli %169, %c64_i64 : i64
-                  %181 = arith.addi %179, %180 : i64
-                  %182 = arith.muli %169, %c16_i64 : i64
-                  %183 = arith.addi %172, %182 : i64
-                  %184 = arith.ori %183, %c2684354560_i64 : i64
-                  %185 = arith.subi %173, %172 : i64
-                  %186 = arith.addi %184, %185 : i64
-                  %187 = arith.subi %73, %182 : i64
-                  %188 = arith.minsi %187, %c16_i64 : i64
-                  "instgem.mvout"(%181, %186, %188, %176) : (i64, i64, i64, i64) -> ()
+              %162 = arith.minsi %133, %86 : i64
+              %163 = arith.index_cast %162 : i64 to index
+              %164 = arith.index_cast %86 : i64 to index
+              scf.for %arg10 = %163 to %164 step %c1 {
+                %165 = arith.index_cast %arg10 : index to i64
+                scf.for %arg11 = %c0 to %144 step %c1 {
+                  %166 = arith.index_cast %arg11 : index to i64
+                  %167 = arith.addi %77, %166 : i64
+                  %168 = arith.muli %167, %c16_i64 : i64
+                  %169 = arith.maxsi %168, %67 : i64
+                  %170 = arith.addi %168, %c16_i64 : i64
+                  %171 = arith.minsi %170, %78 : i64
+                  %172 = arith.subi %171, %169 : i64
+                  %173 = arith.subi %169, %67 : i64
+                  %174 = arith.muli %173, %75 : i64
+                  %175 = arith.addi %73, %174 : i64
+                  %176 = arith.muli %165, %c64_i64 : i64
+                  %177 = arith.addi %175, %176 : i64
+                  %178 = arith.muli %165, %c16_i64 : i64
+                  %179 = arith.addi %168, %178 : i64
+                  %180 = arith.ori %179, %c2684354560_i64 : i64
+                  %181 = arith.subi %169, %168 : i64
+                  %182 = arith.addi %180, %181 : i64
+                  %183 = arith.subi %69, %178 : i64
+                  %184 = arith.minsi %183, %c16_i64 : i64
+                  "instgem.mvout"(%177, %182, %184, %172) : (i64, i64, i64, i64) -> ()
                 }
               }
             } else {
-              %157 = arith.select %135, %c0_i64_3, %c-1_i64 : i64
-              scf.for %arg10 = %c0 to %138 step %c1 {
-                scf.if %147 {
-                  %171 = arith.cmpi sgt, %148, %c0 : index
-                  scf.if %171 {
-                    %175 = arith.muli %156, %c4 : index
-                    %176 = arith.muli %148, %c4 : index
-                    %177 = arith.muli %arg10, %176 : index
-                    %178 = arith.subi %175, %c1 : index
-                    %179 = arith.addi %177, %178 : index
-                    %180 = arith.divsi %179, %175 : index
-                    %181 = arith.addi %179, %176 : index
-                    %182 = arith.divsi %181, %175 : index
-                    scf.for %arg11 = %180 to %182 step %c1 {
-                      %183 = arith.index_cast %arg11 : index to i64
-                      %184 = arith.addi %81, %183 : i64
-                      %185 = arith.muli %184, %c16_i64 : i64
-                      %186 = arith.maxsi %185, %71 : i64
-                      %187 = arith.addi %185, %c16_i64 : i64
-                      %188 = arith.minsi %187, %82 : i64
-                      %189 = arith.subi %188, %186 : i64
-                      %190 = arith.subi %186, %71 : i64
-                      %191 = arith.muli %190, %155#0 : i64
-                      %192 = arith.addi %155#1, %191 : i64
-                      %193 = arith.muli %184, %c32_i64 : i64
-                      %194 = arith.addi %193, %155#2 : i64
-                      %195 = arith.subi %186, %185 : i64
-                      %196 = arith.addi %194, %195 : i64
-                      %197 = arith.minsi %155#3, %c64_i64 : i64
-                      "instgem.mvin"(%192, %196, %197, %189) : (i64, i64, i64, i64) -> ()
+              %153 = arith.select %131, %c0_i64_3, %c-1_i64 : i64
+              scf.for %arg10 = %c0 to %134 step %c1 {
+                scf.if %143 {
+                  %167 = arith.cmpi sgt, %144, %c0 : index
+                  scf.if %167 {
+                    %171 = arith.muli %152, %c4 : index
+                    %172 = arith.muli %144, %c4 : index
+                    %173 = arith.muli %arg10, %172 : index
+                    %174 = arith.subi %171, %c1 : index
+                    %175 = arith.addi %173, %174 : index
+                    %176 = arith.divsi %175, %171 : index
+                    %177 = arith.addi %175, %172 : index
+                    %178 = arith.divsi %177, %171 : index
+                    scf.for %arg11 = %176 to %178 step %c1 {
+                      %179 = arith.index_cast %arg11 : index to i64
+                      %180 = arith.addi %77, %179 : i64
+                      %181 = arith.muli %180, %c16_i64 : i64
+                      %182 = arith.maxsi %181, %67 : i64
+                      %183 = arith.addi %181, %c16_i64 : i64
+                      %184 = arith.minsi %183, %78 : i64
+                      %185 = arith.subi %184, %182 : i64
+                      %186 = arith.subi %182, %67 : i64
+                      %187 = arith.muli %186, %151#0 : i64
+                      %188 = arith.addi %151#1, %187 : i64
+                      %189 = arith.muli %180, %c32_i64 : i64
+                      %190 = arith.addi %189, %151#2 : i64
+                      %191 = arith.subi %182, %181 : i64
+                      %192 = arith.addi %190, %191 : i64
+                      %193 = arith.minsi %151#3, %c64_i64 : i64
+                      "instgem.mvin"(%188, %192, %193, %185) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %172 = arith.cmpi sgt, %154, %c0 : index
-                  scf.if %172 {
-                    %175 = arith.muli %156, %c4 : index
-                    %176 = arith.muli %154, %c4 : index
-                    %177 = arith.muli %arg10, %176 : index
-                    %178 = arith.subi %175, %c1 : index
-                    %179 = arith.subi %178, %156 : index
-                    %180 = arith.addi %177, %179 : index
-                    %181 = arith.divsi %180, %175 : index
-                    %182 = arith.addi %180, %176 : index
-                    %183 = arith.divsi %182, %175 : index
-                    scf.for %arg11 = %181 to %183 step %c1 {
-                      %184 = arith.index_cast %arg11 : index to i64
-                      %185 = arith.muli %184, %c16_i64 : i64
-                      %186 = arith.maxsi %185, %c0_i64_3 : i64
-                      %187 = arith.addi %185, %c16_i64 : i64
-                      %188 = arith.minsi %187, %71 : i64
-                      %189 = arith.subi %188, %186 : i64
-                      %190 = arith.muli %184, %c32_i64 : i64
-                      %191 = arith.addi %190, %155#2 : i64
-                      %192 = arith.subi %186, %185 : i64
-                      %193 = arith.addi %191, %192 : i64
-                      %194 = arith.minsi %155#3, %c64_i64 : i64
-                      "instgem.mvin"(%c0_i64_3, %193, %194, %189) : (i64, i64, i64, i64) -> ()
+                  %168 = arith.cmpi sgt, %150, %c0 : index
+                  scf.if %168 {
+                    %171 = arith.muli %152, %c4 : index
+                    %172 = arith.muli %150, %c4 : index
+                    %173 = arith.muli %arg10, %172 : index
+                    %174 = arith.subi %171, %c1 : index
+                    %175 = arith.subi %174, %152 : index
+                    %176 = arith.addi %173, %175 : index
+                    %177 = arith.divsi %176, %171 : index
+                    %178 = arith.addi %176, %172 : index
+                    %179 = arith.divsi %178, %171 : index
+                    scf.for %arg11 = %177 to %179 step %c1 {
+                      %180 = arith.index_cast %arg11 : index to i64
+                      %181 = arith.muli %180, %c16_i64 : i64
+                      %182 = arith.maxsi %181, %c0_i64_3 : i64
+                      %183 = arith.addi %181, %c16_i64 : i64
+                      %184 = arith.minsi %183, %67 : i64
+                      %185 = arith.subi %184, %182 : i64
+                      %186 = arith.muli %180, %c32_i64 : i64
+                      %187 = arith.addi %186, %151#2 : i64
+                      %188 = arith.subi %182, %181 : i64
+                      %189 = arith.addi %187, %188 : i64
+                      %190 = arith.minsi %151#3, %c64_i64 : i64
+                      "instgem.mvin"(%c0_i64_3, %189, %190, %185) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %173 = arith.cmpi sgt, %155#4, %c0 : index
-                  scf.if %173 {
-                    %175 = arith.muli %156, %c4 : index
-                    %176 = arith.muli %155#4, %c4 : index
-                    %177 = arith.muli %arg10, %176 : index
-                    %178 = arith.subi %175, %c1 : index
-                    %179 = arith.muli %156, %c2 : index
-                    %180 = arith.subi %178, %179 : index
-                    %181 = arith.addi %177, %180 : index
-                    %182 = arith.divsi %181, %175 : index
-                    %183 = arith.addi %181, %176 : index
-                    %184 = arith.divsi %183, %175 : index
-                    scf.for %arg11 = %182 to %184 step %c1 {
-                      %185 = arith.index_cast %arg11 : index to i64
-                      %186 = arith.addi %155#5, %185 : i64
-                      %187 = arith.muli %186, %c16_i64 : i64
-                      %188 = arith.maxsi %187, %155#6 : i64
-                      %189 = arith.addi %187, %c16_i64 : i64
-                      %190 = arith.addi %155#6, %155#7 : i64
-                      %191 = arith.minsi %189, %190 : i64
-                      %192 = arith.subi %191, %188 : i64
-                      %193 = arith.subi %188, %155#6 : i64
-                      %194 = arith.muli %193, %155#8 : i64
-                      %195 = arith.addi %155#9, %194 : i64
-                      %196 = arith.addi %187, %155#10 : i64
-                      %197 = arith.subi %188, %187 : i64
-                      %198 = arith.addi %196, %197 : i64
-                      %199 = arith.minsi %73, %c64_i64 : i64
-                      "instgem.mvin2"(%195, %198, %199, %192) : (i64, i64, i64, i64) -> ()
+                  %169 = arith.cmpi sgt, %151#4, %c0 : index
+                  scf.if %169 {
+                    %171 = arith.muli %152, %c4 : index
+                    %172 = arith.muli %151#4, %c4 : index
+                    %173 = arith.muli %arg10, %172 : index
+                    %174 = arith.subi %171, %c1 : index
+                    %175 = arith.muli %152, %c2 : index
+                    %176 = arith.subi %174, %175 : index
+                    %177 = arith.addi %173, %176 : index
+                    %178 = arith.divsi %177, %171 : index
+                    %179 = arith.addi %177, %172 : index
+                    %180 = arith.divsi %179, %171 : index
+                    scf.for %arg11 = %178 to %180 step %c1 {
+                      %181 = arith.index_cast %arg11 : index to i64
+                      %182 = arith.addi %151#5, %181 : i64
+                      %183 = arith.muli %182, %c16_i64 : i64
+                      %184 = arith.maxsi %183, %151#6 : i64
+                      %185 = arith.addi %183, %c16_i64 : i64
+                      %186 = arith.addi %151#6, %151#7 : i64
+                      %187 = arith.minsi %185, %186 : i64
+                      %188 = arith.subi %187, %184 : i64
+                      %189 = arith.subi %184, %151#6 : i64
+                      %190 = arith.muli %189, %151#8 : i64
+                      %191 = arith.addi %151#9, %190 : i64
+                      %192 = arith.addi %183, %151#10 : i64
+                      %193 = arith.subi %184, %183 : i64
+                      %194 = arith.addi %192, %193 : i64
+                      %195 = arith.minsi %69, %c64_i64 : i64
+                      "instgem.mvin2"(%191, %194, %195, %188) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
-                  %174 = arith.cmpi sgt, %155#11, %c0 : index
-                  scf.if %174 {
-                    %175 = arith.muli %156, %c4 : index
-                    %176 = arith.muli %155#11, %c4 : index
-                    %177 = arith.muli %arg10, %176 : index
-                    %178 = arith.subi %175, %c1 : index
-                    %179 = arith.muli %156, %c3 : index
-                    %180 = arith.subi %178, %179 : index
-                    %181 = arith.addi %177, %180 : index
-                    %182 = arith.divsi %181, %175 : index
-                    %183 = arith.addi %181, %176 : index
-                    %184 = arith.divsi %183, %175 : index
-                    scf.for %arg11 = %182 to %184 step %c1 {
-                      %185 = arith.index_cast %arg11 : index to i64
-                      %186 = arith.muli %185, %c16_i64 : i64
-                      %187 = arith.maxsi %186, %c0_i64_3 : i64
-                      %188 = arith.addi %186, %c16_i64 : i64
-                      %189 = arith.minsi %188, %155#6 : i64
-                      %190 = arith.subi %189, %187 : i64
-                      %191 = arith.addi %186, %155#10 : i64
-                      %192 = arith.subi %187, %186 : i64
-                      %193 = arith.addi %191, %192 : i64
-                      %194 = arith.minsi %73, %c64_i64 : i64
-                      "instgem.mvin2"(%c0_i64_3, %193, %194, %190) : (i64, i64, i64, i64) -> ()
+                  %170 = arith.cmpi sgt, %151#11, %c0 : index
+                  scf.if %170 {
+                    %171 = arith.muli %152, %c4 : index
+                    %172 = arith.muli %151#11, %c4 : index
+                    %173 = arith.muli %arg10, %172 : index
+                    %174 = arith.subi %171, %c1 : index
+                    %175 = arith.muli %152, %c3 : index
+                    %176 = arith.subi %174, %175 : index
+                    %177 = arith.addi %173, %176 : index
+                    %178 = arith.divsi %177, %171 : index
+                    %179 = arith.addi %177, %172 : index
+                    %180 = arith.divsi %179, %171 : index
+                    scf.for %arg11 = %178 to %180 step %c1 {
+                      %181 = arith.index_cast %arg11 : index to i64
+                      %182 = arith.muli %181, %c16_i64 : i64
+                      %183 = arith.maxsi %182, %c0_i64_3 : i64
+                      %184 = arith.addi %182, %c16_i64 : i64
+                      %185 = arith.minsi %184, %151#6 : i64
+                      %186 = arith.subi %185, %183 : i64
+                      %187 = arith.addi %182, %151#10 : i64
+                      %188 = arith.subi %183, %182 : i64
+                      %189 = arith.addi %187, %188 : i64
+                      %190 = arith.minsi %69, %c64_i64 : i64
+                      "instgem.mvin2"(%c0_i64_3, %189, %190, %186) : (i64, i64, i64, i64) -> ()
                     } {gemmini.load_stream}
                   }
                 }
-                %164 = arith.index_cast %arg10 : index to i64
-                %165 = arith.muli %164, %c16_i64 : i64
-                %166 = arith.subi %128, %165 : i64
-                %167 = arith.minsi %166, %c16_i64 : i64
-                %168 = arith.cmpi sgt, %141, %c0_i64_3 : i64
-                scf.if %168 {
-                  %171 = arith.cmpi eq, %157, %c0_i64_3 : i64
-                  %172 = arith.select %171, %c2147483648_i64, %c3221225472_i64 : i64
-                  %173 = arith.ori %165, %172 : i64
-                  %174 = arith.select %171, %c16_i64, %145 : i64
-                  %175 = arith.select %171, %c16_i64, %167 : i64
-                  %176 = arith.addi %165, %118 : i64
-                  "instgem.preload"(%176, %167, %c16_i64, %173, %175, %174) : (i64, i64, i64, i64, i64, i64) -> ()
-                  "instgem.compute_preloaded"(%106, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %177 = arith.index_cast %144 : i64 to index
-                  scf.for %arg11 = %c1 to %177 step %c1 {
-                    %179 = arith.index_cast %arg11 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.addi %180, %165 : i64
-                    %182 = arith.ori %181, %172 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %175, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %183 = arith.muli %179, %c32_i64 : i64
-                    %184 = arith.addi %183, %106 : i64
-                    "instgem.compute_accumulated"(%184, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %160 = arith.index_cast %arg10 : index to i64
+                %161 = arith.muli %160, %c16_i64 : i64
+                %162 = arith.subi %124, %161 : i64
+                %163 = arith.minsi %162, %c16_i64 : i64
+                %164 = arith.cmpi sgt, %137, %c0_i64_3 : i64
+                scf.if %164 {
+                  %167 = arith.cmpi eq, %153, %c0_i64_3 : i64
+                  %168 = arith.select %167, %c2147483648_i64, %c3221225472_i64 : i64
+                  %169 = arith.ori %161, %168 : i64
+                  %170 = arith.select %167, %c16_i64, %141 : i64
+                  %171 = arith.select %167, %c16_i64, %163 : i64
+                  %172 = arith.addi %161, %114 : i64
+                  "instgem.preload"(%172, %163, %c16_i64, %169, %171, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.compute_preloaded"(%102, %c16_i64, %141, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %173 = arith.index_cast %140 : i64 to index
+                  scf.for %arg11 = %c1 to %173 step %c1 {
+                    %175 = arith.index_cast %arg11 : index to i64
+                    %176 = arith.muli %175, %c16_i64 : i64
+                    %177 = arith.addi %176, %161 : i64
+                    %178 = arith.ori %177, %168 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %171, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %179 = arith.muli %175, %c32_i64 : i64
+                    %180 = arith.addi %179, %102 : i64
+                    "instgem.compute_accumulated"(%180, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
-                  %178 = arith.index_cast %129 : i64 to index
-                  scf.for %arg11 = %177 to %178 step %c1 {
-                    %179 = arith.index_cast %arg11 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.subi %122, %180 : i64
-                    %182 = arith.minsi %181, %c16_i64 : i64
-                    %183 = arith.addi %180, %165 : i64
-                    %184 = arith.ori %183, %172 : i64
-                    %185 = arith.select %171, %c16_i64, %182 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %175, %185) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %186 = arith.muli %179, %c32_i64 : i64
-                    %187 = arith.addi %186, %106 : i64
-                    "instgem.compute_accumulated"(%187, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                }
-                %169 = arith.index_cast %141 : i64 to index
-                scf.for %arg11 = %c1 to %169 step %c1 {
-                  %171 = arith.index_cast %arg11 : index to i64
-                  %172 = arith.ori %165, %c3221225472_i64 : i64
-                  %173 = arith.muli %171, %c16_i64 : i64
-                  %174 = arith.addi %173, %165 : i64
-                  %175 = arith.addi %174, %118 : i64
-                  "instgem.preload"(%175, %167, %c16_i64, %172, %167, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %176 = arith.addi %173, %106 : i64
-                  "instgem.compute_preloaded"(%176, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %177 = arith.index_cast %144 : i64 to index
-                  scf.for %arg12 = %c1 to %177 step %c1 {
-                    %179 = arith.index_cast %arg12 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.addi %180, %165 : i64
-                    %182 = arith.ori %181, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %182, %167, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %183 = arith.muli %179, %c32_i64 : i64
-                    %184 = arith.addi %183, %173 : i64
-                    %185 = arith.addi %184, %106 : i64
-                    "instgem.compute_accumulated"(%185, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  }
-                  %178 = arith.index_cast %129 : i64 to index
-                  scf.for %arg12 = %177 to %178 step %c1 {
-                    %179 = arith.index_cast %arg12 : index to i64
-                    %180 = arith.muli %179, %c16_i64 : i64
-                    %181 = arith.subi %122, %180 : i64
-                    %182 = arith.minsi %181, %c16_i64 : i64
-                    %183 = arith.addi %180, %165 : i64
-                    %184 = arith.ori %183, %c3221225472_i64 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %184, %167, %182) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %185 = arith.muli %179, %c32_i64 : i64
-                    %186 = arith.addi %185, %173 : i64
-                    %187 = arith.addi %186, %106 : i64
-                    "instgem.compute_accumulated"(%187, %c16_i64, %182, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %174 = arith.index_cast %125 : i64 to index
+                  scf.for %arg11 = %173 to %174 step %c1 {
+                    %175 = arith.index_cast %arg11 : index to i64
+                    %176 = arith.muli %175, %c16_i64 : i64
+                    %177 = arith.subi %118, %176 : i64
+                    %178 = arith.minsi %177, %c16_i64 : i64
+                    %179 = arith.addi %176, %161 : i64
+                    %180 = arith.ori %179, %168 : i64
+                    %181 = arith.select %167, %c16_i64, %178 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %171, %181) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %182 = arith.muli %175, %c32_i64 : i64
+                    %183 = arith.addi %182, %102 : i64
+                    "instgem.compute_accumulated"(%183, %c16_i64, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
                 }
-                %170 = arith.index_cast %132 : i64 to index
-                scf.for %arg11 = %169 to %170 step %c1 {
-                  %171 = arith.index_cast %arg11 : index to i64
-                  %172 = arith.muli %171, %c16_i64 : i64
-                  %173 = arith.subi %124, %172 : i64
-                  %174 = arith.minsi %173, %c16_i64 : i64
-                  %175 = arith.subi %126, %172 : i64
-                  %176 = arith.minsi %175, %c16_i64 : i64
-                  %177 = arith.cmpi eq, %171, %157 : i64
-                  %178 = arith.select %177, %c2147483648_i64, %c3221225472_i64 : i64
-                  %179 = arith.ori %165, %178 : i64
-                  %180 = arith.select %177, %c16_i64, %145 : i64
-                  %181 = arith.select %177, %c16_i64, %167 : i64
-                  %182 = arith.addi %172, %165 : i64
-                  %183 = arith.addi %182, %118 : i64
-                  "instgem.preload"(%183, %167, %176, %179, %181, %180) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %184 = arith.addi %172, %106 : i64
-                  "instgem.compute_preloaded"(%184, %174, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %185 = arith.index_cast %144 : i64 to index
-                  scf.for %arg12 = %c1 to %185 step %c1 {
-                    %187 = arith.index_cast %arg12 : index to i64
-                    %188 = arith.muli %187, %c16_i64 : i64
-                    %189 = arith.addi %188, %165 : i64
-                    %190 = arith.ori %189, %178 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %190, %181, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %191 = arith.muli %187, %c32_i64 : i64
-                    %192 = arith.addi %191, %172 : i64
-                    %193 = arith.addi %192, %106 : i64
-                    "instgem.compute_accumulated"(%193, %174, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %165 = arith.index_cast %137 : i64 to index
+                scf.for %arg11 = %c1 to %165 step %c1 {
+                  %167 = arith.index_cast %arg11 : index to i64
+                  %168 = arith.ori %161, %c3221225472_i64 : i64
+                  %169 = arith.muli %167, %c16_i64 : i64
+                  %170 = arith.addi %169, %161 : i64
+                  %171 = arith.addi %170, %114 : i64
+                  "instgem.preload"(%171, %163, %c16_i64, %168, %163, %141) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %172 = arith.addi %169, %102 : i64
+                  "instgem.compute_preloaded"(%172, %c16_i64, %141, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %173 = arith.index_cast %140 : i64 to index
+                  scf.for %arg12 = %c1 to %173 step %c1 {
+                    %175 = arith.index_cast %arg12 : index to i64
+                    %176 = arith.muli %175, %c16_i64 : i64
+                    %177 = arith.addi %176, %161 : i64
+                    %178 = arith.ori %177, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %163, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %179 = arith.muli %175, %c32_i64 : i64
+                    %180 = arith.addi %179, %169 : i64
+                    %181 = arith.addi %180, %102 : i64
+                    "instgem.compute_accumulated"(%181, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
-                  %186 = arith.index_cast %129 : i64 to index
-                  scf.for %arg12 = %185 to %186 step %c1 {
-                    %187 = arith.index_cast %arg12 : index to i64
-                    %188 = arith.muli %187, %c16_i64 : i64
-                    %189 = arith.subi %122, %188 : i64
-                    %190 = arith.minsi %189, %c16_i64 : i64
-                    %191 = arith.addi %188, %165 : i64
-                    %192 = arith.ori %191, %178 : i64
-                    %193 = arith.select %177, %c16_i64, %190 : i64
-                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %192, %181, %193) : (i64, i64, i64, i64, i64, i64) -> ()
-                    %194 = arith.muli %187, %c32_i64 : i64
-                    %195 = arith.addi %194, %172 : i64
-                    %196 = arith.addi %195, %106 : i64
-                    "instgem.compute_accumulated"(%196, %174, %190, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %174 = arith.index_cast %125 : i64 to index
+                  scf.for %arg12 = %173 to %174 step %c1 {
+                    %175 = arith.index_cast %arg12 : index to i64
+                    %176 = arith.muli %175, %c16_i64 : i64
+                    %177 = arith.subi %118, %176 : i64
+                    %178 = arith.minsi %177, %c16_i64 : i64
+                    %179 = arith.addi %176, %161 : i64
+                    %180 = arith.ori %179, %c3221225472_i64 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %163, %178) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %181 = arith.muli %175, %c32_i64 : i64
+                    %182 = arith.addi %181, %169 : i64
+                    %183 = arith.addi %182, %102 : i64
+                    "instgem.compute_accumulated"(%183, %c16_i64, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                }
+                %166 = arith.index_cast %128 : i64 to index
+                scf.for %arg11 = %165 to %166 step %c1 {
+                  %167 = arith.index_cast %arg11 : index to i64
+                  %168 = arith.muli %167, %c16_i64 : i64
+                  %169 = arith.subi %120, %168 : i64
+                  %170 = arith.minsi %169, %c16_i64 : i64
+                  %171 = arith.subi %122, %168 : i64
+                  %172 = arith.minsi %171, %c16_i64 : i64
+                  %173 = arith.cmpi eq, %167, %153 : i64
+                  %174 = arith.select %173, %c2147483648_i64, %c3221225472_i64 : i64
+                  %175 = arith.ori %161, %174 : i64
+                  %176 = arith.select %173, %c16_i64, %141 : i64
+                  %177 = arith.select %173, %c16_i64, %163 : i64
+                  %178 = arith.addi %168, %161 : i64
+                  %179 = arith.addi %178, %114 : i64
+                  "instgem.preload"(%179, %163, %172, %175, %177, %176) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %180 = arith.addi %168, %102 : i64
+                  "instgem.compute_preloaded"(%180, %170, %141, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %181 = arith.index_cast %140 : i64 to index
+                  scf.for %arg12 = %c1 to %181 step %c1 {
+                    %183 = arith.index_cast %arg12 : index to i64
+                    %184 = arith.muli %183, %c16_i64 : i64
+                    %185 = arith.addi %184, %161 : i64
+                    %186 = arith.ori %185, %174 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %186, %177, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %187 = arith.muli %183, %c32_i64 : i64
+                    %188 = arith.addi %187, %168 : i64
+                    %189 = arith.addi %188, %102 : i64
+                    "instgem.compute_accumulated"(%189, %170, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  }
+                  %182 = arith.index_cast %125 : i64 to index
+                  scf.for %arg12 = %181 to %182 step %c1 {
+                    %183 = arith.index_cast %arg12 : index to i64
+                    %184 = arith.muli %183, %c16_i64 : i64
+                    %185 = arith.subi %118, %184 : i64
+                    %186 = arith.minsi %185, %c16_i64 : i64
+                    %187 = arith.addi %184, %161 : i64
+                    %188 = arith.ori %187, %174 : i64
+                    %189 = arith.select %173, %c16_i64, %186 : i64
+                    "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %188, %177, %189) : (i64, i64, i64, i64, i64, i64) -> ()
+                    %190 = arith.muli %183, %c32_i64 : i64
+                    %191 = arith.addi %190, %168 : i64
+                    %192 = arith.addi %191, %102 : i64
+                    "instgem.compute_accumulated"(%192, %170, %186, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   }
                 }
               } {gemmini.compute_nest}
-              %158 = arith.cmpi eq, %132, %c0_i64_3 : i64
-              %159 = arith.cmpi slt, %129, %c2_i64_1 : i64
-              %160 = arith.cmpi slt, %137, %c1_i64_2 : i64
-              %161 = arith.ori %158, %159 : i1
-              %162 = arith.ori %161, %160 : i1
-              %163 = arith.andi %135, %162 : i1
-              scf.if %163 {
+              %154 = arith.cmpi eq, %128, %c0_i64_3 : i64
+              %155 = arith.cmpi slt, %125, %c2_i64_1 : i64
+              %156 = arith.cmpi slt, %133, %c1_i64_2 : i64
+              %157 = arith.ori %154, %155 : i1
+              %158 = arith.ori %157, %156 : i1
+              %159 = arith.andi %131, %158 : i1
+              scf.if %159 {
                 scf.for %arg10 = %c0 to %c2 step %c1 {
-                  %164 = arith.index_cast %arg10 : index to i64
-                  %165 = arith.muli %164, %c16_i64 : i64
-                  %166 = arith.ori %165, %c2147483648_i64 : i64
-                  %167 = arith.cmpi sge, %164, %129 : i64
-                  %168 = arith.cmpi sle, %137, %c0_i64_3 : i64
-                  %169 = arith.ori %158, %167 : i1
-                  %170 = arith.ori %169, %168 : i1
-                  %171 = arith.cmpi sgt, %90, %c0_i64_3 : i64
-                  %172 = arith.andi %170, %171 : i1
-                  scf.if %172 {
-                    "instgem.mvin"(%c0_i64_3, %166, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+                  %160 = arith.index_cast %arg10 : index to i64
+                  %161 = arith.muli %160, %c16_i64 : i64
+                  %162 = arith.ori %161, %c2147483648_i64 : i64
+                  %163 = arith.cmpi sge, %160, %125 : i64
+                  %164 = arith.cmpi sle, %133, %c0_i64_3 : i64
+                  %165 = arith.ori %154, %163 : i1
+                  %166 = arith.ori %165, %164 : i1
+                  %167 = arith.cmpi sgt, %86, %c0_i64_3 : i64
+                  %168 = arith.andi %166, %167 : i1
+                  scf.if %168 {
+                    "instgem.mvin"(%c0_i64_3, %162, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
                   }
                 }
               }
             }
           } else {
-            scf.for %arg10 = %c0 to %138 step %c1 {
-              scf.if %147 {
-                %163 = arith.cmpi sgt, %148, %c0 : index
-                scf.if %163 {
-                  %167 = arith.muli %156, %c4 : index
-                  %168 = arith.muli %148, %c4 : index
-                  %169 = arith.muli %arg10, %168 : index
-                  %170 = arith.subi %167, %c1 : index
-                  %171 = arith.addi %169, %170 : index
-                  %172 = arith.divsi %171, %167 : index
-                  %173 = arith.addi %171, %168 : index
-                  %174 = arith.divsi %173, %167 : index
-                  scf.for %arg11 = %172 to %174 step %c1 {
-                    %175 = arith.index_cast %arg11 : index to i64
-                    %176 = arith.addi %81, %175 : i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.maxsi %177, %71 : i64
-                    %179 = arith.addi %177, %c16_i64 : i64
-                    %180 = arith.minsi %179, %82 : i64
-                    %181 = arith.subi %180, %178 : i64
-                    %182 = arith.subi %178, %71 : i64
-                    %183 = arith.muli %182, %155#0 : i64
-                    %184 = arith.addi %155#1, %183 : i64
-                    %185 = arith.muli %176, %c32_i64 : i64
-                    %186 = arith.addi %185, %155#2 : i64
-                    %187 = arith.subi %178, %177 : i64
-                    %188 = arith.addi %186, %187 : i64
-                    %189 = arith.minsi %155#3, %c64_i64 : i64
-                    "instgem.mvin"(%184, %188, %189, %181) : (i64, i64, i64, i64) -> ()
+            scf.for %arg10 = %c0 to %134 step %c1 {
+              scf.if %143 {
+                %159 = arith.cmpi sgt, %144, %c0 : index
+                scf.if %159 {
+                  %163 = arith.muli %152, %c4 : index
+                  %164 = arith.muli %144, %c4 : index
+                  %165 = arith.muli %arg10, %164 : index
+                  %166 = arith.subi %163, %c1 : index
+                  %167 = arith.addi %165, %166 : index
+                  %168 = arith.divsi %167, %163 : index
+                  %169 = arith.addi %167, %164 : index
+                  %170 = arith.divsi %169, %163 : index
+                  scf.for %arg11 = %168 to %170 step %c1 {
+                    %171 = arith.index_cast %arg11 : index to i64
+                    %172 = arith.addi %77, %171 : i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.maxsi %173, %67 : i64
+                    %175 = arith.addi %173, %c16_i64 : i64
+                    %176 = arith.minsi %175, %78 : i64
+                    %177 = arith.subi %176, %174 : i64
+                    %178 = arith.subi %174, %67 : i64
+                    %179 = arith.muli %178, %151#0 : i64
+                    %180 = arith.addi %151#1, %179 : i64
+                    %181 = arith.muli %172, %c32_i64 : i64
+                    %182 = arith.addi %181, %151#2 : i64
+                    %183 = arith.subi %174, %173 : i64
+                    %184 = arith.addi %182, %183 : i64
+                    %185 = arith.minsi %151#3, %c64_i64 : i64
+                    "instgem.mvin"(%180, %184, %185, %177) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %164 = arith.cmpi sgt, %154, %c0 : index
-                scf.if %164 {
-                  %167 = arith.muli %156, %c4 : index
-                  %168 = arith.muli %154, %c4 : index
-                  %169 = arith.muli %arg10, %168 : index
-                  %170 = arith.subi %167, %c1 : index
-                  %171 = arith.subi %170, %156 : index
-                  %172 = arith.addi %169, %171 : index
-                  %173 = arith.divsi %172, %167 : index
-                  %174 = arith.addi %172, %168 : index
-                  %175 = arith.divsi %174, %167 : index
-                  scf.for %arg11 = %173 to %175 step %c1 {
-                    %176 = arith.index_cast %arg11 : index to i64
-                    %177 = arith.muli %176, %c16_i64 : i64
-                    %178 = arith.maxsi %177, %c0_i64_3 : i64
-                    %179 = arith.addi %177, %c16_i64 : i64
-                    %180 = arith.minsi %179, %71 : i64
-                    %181 = arith.subi %180, %178 : i64
-                    %182 = arith.muli %176, %c32_i64 : i64
-                    %183 = arith.addi %182, %155#2 : i64
-                    %184 = arith.subi %178, %177 : i64
-                    %185 = arith.addi %183, %184 : i64
-                    %186 = arith.minsi %155#3, %c64_i64 : i64
-                    "instgem.mvin"(%c0_i64_3, %185, %186, %181) : (i64, i64, i64, i64) -> ()
+                %160 = arith.cmpi sgt, %150, %c0 : index
+                scf.if %160 {
+                  %163 = arith.muli %152, %c4 : index
+                  %164 = arith.muli %150, %c4 : index
+                  %165 = arith.muli %arg10, %164 : index
+                  %166 = arith.subi %163, %c1 : index
+                  %167 = arith.subi %166, %152 : index
+                  %168 = arith.addi %165, %167 : index
+                  %169 = arith.divsi %168, %163 : index
+                  %170 = arith.addi %168, %164 : index
+                  %171 = arith.divsi %170, %163 : index
+                  scf.for %arg11 = %169 to %171 step %c1 {
+                    %172 = arith.index_cast %arg11 : index to i64
+                    %173 = arith.muli %172, %c16_i64 : i64
+                    %174 = arith.maxsi %173, %c0_i64_3 : i64
+                    %175 = arith.addi %173, %c16_i64 : i64
+                    %176 = arith.minsi %175, %67 : i64
+                    %177 = arith.subi %176, %174 : i64
+                    %178 = arith.muli %172, %c32_i64 : i64
+                    %179 = arith.addi %178, %151#2 : i64
+                    %180 = arith.subi %174, %173 : i64
+                    %181 = arith.addi %179, %180 : i64
+                    %182 = arith.minsi %151#3, %c64_i64 : i64
+                    "instgem.mvin"(%c0_i64_3, %181, %182, %177) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %165 = arith.cmpi sgt, %155#4, %c0 : index
-                scf.if %165 {
-                  %167 = arith.muli %156, %c4 : index
-                  %168 = arith.muli %155#4, %c4 : index
-                  %169 = arith.muli %arg10, %168 : index
-                  %170 = arith.subi %167, %c1 : index
-                  %171 = arith.muli %156, %c2 : index
-                  %172 = arith.subi %170, %171 : index
-                  %173 = arith.addi %169, %172 : index
-                  %174 = arith.divsi %173, %167 : index
-                  %175 = arith.addi %173, %168 : index
-                  %176 = arith.divsi %175, %167 : index
-                  scf.for %arg11 = %174 to %176 step %c1 {
-                    %177 = arith.index_cast %arg11 : index to i64
-                    %178 = arith.addi %155#5, %177 : i64
-                    %179 = arith.muli %178, %c16_i64 : i64
-                    %180 = arith.maxsi %179, %155#6 : i64
-                    %181 = arith.addi %179, %c16_i64 : i64
-                    %182 = arith.addi %155#6, %155#7 : i64
-                    %183 = arith.minsi %181, %182 : i64
-                    %184 = arith.subi %183, %180 : i64
-                    %185 = arith.subi %180, %155#6 : i64
-                    %186 = arith.muli %185, %155#8 : i64
-                    %187 = arith.addi %155#9, %186 : i64
-                    %188 = arith.addi %179, %155#10 : i64
-                    %189 = arith.subi %180, %179 : i64
-                    %190 = arith.addi %188, %189 : i64
-                    %191 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%187, %190, %191, %184) : (i64, i64, i64, i64) -> ()
+                %161 = arith.cmpi sgt, %151#4, %c0 : index
+                scf.if %161 {
+                  %163 = arith.muli %152, %c4 : index
+                  %164 = arith.muli %151#4, %c4 : index
+                  %165 = arith.muli %arg10, %164 : index
+                  %166 = arith.subi %163, %c1 : index
+                  %167 = arith.muli %152, %c2 : index
+                  %168 = arith.subi %166, %167 : index
+                  %169 = arith.addi %165, %168 : index
+                  %170 = arith.divsi %169, %163 : index
+                  %171 = arith.addi %169, %164 : index
+                  %172 = arith.divsi %171, %163 : index
+                  scf.for %arg11 = %170 to %172 step %c1 {
+                    %173 = arith.index_cast %arg11 : index to i64
+                    %174 = arith.addi %151#5, %173 : i64
+                    %175 = arith.muli %174, %c16_i64 : i64
+                    %176 = arith.maxsi %175, %151#6 : i64
+                    %177 = arith.addi %175, %c16_i64 : i64
+                    %178 = arith.addi %151#6, %151#7 : i64
+                    %179 = arith.minsi %177, %178 : i64
+                    %180 = arith.subi %179, %176 : i64
+                    %181 = arith.subi %176, %151#6 : i64
+                    %182 = arith.muli %181, %151#8 : i64
+                    %183 = arith.addi %151#9, %182 : i64
+                    %184 = arith.addi %175, %151#10 : i64
+                    %185 = arith.subi %176, %175 : i64
+                    %186 = arith.addi %184, %185 : i64
+                    %187 = arith.minsi %69, %c64_i64 : i64
+                    "instgem.mvin2"(%183, %186, %187, %180) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
-                %166 = arith.cmpi sgt, %155#11, %c0 : index
-                scf.if %166 {
-                  %167 = arith.muli %156, %c4 : index
-                  %168 = arith.muli %155#11, %c4 : index
-                  %169 = arith.muli %arg10, %168 : index
-                  %170 = arith.subi %167, %c1 : index
-                  %171 = arith.muli %156, %c3 : index
-                  %172 = arith.subi %170, %171 : index
-                  %173 = arith.addi %169, %172 : index
-                  %174 = arith.divsi %173, %167 : index
-                  %175 = arith.addi %173, %168 : index
-                  %176 = arith.divsi %175, %167 : index
-                  scf.for %arg11 = %174 to %176 step %c1 {
-                    %177 = arith.index_cast %arg11 : index to i64
-                    %178 = arith.muli %177, %c16_i64 : i64
-                    %179 = arith.maxsi %178, %c0_i64_3 : i64
-                    %180 = arith.addi %178, %c16_i64 : i64
-                    %181 = arith.minsi %180, %155#6 : i64
-                    %182 = arith.subi %181, %179 : i64
-                    %183 = arith.addi %178, %155#10 : i64
-                    %184 = arith.subi %179, %178 : i64
-                    %185 = arith.addi %183, %184 : i64
-                    %186 = arith.minsi %73, %c64_i64 : i64
-                    "instgem.mvin2"(%c0_i64_3, %185, %186, %182) : (i64, i64, i64, i64) -> ()
+                %162 = arith.cmpi sgt, %151#11, %c0 : index
+                scf.if %162 {
+                  %163 = arith.muli %152, %c4 : index
+                  %164 = arith.muli %151#11, %c4 : index
+                  %165 = arith.muli %arg10, %164 : index
+                  %166 = arith.subi %163, %c1 : index
+                  %167 = arith.muli %152, %c3 : index
+                  %168 = arith.subi %166, %167 : index
+                  %169 = arith.addi %165, %168 : index
+                  %170 = arith.divsi %169, %163 : index
+                  %171 = arith.addi %169, %164 : index
+                  %172 = arith.divsi %171, %163 : index
+                  scf.for %arg11 = %170 to %172 step %c1 {
+                    %173 = arith.index_cast %arg11 : index to i64
+                    %174 = arith.muli %173, %c16_i64 : i64
+                    %175 = arith.maxsi %174, %c0_i64_3 : i64
+                    %176 = arith.addi %174, %c16_i64 : i64
+                    %177 = arith.minsi %176, %151#6 : i64
+                    %178 = arith.subi %177, %175 : i64
+                    %179 = arith.addi %174, %151#10 : i64
+                    %180 = arith.subi %175, %174 : i64
+                    %181 = arith.addi %179, %180 : i64
+                    %182 = arith.minsi %69, %c64_i64 : i64
+                    "instgem.mvin2"(%c0_i64_3, %181, %182, %178) : (i64, i64, i64, i64) -> ()
                   } {gemmini.load_stream}
                 }
               }
-              %157 = arith.index_cast %arg10 : index to i64
-              %158 = arith.muli %157, %c16_i64 : i64
-              %159 = arith.subi %128, %158 : i64
-              %160 = arith.minsi %159, %c16_i64 : i64
-              %161 = arith.index_cast %141 : i64 to index
-              scf.for %arg11 = %c0 to %161 step %c1 {
-                %163 = arith.index_cast %arg11 : index to i64
-                %164 = arith.ori %158, %c3221225472_i64 : i64
-                %165 = arith.muli %163, %c16_i64 : i64
-                %166 = arith.addi %165, %158 : i64
-                %167 = arith.addi %166, %118 : i64
-                "instgem.preload"(%167, %160, %c16_i64, %164, %160, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-                %168 = arith.addi %165, %106 : i64
-                "instgem.compute_preloaded"(%168, %c16_i64, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %169 = arith.index_cast %144 : i64 to index
+              %153 = arith.index_cast %arg10 : index to i64
+              %154 = arith.muli %153, %c16_i64 : i64
+              %155 = arith.subi %124, %154 : i64
+              %156 = arith.minsi %155, %c16_i64 : i64
+              %157 = arith.index_cast %137 : i64 to index
+              scf.for %arg11 = %c0 to %157 step %c1 {
+                %159 = arith.index_cast %arg11 : index to i64
+                %160 = arith.ori %154, %c3221225472_i64 : i64
+                %161 = arith.muli %159, %c16_i64 : i64
+                %162 = arith.addi %161, %154 : i64
+                %163 = arith.addi %162, %114 : i64
+                "instgem.preload"(%163, %156, %c16_i64, %160, %156, %141) : (i64, i64, i64, i64, i64, i64) -> ()
+                %164 = arith.addi %161, %102 : i64
+                "instgem.compute_preloaded"(%164, %c16_i64, %141, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %165 = arith.index_cast %140 : i64 to index
+                scf.for %arg12 = %c1 to %165 step %c1 {
+                  %167 = arith.index_cast %arg12 : index to i64
+                  %168 = arith.muli %167, %c16_i64 : i64
+                  %169 = arith.addi %168, %154 : i64
+                  %170 = arith.ori %169, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %170, %156, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %171 = arith.muli %167, %c32_i64 : i64
+                  %172 = arith.addi %171, %161 : i64
+                  %173 = arith.addi %172, %102 : i64
+                  "instgem.compute_accumulated"(%173, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+                %166 = arith.index_cast %125 : i64 to index
+                scf.for %arg12 = %165 to %166 step %c1 {
+                  %167 = arith.index_cast %arg12 : index to i64
+                  %168 = arith.muli %167, %c16_i64 : i64
+                  %169 = arith.subi %118, %168 : i64
+                  %170 = arith.minsi %169, %c16_i64 : i64
+                  %171 = arith.addi %168, %154 : i64
+                  %172 = arith.ori %171, %c3221225472_i64 : i64
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %172, %156, %170) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %173 = arith.muli %167, %c32_i64 : i64
+                  %174 = arith.addi %173, %161 : i64
+                  %175 = arith.addi %174, %102 : i64
+                  "instgem.compute_accumulated"(%175, %c16_i64, %170, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                }
+              }
+              %158 = arith.index_cast %128 : i64 to index
+              scf.for %arg11 = %157 to %158 step %c1 {
+                %159 = arith.index_cast %arg11 : index to i64
+                %160 = arith.muli %159, %c16_i64 : i64
+                %161 = arith.subi %120, %160 : i64
+                %162 = arith.minsi %161, %c16_i64 : i64
+                %163 = arith.subi %122, %160 : i64
+                %164 = arith.minsi %163, %c16_i64 : i64
+                %165 = arith.ori %154, %c3221225472_i64 : i64
+                %166 = arith.addi %160, %154 : i64
+                %167 = arith.addi %166, %114 : i64
+                "instgem.preload"(%167, %156, %164, %165, %156, %141) : (i64, i64, i64, i64, i64, i64) -> ()
+                %168 = arith.addi %160, %102 : i64
+                "instgem.compute_preloaded"(%168, %162, %141, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                %169 = arith.index_cast %140 : i64 to index
                 scf.for %arg12 = %c1 to %169 step %c1 {
                   %171 = arith.index_cast %arg12 : index to i64
                   %172 = arith.muli %171, %c16_i64 : i64
-                  %173 = arith.addi %172, %158 : i64
+                  %173 = arith.addi %172, %154 : i64
                   %174 = arith.ori %173, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %160, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %174, %156, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                   %175 = arith.muli %171, %c32_i64 : i64
-                  %176 = arith.addi %175, %165 : i64
-                  %177 = arith.addi %176, %106 : i64
-                  "instgem.compute_accumulated"(%177, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %176 = arith.addi %175, %160 : i64
+                  %177 = arith.addi %176, %102 : i64
+                  "instgem.compute_accumulated"(%177, %162, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
-                %170 = arith.index_cast %129 : i64 to index
+                %170 = arith.index_cast %125 : i64 to index
                 scf.for %arg12 = %169 to %170 step %c1 {
                   %171 = arith.index_cast %arg12 : index to i64
                   %172 = arith.muli %171, %c16_i64 : i64
-                  %173 = arith.subi %122, %172 : i64
+                  %173 = arith.subi %118, %172 : i64
                   %174 = arith.minsi %173, %c16_i64 : i64
-                  %175 = arith.addi %172, %158 : i64
+                  %175 = arith.addi %172, %154 : i64
                   %176 = arith.ori %175, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %160, %174) : (i64, i64, i64, i64, i64, i64) -> ()
+                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %176, %156, %174) : (i64, i64, i64, i64, i64, i64) -> ()
                   %177 = arith.muli %171, %c32_i64 : i64
-                  %178 = arith.addi %177, %165 : i64
-                  %179 = arith.addi %178, %106 : i64
-                  "instgem.compute_accumulated"(%179, %c16_i64, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-              }
-              %162 = arith.index_cast %132 : i64 to index
-              scf.for %arg11 = %161 to %162 step %c1 {
-                %163 = arith.index_cast %arg11 : index to i64
-                %164 = arith.muli %163, %c16_i64 : i64
-                %165 = arith.subi %124, %164 : i64
-                %166 = arith.minsi %165, %c16_i64 : i64
-                %167 = arith.subi %126, %164 : i64
-                %168 = arith.minsi %167, %c16_i64 : i64
-                %169 = arith.ori %158, %c3221225472_i64 : i64
-                %170 = arith.addi %164, %158 : i64
-                %171 = arith.addi %170, %118 : i64
-                "instgem.preload"(%171, %160, %168, %169, %160, %145) : (i64, i64, i64, i64, i64, i64) -> ()
-                %172 = arith.addi %164, %106 : i64
-                "instgem.compute_preloaded"(%172, %166, %145, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                %173 = arith.index_cast %144 : i64 to index
-                scf.for %arg12 = %c1 to %173 step %c1 {
-                  %175 = arith.index_cast %arg12 : index to i64
-                  %176 = arith.muli %175, %c16_i64 : i64
-                  %177 = arith.addi %176, %158 : i64
-                  %178 = arith.ori %177, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %178, %160, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %179 = arith.muli %175, %c32_i64 : i64
-                  %180 = arith.addi %179, %164 : i64
-                  %181 = arith.addi %180, %106 : i64
-                  "instgem.compute_accumulated"(%181, %166, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-                }
-                %174 = arith.index_cast %129 : i64 to index
-                scf.for %arg12 = %173 to %174 step %c1 {
-                  %175 = arith.index_cast %arg12 : index to i64
-                  %176 = arith.muli %175, %c16_i64 : i64
-                  %177 = arith.subi %122, %176 : i64
-                  %178 = arith.minsi %177, %c16_i64 : i64
-                  %179 = arith.addi %176, %158 : i64
-                  %180 = arith.ori %179, %c3221225472_i64 : i64
-                  "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %180, %160, %178) : (i64, i64, i64, i64, i64, i64) -> ()
-                  %181 = arith.muli %175, %c32_i64 : i64
-                  %182 = arith.addi %181, %164 : i64
-                  %183 = arith.addi %182, %106 : i64
-                  "instgem.compute_accumulated"(%183, %166, %178, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+                  %178 = arith.addi %177, %160 : i64
+                  %179 = arith.addi %178, %102 : i64
+                  "instgem.compute_accumulated"(%179, %162, %174, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
                 }
               }
             } {gemmini.compute_nest}
           }
-          scf.if %147 {
-            %157 = arith.muli %156, %c4 : index
-            %158 = arith.muli %148, %c4 : index
-            %159 = arith.muli %138, %158 : index
-            %160 = arith.subi %157, %c1 : index
-            %161 = arith.addi %159, %160 : index
-            %162 = arith.divsi %161, %157 : index
-            scf.for %arg10 = %162 to %148 step %c1 {
-              %180 = arith.index_cast %arg10 : index to i64
-              %181 = arith.addi %81, %180 : i64
-              %182 = arith.muli %181, %c16_i64 : i64
-              %183 = arith.maxsi %182, %71 : i64
-              %184 = arith.addi %182, %c16_i64 : i64
-              %185 = arith.minsi %184, %82 : i64
-              %186 = arith.subi %185, %183 : i64
-              %187 = arith.subi %183, %71 : i64
-              %188 = arith.muli %187, %155#0 : i64
-              %189 = arith.addi %155#1, %188 : i64
-              %190 = arith.muli %181, %c32_i64 : i64
-              %191 = arith.addi %190, %155#2 : i64
-              %192 = arith.subi %183, %182 : i64
-              %193 = arith.addi %191, %192 : i64
-              %194 = arith.minsi %155#3, %c64_i64 : i64
-              "instgem.mvin"(%189, %193, %194, %186) : (i64, i64, i64, i64) -> ()
-            } {gemmini.load_stream}
-            %163 = arith.muli %154, %c4 : index
-            %164 = arith.muli %138, %163 : index
-            %165 = arith.subi %160, %156 : index
-            %166 = arith.addi %164, %165 : index
-            %167 = arith.divsi %166, %157 : index
-            scf.for %arg10 = %167 to %154 step %c1 {
-              %180 = arith.index_cast %arg10 : index to i64
-              %181 = arith.muli %180, %c16_i64 : i64
-              %182 = arith.maxsi %181, %c0_i64_3 : i64
-              %183 = arith.addi %181, %c16_i64 : i64
-              %184 = arith.minsi %183, %71 : i64
-              %185 = arith.subi %184, %182 : i64
-              %186 = arith.muli %180, %c32_i64 : i64
-              %187 = arith.addi %186, %155#2 : i64
-              %188 = arith.subi %182, %181 : i64
+          scf.if %143 {
+            %153 = arith.muli %152, %c4 : index
+            %154 = arith.muli %144, %c4 : index
+            %155 = arith.muli %134, %154 : index
+            %156 = arith.subi %153, %c1 : index
+            %157 = arith.addi %155, %156 : index
+            %158 = arith.divsi %157, %153 : index
+            scf.for %arg10 = %158 to %144 step %c1 {
+              %176 = arith.index_cast %arg10 : index to i64
+              %177 = arith.addi %77, %176 : i64
+              %178 = arith.muli %177, %c16_i64 : i64
+              %179 = arith.maxsi %178, %67 : i64
+              %180 = arith.addi %178, %c16_i64 : i64
+              %181 = arith.minsi %180, %78 : i64
+              %182 = arith.subi %181, %179 : i64
+              %183 = arith.subi %179, %67 : i64
+              %184 = arith.muli %183, %151#0 : i64
+              %185 = arith.addi %151#1, %184 : i64
+              %186 = arith.muli %177, %c32_i64 : i64
+              %187 = arith.addi %186, %151#2 : i64
+              %188 = arith.subi %179, %178 : i64
               %189 = arith.addi %187, %188 : i64
-              %190 = arith.minsi %155#3, %c64_i64 : i64
-              "instgem.mvin"(%c0_i64_3, %189, %190, %185) : (i64, i64, i64, i64) -> ()
+              %190 = arith.minsi %151#3, %c64_i64 : i64
+              "instgem.mvin"(%185, %189, %190, %182) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %168 = arith.muli %155#4, %c4 : index
-            %169 = arith.muli %138, %168 : index
-            %170 = arith.muli %156, %c2 : index
-            %171 = arith.subi %160, %170 : index
-            %172 = arith.addi %169, %171 : index
-            %173 = arith.divsi %172, %157 : index
-            scf.for %arg10 = %173 to %155#4 step %c1 {
-              %180 = arith.index_cast %arg10 : index to i64
-              %181 = arith.addi %155#5, %180 : i64
-              %182 = arith.muli %181, %c16_i64 : i64
-              %183 = arith.maxsi %182, %155#6 : i64
-              %184 = arith.addi %182, %c16_i64 : i64
-              %185 = arith.addi %155#6, %155#7 : i64
-              %186 = arith.minsi %184, %185 : i64
-              %187 = arith.subi %186, %183 : i64
-              %188 = arith.subi %183, %155#6 : i64
-              %189 = arith.muli %188, %155#8 : i64
-              %190 = arith.addi %155#9, %189 : i64
-              %191 = arith.addi %182, %155#10 : i64
-              %192 = arith.subi %183, %182 : i64
-              %193 = arith.addi %191, %192 : i64
-              %194 = arith.minsi %73, %c64_i64 : i64
-              "instgem.mvin2"(%190, %193, %194, %187) : (i64, i64, i64, i64) -> ()
+            %159 = arith.muli %150, %c4 : index
+            %160 = arith.muli %134, %159 : index
+            %161 = arith.subi %156, %152 : index
+            %162 = arith.addi %160, %161 : index
+            %163 = arith.divsi %162, %153 : index
+            scf.for %arg10 = %163 to %150 step %c1 {
+              %176 = arith.index_cast %arg10 : index to i64
+              %177 = arith.muli %176, %c16_i64 : i64
+              %178 = arith.maxsi %177, %c0_i64_3 : i64
+              %179 = arith.addi %177, %c16_i64 : i64
+              %180 = arith.minsi %179, %67 : i64
+              %181 = arith.subi %180, %178 : i64
+              %182 = arith.muli %176, %c32_i64 : i64
+              %183 = arith.addi %182, %151#2 : i64
+              %184 = arith.subi %178, %177 : i64
+              %185 = arith.addi %183, %184 : i64
+              %186 = arith.minsi %151#3, %c64_i64 : i64
+              "instgem.mvin"(%c0_i64_3, %185, %186, %181) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
-            %174 = arith.muli %155#11, %c4 : index
-            %175 = arith.muli %138, %174 : index
-            %176 = arith.muli %156, %c3 : index
-            %177 = arith.subi %160, %176 : index
-            %178 = arith.addi %175, %177 : index
-            %179 = arith.divsi %178, %157 : index
-            scf.for %arg10 = %179 to %155#11 step %c1 {
-              %180 = arith.index_cast %arg10 : index to i64
-              %181 = arith.muli %180, %c16_i64 : i64
-              %182 = arith.maxsi %181, %c0_i64_3 : i64
-              %183 = arith.addi %181, %c16_i64 : i64
-              %184 = arith.minsi %183, %155#6 : i64
-              %185 = arith.subi %184, %182 : i64
-              %186 = arith.addi %181, %155#10 : i64
-              %187 = arith.subi %182, %181 : i64
-              %188 = arith.addi %186, %187 : i64
-              %189 = arith.minsi %73, %c64_i64 : i64
-              "instgem.mvin2"(%c0_i64_3, %188, %189, %185) : (i64, i64, i64, i64) -> ()
+            %164 = arith.muli %151#4, %c4 : index
+            %165 = arith.muli %134, %164 : index
+            %166 = arith.muli %152, %c2 : index
+            %167 = arith.subi %156, %166 : index
+            %168 = arith.addi %165, %167 : index
+            %169 = arith.divsi %168, %153 : index
+            scf.for %arg10 = %169 to %151#4 step %c1 {
+              %176 = arith.index_cast %arg10 : index to i64
+              %177 = arith.addi %151#5, %176 : i64
+              %178 = arith.muli %177, %c16_i64 : i64
+              %179 = arith.maxsi %178, %151#6 : i64
+              %180 = arith.addi %178, %c16_i64 : i64
+              %181 = arith.addi %151#6, %151#7 : i64
+              %182 = arith.minsi %180, %181 : i64
+              %183 = arith.subi %182, %179 : i64
+              %184 = arith.subi %179, %151#6 : i64
+              %185 = arith.muli %184, %151#8 : i64
+              %186 = arith.addi %151#9, %185 : i64
+              %187 = arith.addi %178, %151#10 : i64
+              %188 = arith.subi %179, %178 : i64
+              %189 = arith.addi %187, %188 : i64
+              %190 = arith.minsi %69, %c64_i64 : i64
+              "instgem.mvin2"(%186, %189, %190, %183) : (i64, i64, i64, i64) -> ()
+            } {gemmini.load_stream}
+            %170 = arith.muli %151#11, %c4 : index
+            %171 = arith.muli %134, %170 : index
+            %172 = arith.muli %152, %c3 : index
+            %173 = arith.subi %156, %172 : index
+            %174 = arith.addi %171, %173 : index
+            %175 = arith.divsi %174, %153 : index
+            scf.for %arg10 = %175 to %151#11 step %c1 {
+              %176 = arith.index_cast %arg10 : index to i64
+              %177 = arith.muli %176, %c16_i64 : i64
+              %178 = arith.maxsi %177, %c0_i64_3 : i64
+              %179 = arith.addi %177, %c16_i64 : i64
+              %180 = arith.minsi %179, %151#6 : i64
+              %181 = arith.subi %180, %178 : i64
+              %182 = arith.addi %177, %151#10 : i64
+              %183 = arith.subi %178, %177 : i64
+              %184 = arith.addi %182, %183 : i64
+              %185 = arith.minsi %69, %c64_i64 : i64
+              "instgem.mvin2"(%c0_i64_3, %184, %185, %181) : (i64, i64, i64, i64) -> ()
             } {gemmini.load_stream}
           }
-          scf.yield %96, %110 : index, index
+          scf.yield %92, %106 : index, index
         }
       }
-      scf.if %70 {
-        %93 = arith.muli %89, %90 : i64
-        %94 = arith.index_cast %93 : i64 to index
-        scf.for %arg7 = %c0 to %94 step %c1 {
-          %95 = arith.index_cast %arg7 : index to i64
-          %96 = arith.remsi %95, %89 : i64
-          %97 = arith.divsi %95, %89 : i64
-          %98 = arith.addi %81, %96 : i64
-          %99 = arith.muli %98, %c16_i64 : i64
-          %100 = arith.maxsi %99, %71 : i64
-          %101 = arith.addi %99, %c16_i64 : i64
-          %102 = arith.minsi %101, %82 : i64
-          %103 = arith.subi %102, %100 : i64
-          %104 = arith.subi %100, %71 : i64
-          %105 = arith.muli %104, %79 : i64
-          %106 = arith.addi %77, %105 : i64
-          %107 = arith.muli %97, %c64_i64 : i64
-          %108 = arith.addi %106, %107 : i64
-          %109 = arith.muli %97, %c16_i64 : i64
-          %110 = arith.addi %99, %109 : i64
-          %111 = arith.ori %110, %c2684354560_i64 : i64
-          %112 = arith.subi %100, %99 : i64
-          %113 = arith.addi %111, %112 : i64
-          %114 = arith.subi %73, %109 : i64
-          %115 = arith.minsi %114, %c16_i64 : i64
-          "instgem.mvout"(%108, %113, %115, %103) : (i64, i64, i64, i64) -> ()
+      scf.if %66 {
+        %89 = arith.muli %85, %86 : i64
+        %90 = arith.index_cast %89 : i64 to index
+        scf.for %arg7 = %c0 to %90 step %c1 {
+          %91 = arith.index_cast %arg7 : index to i64
+          %92 = arith.remsi %91, %85 : i64
+          %93 = arith.divsi %91, %85 : i64
+          %94 = arith.addi %77, %92 : i64
+          %95 = arith.muli %94, %c16_i64 : i64
+          %96 = arith.maxsi %95, %67 : i64
+          %97 = arith.addi %95, %c16_i64 : i64
+          %98 = arith.minsi %97, %78 : i64
+          %99 = arith.subi %98, %96 : i64
+          %100 = arith.subi %96, %67 : i64
+          %101 = arith.muli %100, %75 : i64
+          %102 = arith.addi %73, %101 : i64
+          %103 = arith.muli %93, %c64_i64 : i64
+          %104 = arith.addi %102, %103 : i64
+          %105 = arith.muli %93, %c16_i64 : i64
+          %106 = arith.addi %95, %105 : i64
+          %107 = arith.ori %106, %c2684354560_i64 : i64
+          %108 = arith.subi %96, %95 : i64
+          %109 = arith.addi %107, %108 : i64
+          %110 = arith.subi %69, %105 : i64
+          %111 = arith.minsi %110, %c16_i64 : i64
+          "instgem.mvout"(%104, %109, %111, %99) : (i64, i64, i64, i64) -> ()
         }
       }
     }

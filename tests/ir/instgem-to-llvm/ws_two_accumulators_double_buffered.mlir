@@ -39,6 +39,33 @@
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_preloaded(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.preload(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.compute_accumulated(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_st(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvout(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
+// CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco_boundary_error(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.config_ld(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
 // CHECK: llvm.call @baco.rocc.mvin(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64) -> ()
@@ -147,234 +174,502 @@ module {
     %22 = arith.addi %13, %c16 : index
     %23 = arith.subi %14, %c1 : index
     %24 = arith.muli %23, %c32 : index
-    %25 = arith.addi %24, %c32 : index
-    %26 = arith.cmpi sge, %12, %c0 : index
-    %27 = arith.cmpi sle, %12, %arg5 : index
-    %28 = arith.cmpi sge, %21, %c0 : index
-    %29 = arith.cmpi sle, %21, %arg5 : index
-    %30 = arith.cmpi sge, %17, %c0 : index
-    %31 = arith.cmpi sle, %17, %c32 : index
-    %32 = arith.cmpi sge, %13, %c0 : index
-    %33 = arith.cmpi sle, %13, %arg6 : index
-    %34 = arith.cmpi sge, %22, %c0 : index
-    %35 = arith.cmpi sle, %22, %arg6 : index
-    %36 = arith.cmpi sge, %20, %c0 : index
-    %37 = arith.cmpi sle, %20, %c16 : index
-    %38 = arith.cmpi sle, %24, %arg7 : index
-    %39 = arith.cmpi sle, %25, %arg7 : index
-    %40 = arith.andi %26, %27 : i1
-    %41 = arith.andi %40, %28 : i1
-    %42 = arith.andi %41, %29 : i1
-    %43 = arith.andi %42, %30 : i1
-    %44 = arith.andi %43, %31 : i1
-    %45 = arith.andi %44, %32 : i1
-    %46 = arith.andi %45, %33 : i1
-    %47 = arith.andi %46, %34 : i1
-    %48 = arith.andi %47, %35 : i1
-    %49 = arith.andi %48, %36 : i1
-    %50 = arith.andi %49, %37 : i1
-    %51 = arith.andi %50, %28 : i1
-    %52 = arith.andi %51, %29 : i1
-    %53 = arith.andi %52, %38 : i1
-    %54 = arith.andi %53, %39 : i1
-    %55 = arith.andi %54, %38 : i1
-    %56 = arith.andi %55, %39 : i1
-    %57 = arith.andi %56, %34 : i1
-    %58 = arith.andi %57, %35 : i1
-    %59 = arith.andi %58, %38 : i1
-    %60 = arith.andi %59, %39 : i1
-    scf.if %60 {
-      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
-      "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %74 = arith.index_cast %arg8 : index to i64
-        %75 = arith.muli %74, %c16_i64 : i64
-        %76 = arith.ori %75, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %74 = arith.index_cast %arg8 : index to i64
-        %75 = arith.muli %74, %c16_i64 : i64
-        %76 = arith.addi %75, %c32_i64 : i64
-        %77 = arith.ori %76, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %77, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
-      } {gemmini.load_stream}
-      %61:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %74 = arith.addi %arg9, %c32 : index
-        %subview_15 = memref.subview %reinterpret_cast[%12, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
-        %cast_16 = memref.cast %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %75 = arith.index_cast %arg8 : index to i64
-        %76 = arith.remsi %75, %c2_i64_1 : i64
-        %77 = arith.muli %76, %c64_i64 : i64
-        %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_21 = memref.extract_aligned_pointer_as_index %cast_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %78 = arith.index_cast %intptr_21 : index to i64
-        %79 = arith.index_cast %offset_18 : index to i64
-        %80 = arith.addi %78, %79 : i64
-        %81 = arith.index_cast %strides_20#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %81) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %95 = arith.index_cast %arg12 : index to i64
-          %96 = arith.muli %95, %c16_i64 : i64
-          %97 = arith.maxsi %96, %c0_i64_3 : i64
-          %98 = arith.addi %96, %c16_i64 : i64
-          %99 = arith.minsi %98, %c32_i64 : i64
-          %100 = arith.subi %99, %97 : i64
-          %101 = arith.muli %97, %81 : i64
-          %102 = arith.addi %80, %101 : i64
-          %103 = arith.muli %95, %c32_i64 : i64
-          %104 = arith.addi %103, %77 : i64
-          %105 = arith.subi %97, %96 : i64
-          %106 = arith.addi %104, %105 : i64
-          "instgem.mvin"(%102, %106, %c32_i64, %100) : (i64, i64, i64, i64) -> ()
+    %25 = arith.cmpi sge, %12, %c0 : index
+    %26 = arith.cmpi sle, %12, %arg5 : index
+    %27 = arith.cmpi sge, %21, %c0 : index
+    %28 = arith.cmpi sle, %21, %arg5 : index
+    %29 = arith.cmpi sge, %17, %c0 : index
+    %30 = arith.cmpi sle, %17, %c32 : index
+    %31 = arith.cmpi sge, %13, %c0 : index
+    %32 = arith.cmpi sle, %13, %arg6 : index
+    %33 = arith.cmpi sge, %22, %c0 : index
+    %34 = arith.cmpi sle, %22, %arg6 : index
+    %35 = arith.cmpi sge, %20, %c0 : index
+    %36 = arith.cmpi sle, %20, %c16 : index
+    %37 = arith.cmpi sle, %24, %arg7 : index
+    %38 = arith.andi %25, %26 : i1
+    %39 = arith.andi %38, %27 : i1
+    %40 = arith.andi %39, %28 : i1
+    %41 = arith.andi %40, %29 : i1
+    %42 = arith.andi %41, %30 : i1
+    %43 = arith.andi %42, %31 : i1
+    %44 = arith.andi %43, %32 : i1
+    %45 = arith.andi %44, %33 : i1
+    %46 = arith.andi %45, %34 : i1
+    %47 = arith.andi %46, %35 : i1
+    %48 = arith.andi %47, %36 : i1
+    %49 = arith.andi %48, %27 : i1
+    %50 = arith.andi %49, %28 : i1
+    %51 = arith.andi %50, %37 : i1
+    %52 = arith.andi %51, %37 : i1
+    %53 = arith.andi %52, %33 : i1
+    %54 = arith.andi %53, %34 : i1
+    %55 = arith.andi %54, %37 : i1
+    scf.if %55 {
+      %56 = arith.addi %24, %c32 : index
+      %57 = arith.cmpi sle, %56, %arg7 : index
+      %58 = arith.andi %57, %57 : i1
+      %59 = arith.andi %58, %57 : i1
+      scf.if %59 {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.muli %73, %c16_i64 : i64
+          %75 = arith.ori %74, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %75, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %82 = arith.addi %arg10, %c32 : index
-        %subview_22 = memref.subview %reinterpret_cast_4[%arg10, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_23 = memref.cast %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %83 = arith.muli %76, %c32_i64 : i64
-        %84 = arith.addi %83, %c128_i64 : i64
-        %base_buffer_24, %offset_25, %sizes_26:2, %strides_27:2 = memref.extract_strided_metadata %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_28 = memref.extract_aligned_pointer_as_index %cast_23 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %85 = arith.index_cast %intptr_28 : index to i64
-        %86 = arith.index_cast %offset_25 : index to i64
-        %87 = arith.addi %85, %86 : i64
-        %88 = arith.index_cast %strides_27#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %88) : (i64, i64, i64, i64, i64, i64) -> ()
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %95 = arith.index_cast %arg12 : index to i64
-          %96 = arith.muli %95, %c16_i64 : i64
-          %97 = arith.maxsi %96, %c0_i64_3 : i64
-          %98 = arith.addi %96, %c16_i64 : i64
-          %99 = arith.minsi %98, %c32_i64 : i64
-          %100 = arith.subi %99, %97 : i64
-          %101 = arith.muli %97, %88 : i64
-          %102 = arith.addi %87, %101 : i64
-          %103 = arith.addi %96, %84 : i64
-          %104 = arith.subi %97, %96 : i64
-          %105 = arith.addi %103, %104 : i64
-          "instgem.mvin"(%102, %105, %c16_i64, %100) : (i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.muli %73, %c16_i64 : i64
+          %75 = arith.addi %74, %c32_i64 : i64
+          %76 = arith.ori %75, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %95 = arith.index_cast %arg12 : index to i64
-          %96 = arith.muli %95, %c16_i64 : i64
-          %97 = arith.addi %96, %84 : i64
-          "instgem.preload"(%97, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %98 = arith.addi %96, %77 : i64
-          "instgem.compute_preloaded"(%98, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %99 = arith.addi %96, %c32_i64 : i64
-          %100 = arith.addi %99, %77 : i64
-          "instgem.compute_accumulated"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %60:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %73 = arith.addi %arg9, %c32 : index
+          %subview_15 = memref.subview %reinterpret_cast[%12, %arg9] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
+          %cast_16 = memref.cast %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %74 = arith.index_cast %arg8 : index to i64
+          %75 = arith.remsi %74, %c2_i64_1 : i64
+          %76 = arith.muli %75, %c64_i64 : i64
+          %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_15 : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_21 = memref.extract_aligned_pointer_as_index %cast_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %77 = arith.index_cast %intptr_21 : index to i64
+          %78 = arith.index_cast %offset_18 : index to i64
+          %79 = arith.addi %77, %78 : i64
+          %80 = arith.index_cast %strides_20#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %80) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %94 = arith.index_cast %arg12 : index to i64
+            %95 = arith.muli %94, %c16_i64 : i64
+            %96 = arith.maxsi %95, %c0_i64_3 : i64
+            %97 = arith.addi %95, %c16_i64 : i64
+            %98 = arith.minsi %97, %c32_i64 : i64
+            %99 = arith.subi %98, %96 : i64
+            %100 = arith.muli %96, %80 : i64
+            %101 = arith.addi %79, %100 : i64
+            %102 = arith.muli %94, %c32_i64 : i64
+            %103 = arith.addi %102, %76 : i64
+            %104 = arith.subi %96, %95 : i64
+            %105 = arith.addi %103, %104 : i64
+            "instgem.mvin"(%101, %105, %c32_i64, %99) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %81 = arith.addi %arg10, %c32 : index
+          %subview_22 = memref.subview %reinterpret_cast_4[%arg10, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_23 = memref.cast %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %82 = arith.muli %75, %c32_i64 : i64
+          %83 = arith.addi %82, %c128_i64 : i64
+          %base_buffer_24, %offset_25, %sizes_26:2, %strides_27:2 = memref.extract_strided_metadata %subview_22 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_28 = memref.extract_aligned_pointer_as_index %cast_23 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %84 = arith.index_cast %intptr_28 : index to i64
+          %85 = arith.index_cast %offset_25 : index to i64
+          %86 = arith.addi %84, %85 : i64
+          %87 = arith.index_cast %strides_27#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %87) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %94 = arith.index_cast %arg12 : index to i64
+            %95 = arith.muli %94, %c16_i64 : i64
+            %96 = arith.maxsi %95, %c0_i64_3 : i64
+            %97 = arith.addi %95, %c16_i64 : i64
+            %98 = arith.minsi %97, %c32_i64 : i64
+            %99 = arith.subi %98, %96 : i64
+            %100 = arith.muli %96, %87 : i64
+            %101 = arith.addi %86, %100 : i64
+            %102 = arith.addi %95, %83 : i64
+            %103 = arith.subi %96, %95 : i64
+            %104 = arith.addi %102, %103 : i64
+            "instgem.mvin"(%101, %104, %c16_i64, %99) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %94 = arith.index_cast %arg12 : index to i64
+            %95 = arith.muli %94, %c16_i64 : i64
+            %96 = arith.addi %95, %83 : i64
+            "instgem.preload"(%96, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %97 = arith.addi %95, %76 : i64
+            "instgem.compute_preloaded"(%97, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %98 = arith.addi %95, %c32_i64 : i64
+            %99 = arith.addi %98, %76 : i64
+            "instgem.compute_accumulated"(%99, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %88 = arith.addi %arg11, %c32 : index
+          %subview_29 = memref.subview %reinterpret_cast_5[%arg11, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
+          %cast_30 = memref.cast %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %89 = arith.addi %82, %c192_i64 : i64
+          %base_buffer_31, %offset_32, %sizes_33:2, %strides_34:2 = memref.extract_strided_metadata %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_35 = memref.extract_aligned_pointer_as_index %cast_30 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %90 = arith.index_cast %intptr_35 : index to i64
+          %91 = arith.index_cast %offset_32 : index to i64
+          %92 = arith.addi %90, %91 : i64
+          %93 = arith.index_cast %strides_34#0 : index to i64
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %94 = arith.index_cast %arg12 : index to i64
+            %95 = arith.muli %94, %c16_i64 : i64
+            %96 = arith.maxsi %95, %c0_i64_3 : i64
+            %97 = arith.addi %95, %c16_i64 : i64
+            %98 = arith.minsi %97, %c32_i64 : i64
+            %99 = arith.subi %98, %96 : i64
+            %100 = arith.muli %96, %93 : i64
+            %101 = arith.addi %92, %100 : i64
+            %102 = arith.addi %95, %89 : i64
+            %103 = arith.subi %96, %95 : i64
+            %104 = arith.addi %102, %103 : i64
+            "instgem.mvin"(%101, %104, %c16_i64, %99) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %94 = arith.index_cast %arg12 : index to i64
+            %95 = arith.muli %94, %c16_i64 : i64
+            %96 = arith.addi %95, %89 : i64
+            "instgem.preload"(%96, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %97 = arith.addi %95, %76 : i64
+            "instgem.compute_preloaded"(%97, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %98 = arith.addi %95, %c32_i64 : i64
+            %99 = arith.addi %98, %76 : i64
+            "instgem.compute_accumulated"(%99, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %73, %81, %88 : index, index, index
         }
-        %89 = arith.addi %arg11, %c32 : index
-        %subview_29 = memref.subview %reinterpret_cast_5[%arg11, %13] [32, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x16xi8, strided<[?, 1], offset: ?>>
-        %cast_30 = memref.cast %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %90 = arith.addi %83, %c192_i64 : i64
-        %base_buffer_31, %offset_32, %sizes_33:2, %strides_34:2 = memref.extract_strided_metadata %subview_29 : memref<32x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_35 = memref.extract_aligned_pointer_as_index %cast_30 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %91 = arith.index_cast %intptr_35 : index to i64
-        %92 = arith.index_cast %offset_32 : index to i64
-        %93 = arith.addi %91, %92 : i64
-        %94 = arith.index_cast %strides_34#0 : index to i64
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %95 = arith.index_cast %arg12 : index to i64
-          %96 = arith.muli %95, %c16_i64 : i64
-          %97 = arith.maxsi %96, %c0_i64_3 : i64
-          %98 = arith.addi %96, %c16_i64 : i64
-          %99 = arith.minsi %98, %c32_i64 : i64
-          %100 = arith.subi %99, %97 : i64
-          %101 = arith.muli %97, %94 : i64
-          %102 = arith.addi %93, %101 : i64
-          %103 = arith.addi %96, %90 : i64
-          %104 = arith.subi %97, %96 : i64
-          %105 = arith.addi %103, %104 : i64
-          "instgem.mvin"(%102, %105, %c16_i64, %100) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        scf.for %arg12 = %c0 to %c2 step %c1 {
-          %95 = arith.index_cast %arg12 : index to i64
-          %96 = arith.muli %95, %c16_i64 : i64
-          %97 = arith.addi %96, %90 : i64
-          "instgem.preload"(%97, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %98 = arith.addi %96, %77 : i64
-          "instgem.compute_preloaded"(%98, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-          %99 = arith.addi %96, %c32_i64 : i64
-          %100 = arith.addi %99, %77 : i64
-          "instgem.compute_accumulated"(%100, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %61 = arith.index_cast %intptr : index to i64
+        %62 = arith.index_cast %offset : index to i64
+        %63 = arith.muli %62, %c4_i64 : i64
+        %64 = arith.addi %61, %63 : i64
+        %65 = arith.index_cast %strides#0 : index to i64
+        %66 = arith.muli %65, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %66, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
         }
-        scf.yield %74, %82, %89 : index, index, index
-      }
-      %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %subview = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %62 = arith.index_cast %intptr : index to i64
-      %63 = arith.index_cast %offset : index to i64
-      %64 = arith.muli %63, %c4_i64 : i64
-      %65 = arith.addi %62, %64 : i64
-      %66 = arith.index_cast %strides#0 : index to i64
-      %67 = arith.muli %66, %c4_i64 : i64
-      scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %67, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      }
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %74 = arith.index_cast %arg8 : index to i64
-        %75 = arith.remsi %74, %c2_i64_1 : i64
-        %76 = arith.divsi %74, %c2_i64_1 : i64
-        %77 = arith.muli %75, %c16_i64 : i64
-        %78 = arith.maxsi %77, %c0_i64_3 : i64
-        %79 = arith.addi %77, %c16_i64 : i64
-        %80 = arith.minsi %79, %c32_i64 : i64
-        %81 = arith.subi %80, %78 : i64
-        %82 = arith.muli %78, %67 : i64
-        %83 = arith.addi %65, %82 : i64
-        %84 = arith.muli %76, %c64_i64 : i64
-        %85 = arith.addi %83, %84 : i64
-        %86 = arith.muli %76, %c16_i64 : i64
-        %87 = arith.addi %77, %86 : i64
-        %88 = arith.ori %87, %c2684354560_i64 : i64
-        %89 = arith.subi %78, %77 : i64
-        %90 = arith.addi %88, %89 : i64
-        %91 = arith.subi %c16_i64, %86 : i64
-        %92 = arith.minsi %91, %c16_i64 : i64
-        "instgem.mvout"(%85, %90, %92, %81) : (i64, i64, i64, i64) -> ()
-      }
-      %subview_8 = memref.subview %reinterpret_cast_7[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
-      %cast_9 = memref.cast %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
-      %intptr_14 = memref.extract_aligned_pointer_as_index %cast_9 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %68 = arith.index_cast %intptr_14 : index to i64
-      %69 = arith.index_cast %offset_11 : index to i64
-      %70 = arith.muli %69, %c4_i64 : i64
-      %71 = arith.addi %68, %70 : i64
-      %72 = arith.index_cast %strides_13#0 : index to i64
-      %73 = arith.muli %72, %c4_i64 : i64
-      scf.for %arg8 = %c0 to %c2 step %c1 {
-        %74 = arith.index_cast %arg8 : index to i64
-        %75 = arith.remsi %74, %c2_i64_1 : i64
-        %76 = arith.divsi %74, %c2_i64_1 : i64
-        %77 = arith.muli %75, %c16_i64 : i64
-        %78 = arith.maxsi %77, %c0_i64_3 : i64
-        %79 = arith.addi %77, %c16_i64 : i64
-        %80 = arith.minsi %79, %c32_i64 : i64
-        %81 = arith.subi %80, %78 : i64
-        %82 = arith.muli %78, %73 : i64
-        %83 = arith.addi %71, %82 : i64
-        %84 = arith.muli %76, %c64_i64 : i64
-        %85 = arith.addi %83, %84 : i64
-        %86 = arith.muli %76, %c16_i64 : i64
-        %87 = arith.addi %77, %86 : i64
-        %88 = arith.addi %87, %c32_i64 : i64
-        %89 = arith.ori %88, %c2684354560_i64 : i64
-        %90 = arith.subi %78, %77 : i64
-        %91 = arith.addi %89, %90 : i64
-        %92 = arith.subi %c16_i64, %86 : i64
-        %93 = arith.minsi %92, %c16_i64 : i64
-        "instgem.mvout"(%85, %91, %93, %81) : (i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.remsi %73, %c2_i64_1 : i64
+          %75 = arith.divsi %73, %c2_i64_1 : i64
+          %76 = arith.muli %74, %c16_i64 : i64
+          %77 = arith.maxsi %76, %c0_i64_3 : i64
+          %78 = arith.addi %76, %c16_i64 : i64
+          %79 = arith.minsi %78, %c32_i64 : i64
+          %80 = arith.subi %79, %77 : i64
+          %81 = arith.muli %77, %66 : i64
+          %82 = arith.addi %64, %81 : i64
+          %83 = arith.muli %75, %c64_i64 : i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.muli %75, %c16_i64 : i64
+          %86 = arith.addi %76, %85 : i64
+          %87 = arith.ori %86, %c2684354560_i64 : i64
+          %88 = arith.subi %77, %76 : i64
+          %89 = arith.addi %87, %88 : i64
+          %90 = arith.subi %c16_i64, %85 : i64
+          %91 = arith.minsi %90, %c16_i64 : i64
+          "instgem.mvout"(%84, %89, %91, %80) : (i64, i64, i64, i64) -> ()
+        }
+        %subview_8 = memref.subview %reinterpret_cast_7[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_9 = memref.cast %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_14 = memref.extract_aligned_pointer_as_index %cast_9 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %67 = arith.index_cast %intptr_14 : index to i64
+        %68 = arith.index_cast %offset_11 : index to i64
+        %69 = arith.muli %68, %c4_i64 : i64
+        %70 = arith.addi %67, %69 : i64
+        %71 = arith.index_cast %strides_13#0 : index to i64
+        %72 = arith.muli %71, %c4_i64 : i64
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.remsi %73, %c2_i64_1 : i64
+          %75 = arith.divsi %73, %c2_i64_1 : i64
+          %76 = arith.muli %74, %c16_i64 : i64
+          %77 = arith.maxsi %76, %c0_i64_3 : i64
+          %78 = arith.addi %76, %c16_i64 : i64
+          %79 = arith.minsi %78, %c32_i64 : i64
+          %80 = arith.subi %79, %77 : i64
+          %81 = arith.muli %77, %72 : i64
+          %82 = arith.addi %70, %81 : i64
+          %83 = arith.muli %75, %c64_i64 : i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.muli %75, %c16_i64 : i64
+          %86 = arith.addi %76, %85 : i64
+          %87 = arith.addi %86, %c32_i64 : i64
+          %88 = arith.ori %87, %c2684354560_i64 : i64
+          %89 = arith.subi %77, %76 : i64
+          %90 = arith.addi %88, %89 : i64
+          %91 = arith.subi %c16_i64, %85 : i64
+          %92 = arith.minsi %91, %c16_i64 : i64
+          "instgem.mvout"(%84, %90, %92, %80) : (i64, i64, i64, i64) -> ()
+        }
+      } else {
+        %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_4 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.muli %73, %c16_i64 : i64
+          %75 = arith.ori %74, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %75, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.muli %73, %c16_i64 : i64
+          %75 = arith.addi %74, %c32_i64 : i64
+          %76 = arith.ori %75, %c2147483648_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %76, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %60:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+          %73 = arith.addi %arg9, %c32 : index
+          %74 = arith.minsi %73, %arg7 : index
+          %75 = arith.subi %74, %arg9 : index
+          %subview_15 = memref.subview %reinterpret_cast[%12, %arg9] [32, %75] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x?xi8, strided<[?, 1], offset: ?>>
+          %cast_16 = memref.cast %subview_15 : memref<32x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %76 = arith.index_cast %arg8 : index to i64
+          %77 = arith.remsi %76, %c2_i64_1 : i64
+          %78 = arith.muli %77, %c64_i64 : i64
+          %79 = arith.index_cast %75 : index to i64
+          %base_buffer_17, %offset_18, %sizes_19:2, %strides_20:2 = memref.extract_strided_metadata %subview_15 : memref<32x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_21 = memref.extract_aligned_pointer_as_index %cast_16 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %80 = arith.index_cast %intptr_21 : index to i64
+          %81 = arith.index_cast %offset_18 : index to i64
+          %82 = arith.addi %80, %81 : i64
+          %83 = arith.index_cast %strides_20#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %83) : (i64, i64, i64, i64, i64, i64) -> ()
+          scf.for %arg12 = %c0 to %c2 step %c1 {
+            %135 = arith.index_cast %arg12 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.maxsi %136, %c0_i64_3 : i64
+            %138 = arith.addi %136, %c16_i64 : i64
+            %139 = arith.minsi %138, %c32_i64 : i64
+            %140 = arith.subi %139, %137 : i64
+            %141 = arith.muli %137, %83 : i64
+            %142 = arith.addi %82, %141 : i64
+            %143 = arith.muli %135, %c32_i64 : i64
+            %144 = arith.addi %143, %78 : i64
+            %145 = arith.subi %137, %136 : i64
+            %146 = arith.addi %144, %145 : i64
+            %147 = arith.minsi %79, %c64_i64 : i64
+            "instgem.mvin"(%142, %146, %147, %140) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %84 = arith.addi %arg10, %c32 : index
+          %85 = arith.minsi %84, %arg7 : index
+          %86 = arith.subi %85, %arg10 : index
+          %subview_22 = memref.subview %reinterpret_cast_4[%arg10, %13] [%86, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_23 = memref.cast %subview_22 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %87 = arith.muli %77, %c32_i64 : i64
+          %88 = arith.addi %87, %c128_i64 : i64
+          %89 = arith.index_cast %86 : index to i64
+          %base_buffer_24, %offset_25, %sizes_26:2, %strides_27:2 = memref.extract_strided_metadata %subview_22 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_28 = memref.extract_aligned_pointer_as_index %cast_23 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %90 = arith.index_cast %intptr_28 : index to i64
+          %91 = arith.index_cast %offset_25 : index to i64
+          %92 = arith.addi %90, %91 : i64
+          %93 = arith.index_cast %strides_27#0 : index to i64
+          "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %93) : (i64, i64, i64, i64, i64, i64) -> ()
+          %94 = arith.maxsi %89, %c0_i64_3 : i64
+          %95 = arith.addi %94, %c15_i64 : i64
+          %96 = arith.divui %95, %c16_i64 : i64
+          %97 = arith.cmpi sgt, %89, %c0_i64_3 : i64
+          %98 = arith.extui %97 : i1 to i64
+          %99 = arith.muli %96, %98 : i64
+          %100 = arith.index_cast %99 : i64 to index
+          scf.for %arg12 = %c0 to %100 step %c1 {
+            %135 = arith.index_cast %arg12 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.maxsi %136, %c0_i64_3 : i64
+            %138 = arith.addi %136, %c16_i64 : i64
+            %139 = arith.minsi %138, %89 : i64
+            %140 = arith.subi %139, %137 : i64
+            %141 = arith.muli %137, %93 : i64
+            %142 = arith.addi %92, %141 : i64
+            %143 = arith.addi %136, %88 : i64
+            %144 = arith.subi %137, %136 : i64
+            %145 = arith.addi %143, %144 : i64
+            "instgem.mvin"(%142, %145, %c16_i64, %140) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %101 = arith.maxsi %79, %c0_i64_3 : i64
+          %102 = arith.minsi %101, %c32_i64 : i64
+          %103 = arith.minsi %94, %c32_i64 : i64
+          %104 = arith.minsi %102, %103 : i64
+          %105 = arith.ceildivsi %104, %c16_i64 : i64
+          %106 = arith.divsi %104, %c16_i64 : i64
+          %107 = arith.minsi %105, %106 : i64
+          %108 = arith.maxsi %107, %c0_i64_3 : i64
+          %109 = arith.index_cast %108 : i64 to index
+          scf.for %arg12 = %c0 to %109 step %c1 {
+            %135 = arith.index_cast %arg12 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.addi %136, %88 : i64
+            "instgem.preload"(%137, %c16_i64, %c16_i64, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %138 = arith.addi %136, %78 : i64
+            "instgem.compute_preloaded"(%138, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %139 = arith.addi %136, %c32_i64 : i64
+            %140 = arith.addi %139, %78 : i64
+            "instgem.compute_accumulated"(%140, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %110 = arith.index_cast %105 : i64 to index
+          scf.for %arg12 = %109 to %110 step %c1 {
+            %135 = arith.index_cast %arg12 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.subi %102, %136 : i64
+            %138 = arith.minsi %137, %c16_i64 : i64
+            %139 = arith.subi %103, %136 : i64
+            %140 = arith.minsi %139, %c16_i64 : i64
+            %141 = arith.addi %136, %88 : i64
+            "instgem.preload"(%141, %c16_i64, %140, %c3221225472_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %142 = arith.addi %136, %78 : i64
+            "instgem.compute_preloaded"(%142, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225488_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %143 = arith.addi %136, %c32_i64 : i64
+            %144 = arith.addi %143, %78 : i64
+            "instgem.compute_accumulated"(%144, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %111 = arith.addi %arg11, %c32 : index
+          %112 = arith.minsi %111, %arg7 : index
+          %113 = arith.subi %112, %arg11 : index
+          %subview_29 = memref.subview %reinterpret_cast_5[%arg11, %13] [%113, 16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x16xi8, strided<[?, 1], offset: ?>>
+          %cast_30 = memref.cast %subview_29 : memref<?x16xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+          %114 = arith.addi %87, %c192_i64 : i64
+          %115 = arith.index_cast %113 : index to i64
+          %base_buffer_31, %offset_32, %sizes_33:2, %strides_34:2 = memref.extract_strided_metadata %subview_29 : memref<?x16xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+          %intptr_35 = memref.extract_aligned_pointer_as_index %cast_30 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+          %116 = arith.index_cast %intptr_35 : index to i64
+          %117 = arith.index_cast %offset_32 : index to i64
+          %118 = arith.addi %116, %117 : i64
+          %119 = arith.index_cast %strides_34#0 : index to i64
+          %120 = arith.maxsi %115, %c0_i64_3 : i64
+          %121 = arith.addi %120, %c15_i64 : i64
+          %122 = arith.divui %121, %c16_i64 : i64
+          %123 = arith.cmpi sgt, %115, %c0_i64_3 : i64
+          %124 = arith.extui %123 : i1 to i64
+          %125 = arith.muli %122, %124 : i64
+          %126 = arith.index_cast %125 : i64 to index
+          scf.for %arg12 = %c0 to %126 step %c1 {
+            %135 = arith.index_cast %arg12 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.maxsi %136, %c0_i64_3 : i64
+            %138 = arith.addi %136, %c16_i64 : i64
+            %139 = arith.minsi %138, %115 : i64
+            %140 = arith.subi %139, %137 : i64
+            %141 = arith.muli %137, %119 : i64
+            %142 = arith.addi %118, %141 : i64
+            %143 = arith.addi %136, %114 : i64
+            %144 = arith.subi %137, %136 : i64
+            %145 = arith.addi %143, %144 : i64
+            "instgem.mvin"(%142, %145, %c16_i64, %140) : (i64, i64, i64, i64) -> ()
+          } {gemmini.load_stream}
+          %127 = arith.minsi %120, %c32_i64 : i64
+          %128 = arith.minsi %102, %127 : i64
+          %129 = arith.ceildivsi %128, %c16_i64 : i64
+          %130 = arith.divsi %128, %c16_i64 : i64
+          %131 = arith.minsi %129, %130 : i64
+          %132 = arith.maxsi %131, %c0_i64_3 : i64
+          %133 = arith.index_cast %132 : i64 to index
+          scf.for %arg12 = %c0 to %133 step %c1 {
+            %135 = arith.index_cast %arg12 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.addi %136, %114 : i64
+            "instgem.preload"(%137, %c16_i64, %c16_i64, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %138 = arith.addi %136, %78 : i64
+            "instgem.compute_preloaded"(%138, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %139 = arith.addi %136, %c32_i64 : i64
+            %140 = arith.addi %139, %78 : i64
+            "instgem.compute_accumulated"(%140, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          %134 = arith.index_cast %129 : i64 to index
+          scf.for %arg12 = %133 to %134 step %c1 {
+            %135 = arith.index_cast %arg12 : index to i64
+            %136 = arith.muli %135, %c16_i64 : i64
+            %137 = arith.subi %102, %136 : i64
+            %138 = arith.minsi %137, %c16_i64 : i64
+            %139 = arith.subi %127, %136 : i64
+            %140 = arith.minsi %139, %c16_i64 : i64
+            %141 = arith.addi %136, %114 : i64
+            "instgem.preload"(%141, %c16_i64, %140, %c3221225504_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %142 = arith.addi %136, %78 : i64
+            "instgem.compute_preloaded"(%142, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %c3221225520_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %143 = arith.addi %136, %c32_i64 : i64
+            %144 = arith.addi %143, %78 : i64
+            "instgem.compute_accumulated"(%144, %138, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+          }
+          scf.yield %73, %84, %111 : index, index, index
+        }
+        %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
+        %subview = memref.subview %reinterpret_cast_6[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast = memref.cast %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr = memref.extract_aligned_pointer_as_index %cast : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %61 = arith.index_cast %intptr : index to i64
+        %62 = arith.index_cast %offset : index to i64
+        %63 = arith.muli %62, %c4_i64 : i64
+        %64 = arith.addi %61, %63 : i64
+        %65 = arith.index_cast %strides#0 : index to i64
+        %66 = arith.muli %65, %c4_i64 : i64
+        scf.if %7 {
+          "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %66, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        }
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.remsi %73, %c2_i64_1 : i64
+          %75 = arith.divsi %73, %c2_i64_1 : i64
+          %76 = arith.muli %74, %c16_i64 : i64
+          %77 = arith.maxsi %76, %c0_i64_3 : i64
+          %78 = arith.addi %76, %c16_i64 : i64
+          %79 = arith.minsi %78, %c32_i64 : i64
+          %80 = arith.subi %79, %77 : i64
+          %81 = arith.muli %77, %66 : i64
+          %82 = arith.addi %64, %81 : i64
+          %83 = arith.muli %75, %c64_i64 : i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.muli %75, %c16_i64 : i64
+          %86 = arith.addi %76, %85 : i64
+          %87 = arith.ori %86, %c2684354560_i64 : i64
+          %88 = arith.subi %77, %76 : i64
+          %89 = arith.addi %87, %88 : i64
+          %90 = arith.subi %c16_i64, %85 : i64
+          %91 = arith.minsi %90, %c16_i64 : i64
+          "instgem.mvout"(%84, %89, %91, %80) : (i64, i64, i64, i64) -> ()
+        }
+        %subview_8 = memref.subview %reinterpret_cast_7[%12, %13] [32, 16] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<32x16xi32, strided<[?, 1], offset: ?>>
+        %cast_9 = memref.cast %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+        %base_buffer_10, %offset_11, %sizes_12:2, %strides_13:2 = memref.extract_strided_metadata %subview_8 : memref<32x16xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
+        %intptr_14 = memref.extract_aligned_pointer_as_index %cast_9 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
+        %67 = arith.index_cast %intptr_14 : index to i64
+        %68 = arith.index_cast %offset_11 : index to i64
+        %69 = arith.muli %68, %c4_i64 : i64
+        %70 = arith.addi %67, %69 : i64
+        %71 = arith.index_cast %strides_13#0 : index to i64
+        %72 = arith.muli %71, %c4_i64 : i64
+        scf.for %arg8 = %c0 to %c2 step %c1 {
+          %73 = arith.index_cast %arg8 : index to i64
+          %74 = arith.remsi %73, %c2_i64_1 : i64
+          %75 = arith.divsi %73, %c2_i64_1 : i64
+          %76 = arith.muli %74, %c16_i64 : i64
+          %77 = arith.maxsi %76, %c0_i64_3 : i64
+          %78 = arith.addi %76, %c16_i64 : i64
+          %79 = arith.minsi %78, %c32_i64 : i64
+          %80 = arith.subi %79, %77 : i64
+          %81 = arith.muli %77, %72 : i64
+          %82 = arith.addi %70, %81 : i64
+          %83 = arith.muli %75, %c64_i64 : i64
+          %84 = arith.addi %82, %83 : i64
+          %85 = arith.muli %75, %c16_i64 : i64
+          %86 = arith.addi %76, %85 : i64
+          %87 = arith.addi %86, %c32_i64 : i64
+          %88 = arith.ori %87, %c2684354560_i64 : i64
+          %89 = arith.subi %77, %76 : i64
+          %90 = arith.addi %88, %89 : i64
+          %91 = arith.subi %c16_i64, %85 : i64
+          %92 = arith.minsi %91, %c16_i64 : i64
+          "instgem.mvout"(%84, %90, %92, %80) : (i64, i64, i64, i64) -> ()
+        }
       }
     } else {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%arg5, %arg7], strides: [%arg7, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
@@ -382,553 +677,553 @@ module {
       %reinterpret_cast_5 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg7, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %c64_i64) : (i64, i64, i64, i64, i64, i64) -> ()
       scf.for %arg8 = %c0 to %c2 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.muli %101, %c16_i64 : i64
-        %103 = arith.ori %102, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %103, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %96 = arith.index_cast %arg8 : index to i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.ori %97, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %98, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.for %arg8 = %c0 to %c2 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.muli %101, %c16_i64 : i64
-        %103 = arith.addi %102, %c32_i64 : i64
-        %104 = arith.ori %103, %c2147483648_i64 : i64
-        "instgem.mvin"(%c0_i64_3, %104, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
+        %96 = arith.index_cast %arg8 : index to i64
+        %97 = arith.muli %96, %c16_i64 : i64
+        %98 = arith.addi %97, %c32_i64 : i64
+        %99 = arith.ori %98, %c2147483648_i64 : i64
+        "instgem.mvin"(%c0_i64_3, %99, %c16_i64, %c16_i64) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
-      %61:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
-        %101 = arith.maxsi %21, %c0 : index
-        %102 = arith.minsi %101, %arg5 : index
-        %103 = arith.maxsi %17, %c0 : index
-        %104 = arith.minsi %103, %c32 : index
-        %105 = arith.subi %102, %16 : index
-        %106 = arith.maxsi %arg9, %c0 : index
-        %107 = arith.minsi %106, %arg7 : index
-        %108 = arith.addi %arg9, %c32 : index
-        %109 = arith.maxsi %108, %c0 : index
-        %110 = arith.minsi %109, %arg7 : index
-        %111 = arith.subi %107, %arg9 : index
-        %112 = arith.maxsi %111, %c0 : index
-        %113 = arith.minsi %112, %c32 : index
-        %114 = arith.subi %110, %107 : index
-        %115 = arith.cmpi sgt, %113, %c0 : index
-        scf.if %115 {
+      %56:3 = scf.for %arg8 = %c0 to %14 step %c1 iter_args(%arg9 = %c0, %arg10 = %c0, %arg11 = %c0) -> (index, index, index) {
+        %96 = arith.maxsi %21, %c0 : index
+        %97 = arith.minsi %96, %arg5 : index
+        %98 = arith.maxsi %17, %c0 : index
+        %99 = arith.minsi %98, %c32 : index
+        %100 = arith.subi %97, %16 : index
+        %101 = arith.maxsi %arg9, %c0 : index
+        %102 = arith.minsi %101, %arg7 : index
+        %103 = arith.addi %arg9, %c32 : index
+        %104 = arith.maxsi %103, %c0 : index
+        %105 = arith.minsi %104, %arg7 : index
+        %106 = arith.subi %102, %arg9 : index
+        %107 = arith.maxsi %106, %c0 : index
+        %108 = arith.minsi %107, %c32 : index
+        %109 = arith.subi %105, %102 : index
+        %110 = arith.cmpi sgt, %108, %c0 : index
+        scf.if %110 {
           func.call @baco_boundary_error(%c207_i64, %c13_i64) : (i64, i64) -> ()
         }
-        %subview_14 = memref.subview %reinterpret_cast[%16, %107] [%105, %114] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %116 = arith.index_cast %arg8 : index to i64
-        %117 = arith.remsi %116, %c2_i64_1 : i64
-        %118 = arith.muli %117, %c64_i64 : i64
-        %119 = arith.index_cast %104 : index to i64
-        %120 = arith.index_cast %105 : index to i64
-        %121 = arith.index_cast %114 : index to i64
-        %122 = arith.addi %119, %120 : i64
+        %subview_14 = memref.subview %reinterpret_cast[%16, %102] [%100, %109] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %111 = arith.index_cast %arg8 : index to i64
+        %112 = arith.remsi %111, %c2_i64_1 : i64
+        %113 = arith.muli %112, %c64_i64 : i64
+        %114 = arith.index_cast %99 : index to i64
+        %115 = arith.index_cast %100 : index to i64
+        %116 = arith.index_cast %109 : index to i64
+        %117 = arith.addi %114, %115 : i64
         %base_buffer_15, %offset_16, %sizes_17:2, %strides_18:2 = memref.extract_strided_metadata %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_19 = memref.extract_aligned_pointer_as_index %subview_14 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %123 = arith.index_cast %intptr_19 : index to i64
-        %124 = arith.index_cast %offset_16 : index to i64
-        %125 = arith.addi %123, %124 : i64
-        %126 = arith.index_cast %strides_18#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %126) : (i64, i64, i64, i64, i64, i64) -> ()
-        %127 = arith.maxsi %119, %c0_i64_3 : i64
-        %128 = arith.divui %127, %c16_i64 : i64
-        %129 = arith.maxsi %122, %c0_i64_3 : i64
-        %130 = arith.addi %129, %c15_i64 : i64
-        %131 = arith.divui %130, %c16_i64 : i64
-        %132 = arith.subi %131, %128 : i64
-        %133 = arith.cmpi sgt, %120, %c0_i64_3 : i64
-        %134 = arith.extui %133 : i1 to i64
-        %135 = arith.muli %132, %134 : i64
-        %136 = arith.index_cast %135 : i64 to index
-        scf.for %arg12 = %c0 to %136 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.addi %128, %243 : i64
-          %245 = arith.muli %244, %c16_i64 : i64
-          %246 = arith.maxsi %245, %119 : i64
-          %247 = arith.addi %245, %c16_i64 : i64
-          %248 = arith.minsi %247, %122 : i64
-          %249 = arith.subi %248, %246 : i64
-          %250 = arith.subi %246, %119 : i64
-          %251 = arith.muli %250, %126 : i64
-          %252 = arith.addi %125, %251 : i64
-          %253 = arith.muli %244, %c32_i64 : i64
-          %254 = arith.addi %253, %118 : i64
-          %255 = arith.subi %246, %245 : i64
-          %256 = arith.addi %254, %255 : i64
-          %257 = arith.minsi %121, %c64_i64 : i64
-          "instgem.mvin"(%252, %256, %257, %249) : (i64, i64, i64, i64) -> ()
+        %118 = arith.index_cast %intptr_19 : index to i64
+        %119 = arith.index_cast %offset_16 : index to i64
+        %120 = arith.addi %118, %119 : i64
+        %121 = arith.index_cast %strides_18#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %121) : (i64, i64, i64, i64, i64, i64) -> ()
+        %122 = arith.maxsi %114, %c0_i64_3 : i64
+        %123 = arith.divui %122, %c16_i64 : i64
+        %124 = arith.maxsi %117, %c0_i64_3 : i64
+        %125 = arith.addi %124, %c15_i64 : i64
+        %126 = arith.divui %125, %c16_i64 : i64
+        %127 = arith.subi %126, %123 : i64
+        %128 = arith.cmpi sgt, %115, %c0_i64_3 : i64
+        %129 = arith.extui %128 : i1 to i64
+        %130 = arith.muli %127, %129 : i64
+        %131 = arith.index_cast %130 : i64 to index
+        scf.for %arg12 = %c0 to %131 step %c1 {
+          %238 = arith.index_cast %arg12 : index to i64
+          %239 = arith.addi %123, %238 : i64
+          %240 = arith.muli %239, %c16_i64 : i64
+          %241 = arith.maxsi %240, %114 : i64
+          %242 = arith.addi %240, %c16_i64 : i64
+          %243 = arith.minsi %242, %117 : i64
+          %244 = arith.subi %243, %241 : i64
+          %245 = arith.subi %241, %114 : i64
+          %246 = arith.muli %245, %121 : i64
+          %247 = arith.addi %120, %246 : i64
+          %248 = arith.muli %239, %c32_i64 : i64
+          %249 = arith.addi %248, %113 : i64
+          %250 = arith.subi %241, %240 : i64
+          %251 = arith.addi %249, %250 : i64
+          %252 = arith.minsi %116, %c64_i64 : i64
+          "instgem.mvin"(%247, %251, %252, %244) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %137 = arith.addi %127, %c15_i64 : i64
-        %138 = arith.divui %137, %c16_i64 : i64
-        %139 = arith.cmpi sgt, %119, %c0_i64_3 : i64
-        %140 = arith.extui %139 : i1 to i64
-        %141 = arith.muli %138, %140 : i64
-        %142 = arith.index_cast %141 : i64 to index
-        scf.for %arg12 = %c0 to %142 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.muli %243, %c16_i64 : i64
-          %245 = arith.maxsi %244, %c0_i64_3 : i64
-          %246 = arith.addi %244, %c16_i64 : i64
-          %247 = arith.minsi %246, %119 : i64
-          %248 = arith.subi %247, %245 : i64
-          %249 = arith.muli %243, %c32_i64 : i64
-          %250 = arith.addi %249, %118 : i64
-          %251 = arith.subi %245, %244 : i64
-          %252 = arith.addi %250, %251 : i64
-          %253 = arith.minsi %121, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %252, %253, %248) : (i64, i64, i64, i64) -> ()
+        %132 = arith.addi %122, %c15_i64 : i64
+        %133 = arith.divui %132, %c16_i64 : i64
+        %134 = arith.cmpi sgt, %114, %c0_i64_3 : i64
+        %135 = arith.extui %134 : i1 to i64
+        %136 = arith.muli %133, %135 : i64
+        %137 = arith.index_cast %136 : i64 to index
+        scf.for %arg12 = %c0 to %137 step %c1 {
+          %238 = arith.index_cast %arg12 : index to i64
+          %239 = arith.muli %238, %c16_i64 : i64
+          %240 = arith.maxsi %239, %c0_i64_3 : i64
+          %241 = arith.addi %239, %c16_i64 : i64
+          %242 = arith.minsi %241, %114 : i64
+          %243 = arith.subi %242, %240 : i64
+          %244 = arith.muli %238, %c32_i64 : i64
+          %245 = arith.addi %244, %113 : i64
+          %246 = arith.subi %240, %239 : i64
+          %247 = arith.addi %245, %246 : i64
+          %248 = arith.minsi %116, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %247, %248, %243) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %143 = arith.maxsi %arg10, %c0 : index
-        %144 = arith.minsi %143, %arg7 : index
-        %145 = arith.addi %arg10, %c32 : index
-        %146 = arith.maxsi %145, %c0 : index
-        %147 = arith.minsi %146, %arg7 : index
-        %148 = arith.subi %144, %arg10 : index
-        %149 = arith.maxsi %148, %c0 : index
-        %150 = arith.minsi %149, %c32 : index
-        %151 = arith.subi %147, %144 : index
-        %152 = arith.maxsi %22, %c0 : index
-        %153 = arith.minsi %152, %arg6 : index
-        %154 = arith.maxsi %20, %c0 : index
-        %155 = arith.minsi %154, %c16 : index
-        %156 = arith.subi %153, %19 : index
-        %157 = arith.cmpi sgt, %155, %c0 : index
-        scf.if %157 {
+        %138 = arith.maxsi %arg10, %c0 : index
+        %139 = arith.minsi %138, %arg7 : index
+        %140 = arith.addi %arg10, %c32 : index
+        %141 = arith.maxsi %140, %c0 : index
+        %142 = arith.minsi %141, %arg7 : index
+        %143 = arith.subi %139, %arg10 : index
+        %144 = arith.maxsi %143, %c0 : index
+        %145 = arith.minsi %144, %c32 : index
+        %146 = arith.subi %142, %139 : index
+        %147 = arith.maxsi %22, %c0 : index
+        %148 = arith.minsi %147, %arg6 : index
+        %149 = arith.maxsi %20, %c0 : index
+        %150 = arith.minsi %149, %c16 : index
+        %151 = arith.subi %148, %19 : index
+        %152 = arith.cmpi sgt, %150, %c0 : index
+        scf.if %152 {
           func.call @baco_boundary_error(%c208_i64, %c28_i64) : (i64, i64) -> ()
         }
-        %subview_20 = memref.subview %reinterpret_cast_4[%144, %19] [%151, %156] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %158 = arith.muli %117, %c32_i64 : i64
-        %159 = arith.addi %158, %c128_i64 : i64
-        %160 = arith.index_cast %150 : index to i64
-        %161 = arith.index_cast %151 : index to i64
-        %162 = arith.index_cast %156 : index to i64
-        %163 = arith.addi %160, %161 : i64
+        %subview_20 = memref.subview %reinterpret_cast_4[%139, %19] [%146, %151] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %153 = arith.muli %112, %c32_i64 : i64
+        %154 = arith.addi %153, %c128_i64 : i64
+        %155 = arith.index_cast %145 : index to i64
+        %156 = arith.index_cast %146 : index to i64
+        %157 = arith.index_cast %151 : index to i64
+        %158 = arith.addi %155, %156 : i64
         %base_buffer_21, %offset_22, %sizes_23:2, %strides_24:2 = memref.extract_strided_metadata %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
         %intptr_25 = memref.extract_aligned_pointer_as_index %subview_20 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %164 = arith.index_cast %intptr_25 : index to i64
-        %165 = arith.index_cast %offset_22 : index to i64
-        %166 = arith.addi %164, %165 : i64
-        %167 = arith.index_cast %strides_24#0 : index to i64
-        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %167) : (i64, i64, i64, i64, i64, i64) -> ()
-        %168 = arith.maxsi %160, %c0_i64_3 : i64
-        %169 = arith.divui %168, %c16_i64 : i64
-        %170 = arith.maxsi %163, %c0_i64_3 : i64
-        %171 = arith.addi %170, %c15_i64 : i64
-        %172 = arith.divui %171, %c16_i64 : i64
-        %173 = arith.subi %172, %169 : i64
-        %174 = arith.cmpi sgt, %161, %c0_i64_3 : i64
-        %175 = arith.extui %174 : i1 to i64
-        %176 = arith.muli %173, %175 : i64
-        %177 = arith.index_cast %176 : i64 to index
-        scf.for %arg12 = %c0 to %177 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.addi %169, %243 : i64
-          %245 = arith.muli %244, %c16_i64 : i64
-          %246 = arith.maxsi %245, %160 : i64
-          %247 = arith.addi %245, %c16_i64 : i64
-          %248 = arith.minsi %247, %163 : i64
-          %249 = arith.subi %248, %246 : i64
-          %250 = arith.subi %246, %160 : i64
-          %251 = arith.muli %250, %167 : i64
-          %252 = arith.addi %166, %251 : i64
-          %253 = arith.addi %245, %159 : i64
-          %254 = arith.subi %246, %245 : i64
-          %255 = arith.addi %253, %254 : i64
-          %256 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%252, %255, %256, %249) : (i64, i64, i64, i64) -> ()
+        %159 = arith.index_cast %intptr_25 : index to i64
+        %160 = arith.index_cast %offset_22 : index to i64
+        %161 = arith.addi %159, %160 : i64
+        %162 = arith.index_cast %strides_24#0 : index to i64
+        "instgem.config_ld"(%c0_i64_3, %c0_i64_3, %c1_i64_2, %c16_i64, %c1065353216_i64, %162) : (i64, i64, i64, i64, i64, i64) -> ()
+        %163 = arith.maxsi %155, %c0_i64_3 : i64
+        %164 = arith.divui %163, %c16_i64 : i64
+        %165 = arith.maxsi %158, %c0_i64_3 : i64
+        %166 = arith.addi %165, %c15_i64 : i64
+        %167 = arith.divui %166, %c16_i64 : i64
+        %168 = arith.subi %167, %164 : i64
+        %169 = arith.cmpi sgt, %156, %c0_i64_3 : i64
+        %170 = arith.extui %169 : i1 to i64
+        %171 = arith.muli %168, %170 : i64
+        %172 = arith.index_cast %171 : i64 to index
+        scf.for %arg12 = %c0 to %172 step %c1 {
+          %238 = arith.index_cast %arg12 : index to i64
+          %239 = arith.addi %164, %238 : i64
+          %240 = arith.muli %239, %c16_i64 : i64
+          %241 = arith.maxsi %240, %155 : i64
+          %242 = arith.addi %240, %c16_i64 : i64
+          %243 = arith.minsi %242, %158 : i64
+          %244 = arith.subi %243, %241 : i64
+          %245 = arith.subi %241, %155 : i64
+          %246 = arith.muli %245, %162 : i64
+          %247 = arith.addi %161, %246 : i64
+          %248 = arith.addi %240, %154 : i64
+          %249 = arith.subi %241, %240 : i64
+          %250 = arith.addi %248, %249 : i64
+          %251 = arith.minsi %157, %c64_i64 : i64
+          "instgem.mvin"(%247, %250, %251, %244) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %178 = arith.addi %168, %c15_i64 : i64
-        %179 = arith.divui %178, %c16_i64 : i64
-        %180 = arith.cmpi sgt, %160, %c0_i64_3 : i64
-        %181 = arith.extui %180 : i1 to i64
-        %182 = arith.muli %179, %181 : i64
-        %183 = arith.index_cast %182 : i64 to index
-        scf.for %arg12 = %c0 to %183 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.muli %243, %c16_i64 : i64
-          %245 = arith.maxsi %244, %c0_i64_3 : i64
-          %246 = arith.addi %244, %c16_i64 : i64
-          %247 = arith.minsi %246, %160 : i64
-          %248 = arith.subi %247, %245 : i64
-          %249 = arith.addi %244, %159 : i64
-          %250 = arith.subi %245, %244 : i64
-          %251 = arith.addi %249, %250 : i64
-          %252 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %251, %252, %248) : (i64, i64, i64, i64) -> ()
+        %173 = arith.addi %163, %c15_i64 : i64
+        %174 = arith.divui %173, %c16_i64 : i64
+        %175 = arith.cmpi sgt, %155, %c0_i64_3 : i64
+        %176 = arith.extui %175 : i1 to i64
+        %177 = arith.muli %174, %176 : i64
+        %178 = arith.index_cast %177 : i64 to index
+        scf.for %arg12 = %c0 to %178 step %c1 {
+          %238 = arith.index_cast %arg12 : index to i64
+          %239 = arith.muli %238, %c16_i64 : i64
+          %240 = arith.maxsi %239, %c0_i64_3 : i64
+          %241 = arith.addi %239, %c16_i64 : i64
+          %242 = arith.minsi %241, %155 : i64
+          %243 = arith.subi %242, %240 : i64
+          %244 = arith.addi %239, %154 : i64
+          %245 = arith.subi %240, %239 : i64
+          %246 = arith.addi %244, %245 : i64
+          %247 = arith.minsi %157, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %246, %247, %243) : (i64, i64, i64, i64) -> ()
         } {gemmini.load_stream}
-        %184 = arith.minsi %129, %c32_i64 : i64
-        %185 = arith.maxsi %121, %c0_i64_3 : i64
-        %186 = arith.minsi %185, %c32_i64 : i64
-        %187 = arith.minsi %170, %c32_i64 : i64
-        %188 = arith.maxsi %162, %c0_i64_3 : i64
-        %189 = arith.minsi %188, %c16_i64 : i64
-        %190 = arith.ceildivsi %184, %c16_i64 : i64
-        %191 = arith.ceildivsi %189, %c16_i64 : i64
-        %192 = arith.minsi %186, %187 : i64
-        %193 = arith.ceildivsi %192, %c16_i64 : i64
-        %194 = arith.cmpi sgt, %190, %c0_i64_3 : i64
-        %195 = arith.select %194, %191, %c0_i64_3 : i64
-        %196 = arith.index_cast %195 : i64 to index
-        %197 = arith.divsi %192, %c16_i64 : i64
-        %198 = arith.minsi %193, %197 : i64
-        %199 = arith.maxsi %198, %c0_i64_3 : i64
-        %200 = arith.divsi %184, %c16_i64 : i64
-        %201 = arith.minsi %190, %200 : i64
-        %202 = arith.maxsi %201, %c1_i64_2 : i64
-        %203 = arith.minsi %184, %c16_i64 : i64
-        scf.for %arg12 = %c0 to %196 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.muli %243, %c16_i64 : i64
-          %245 = arith.subi %189, %244 : i64
-          %246 = arith.minsi %245, %c16_i64 : i64
-          %247 = arith.index_cast %199 : i64 to index
-          scf.for %arg13 = %c0 to %247 step %c1 {
-            %249 = arith.index_cast %arg13 : index to i64
-            %250 = arith.ori %244, %c3221225472_i64 : i64
-            %251 = arith.muli %249, %c16_i64 : i64
-            %252 = arith.addi %251, %244 : i64
-            %253 = arith.addi %252, %159 : i64
-            "instgem.preload"(%253, %246, %c16_i64, %250, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-            %254 = arith.addi %251, %118 : i64
-            "instgem.compute_preloaded"(%254, %c16_i64, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %255 = arith.index_cast %202 : i64 to index
+        %179 = arith.minsi %124, %c32_i64 : i64
+        %180 = arith.maxsi %116, %c0_i64_3 : i64
+        %181 = arith.minsi %180, %c32_i64 : i64
+        %182 = arith.minsi %165, %c32_i64 : i64
+        %183 = arith.maxsi %157, %c0_i64_3 : i64
+        %184 = arith.minsi %183, %c16_i64 : i64
+        %185 = arith.ceildivsi %179, %c16_i64 : i64
+        %186 = arith.ceildivsi %184, %c16_i64 : i64
+        %187 = arith.minsi %181, %182 : i64
+        %188 = arith.ceildivsi %187, %c16_i64 : i64
+        %189 = arith.cmpi sgt, %185, %c0_i64_3 : i64
+        %190 = arith.select %189, %186, %c0_i64_3 : i64
+        %191 = arith.index_cast %190 : i64 to index
+        %192 = arith.divsi %187, %c16_i64 : i64
+        %193 = arith.minsi %188, %192 : i64
+        %194 = arith.maxsi %193, %c0_i64_3 : i64
+        %195 = arith.divsi %179, %c16_i64 : i64
+        %196 = arith.minsi %185, %195 : i64
+        %197 = arith.maxsi %196, %c1_i64_2 : i64
+        %198 = arith.minsi %179, %c16_i64 : i64
+        scf.for %arg12 = %c0 to %191 step %c1 {
+          %238 = arith.index_cast %arg12 : index to i64
+          %239 = arith.muli %238, %c16_i64 : i64
+          %240 = arith.subi %184, %239 : i64
+          %241 = arith.minsi %240, %c16_i64 : i64
+          %242 = arith.index_cast %194 : i64 to index
+          scf.for %arg13 = %c0 to %242 step %c1 {
+            %244 = arith.index_cast %arg13 : index to i64
+            %245 = arith.ori %239, %c3221225472_i64 : i64
+            %246 = arith.muli %244, %c16_i64 : i64
+            %247 = arith.addi %246, %239 : i64
+            %248 = arith.addi %247, %154 : i64
+            "instgem.preload"(%248, %241, %c16_i64, %245, %241, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+            %249 = arith.addi %246, %113 : i64
+            "instgem.compute_preloaded"(%249, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %250 = arith.index_cast %197 : i64 to index
+            scf.for %arg14 = %c1 to %250 step %c1 {
+              %252 = arith.index_cast %arg14 : index to i64
+              %253 = arith.muli %252, %c16_i64 : i64
+              %254 = arith.addi %253, %239 : i64
+              %255 = arith.ori %254, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %255, %241, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %256 = arith.muli %252, %c32_i64 : i64
+              %257 = arith.addi %256, %246 : i64
+              %258 = arith.addi %257, %113 : i64
+              "instgem.compute_accumulated"(%258, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %251 = arith.index_cast %185 : i64 to index
+            scf.for %arg14 = %250 to %251 step %c1 {
+              %252 = arith.index_cast %arg14 : index to i64
+              %253 = arith.muli %252, %c16_i64 : i64
+              %254 = arith.subi %179, %253 : i64
+              %255 = arith.minsi %254, %c16_i64 : i64
+              %256 = arith.addi %253, %239 : i64
+              %257 = arith.ori %256, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %241, %255) : (i64, i64, i64, i64, i64, i64) -> ()
+              %258 = arith.muli %252, %c32_i64 : i64
+              %259 = arith.addi %258, %246 : i64
+              %260 = arith.addi %259, %113 : i64
+              "instgem.compute_accumulated"(%260, %c16_i64, %255, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %243 = arith.index_cast %188 : i64 to index
+          scf.for %arg13 = %242 to %243 step %c1 {
+            %244 = arith.index_cast %arg13 : index to i64
+            %245 = arith.muli %244, %c16_i64 : i64
+            %246 = arith.subi %181, %245 : i64
+            %247 = arith.minsi %246, %c16_i64 : i64
+            %248 = arith.subi %182, %245 : i64
+            %249 = arith.minsi %248, %c16_i64 : i64
+            %250 = arith.ori %239, %c3221225472_i64 : i64
+            %251 = arith.addi %245, %239 : i64
+            %252 = arith.addi %251, %154 : i64
+            "instgem.preload"(%252, %241, %249, %250, %241, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+            %253 = arith.addi %245, %113 : i64
+            "instgem.compute_preloaded"(%253, %247, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %254 = arith.index_cast %197 : i64 to index
+            scf.for %arg14 = %c1 to %254 step %c1 {
+              %256 = arith.index_cast %arg14 : index to i64
+              %257 = arith.muli %256, %c16_i64 : i64
+              %258 = arith.addi %257, %239 : i64
+              %259 = arith.ori %258, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %259, %241, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %260 = arith.muli %256, %c32_i64 : i64
+              %261 = arith.addi %260, %245 : i64
+              %262 = arith.addi %261, %113 : i64
+              "instgem.compute_accumulated"(%262, %247, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %255 = arith.index_cast %185 : i64 to index
+            scf.for %arg14 = %254 to %255 step %c1 {
+              %256 = arith.index_cast %arg14 : index to i64
+              %257 = arith.muli %256, %c16_i64 : i64
+              %258 = arith.subi %179, %257 : i64
+              %259 = arith.minsi %258, %c16_i64 : i64
+              %260 = arith.addi %257, %239 : i64
+              %261 = arith.ori %260, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %261, %241, %259) : (i64, i64, i64, i64, i64, i64) -> ()
+              %262 = arith.muli %256, %c32_i64 : i64
+              %263 = arith.addi %262, %245 : i64
+              %264 = arith.addi %263, %113 : i64
+              "instgem.compute_accumulated"(%264, %247, %259, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+        } {gemmini.compute_nest}
+        %199 = arith.maxsi %arg11, %c0 : index
+        %200 = arith.minsi %199, %arg7 : index
+        %201 = arith.addi %arg11, %c32 : index
+        %202 = arith.maxsi %201, %c0 : index
+        %203 = arith.minsi %202, %arg7 : index
+        %204 = arith.subi %200, %arg11 : index
+        %205 = arith.maxsi %204, %c0 : index
+        %206 = arith.minsi %205, %c32 : index
+        %207 = arith.subi %203, %200 : index
+        scf.if %152 {
+          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
+        }
+        %subview_26 = memref.subview %reinterpret_cast_5[%200, %19] [%207, %151] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
+        %208 = arith.addi %153, %c192_i64 : i64
+        %209 = arith.index_cast %206 : index to i64
+        %210 = arith.index_cast %207 : index to i64
+        %211 = arith.addi %209, %210 : i64
+        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
+        %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
+        %212 = arith.index_cast %intptr_31 : index to i64
+        %213 = arith.index_cast %offset_28 : index to i64
+        %214 = arith.addi %212, %213 : i64
+        %215 = arith.index_cast %strides_30#0 : index to i64
+        %216 = arith.maxsi %209, %c0_i64_3 : i64
+        %217 = arith.divui %216, %c16_i64 : i64
+        %218 = arith.maxsi %211, %c0_i64_3 : i64
+        %219 = arith.addi %218, %c15_i64 : i64
+        %220 = arith.divui %219, %c16_i64 : i64
+        %221 = arith.subi %220, %217 : i64
+        %222 = arith.cmpi sgt, %210, %c0_i64_3 : i64
+        %223 = arith.extui %222 : i1 to i64
+        %224 = arith.muli %221, %223 : i64
+        %225 = arith.index_cast %224 : i64 to index
+        scf.for %arg12 = %c0 to %225 step %c1 {
+          %238 = arith.index_cast %arg12 : index to i64
+          %239 = arith.addi %217, %238 : i64
+          %240 = arith.muli %239, %c16_i64 : i64
+          %241 = arith.maxsi %240, %209 : i64
+          %242 = arith.addi %240, %c16_i64 : i64
+          %243 = arith.minsi %242, %211 : i64
+          %244 = arith.subi %243, %241 : i64
+          %245 = arith.subi %241, %209 : i64
+          %246 = arith.muli %245, %215 : i64
+          %247 = arith.addi %214, %246 : i64
+          %248 = arith.addi %240, %208 : i64
+          %249 = arith.subi %241, %240 : i64
+          %250 = arith.addi %248, %249 : i64
+          %251 = arith.minsi %157, %c64_i64 : i64
+          "instgem.mvin"(%247, %250, %251, %244) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %226 = arith.addi %216, %c15_i64 : i64
+        %227 = arith.divui %226, %c16_i64 : i64
+        %228 = arith.cmpi sgt, %209, %c0_i64_3 : i64
+        %229 = arith.extui %228 : i1 to i64
+        %230 = arith.muli %227, %229 : i64
+        %231 = arith.index_cast %230 : i64 to index
+        scf.for %arg12 = %c0 to %231 step %c1 {
+          %238 = arith.index_cast %arg12 : index to i64
+          %239 = arith.muli %238, %c16_i64 : i64
+          %240 = arith.maxsi %239, %c0_i64_3 : i64
+          %241 = arith.addi %239, %c16_i64 : i64
+          %242 = arith.minsi %241, %209 : i64
+          %243 = arith.subi %242, %240 : i64
+          %244 = arith.addi %239, %208 : i64
+          %245 = arith.subi %240, %239 : i64
+          %246 = arith.addi %244, %245 : i64
+          %247 = arith.minsi %157, %c64_i64 : i64
+          "instgem.mvin"(%c0_i64_3, %246, %247, %243) : (i64, i64, i64, i64) -> ()
+        } {gemmini.load_stream}
+        %232 = arith.minsi %218, %c32_i64 : i64
+        %233 = arith.minsi %181, %232 : i64
+        %234 = arith.ceildivsi %233, %c16_i64 : i64
+        %235 = arith.divsi %233, %c16_i64 : i64
+        %236 = arith.minsi %234, %235 : i64
+        %237 = arith.maxsi %236, %c0_i64_3 : i64
+        scf.for %arg12 = %c0 to %191 step %c1 {
+          %238 = arith.index_cast %arg12 : index to i64
+          %239 = arith.muli %238, %c16_i64 : i64
+          %240 = arith.subi %184, %239 : i64
+          %241 = arith.minsi %240, %c16_i64 : i64
+          %242 = arith.index_cast %237 : i64 to index
+          scf.for %arg13 = %c0 to %242 step %c1 {
+            %244 = arith.index_cast %arg13 : index to i64
+            %245 = arith.addi %239, %c32_i64 : i64
+            %246 = arith.ori %245, %c3221225472_i64 : i64
+            %247 = arith.muli %244, %c16_i64 : i64
+            %248 = arith.addi %247, %239 : i64
+            %249 = arith.addi %248, %208 : i64
+            "instgem.preload"(%249, %241, %c16_i64, %246, %241, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+            %250 = arith.addi %247, %113 : i64
+            "instgem.compute_preloaded"(%250, %c16_i64, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %251 = arith.index_cast %197 : i64 to index
+            scf.for %arg14 = %c1 to %251 step %c1 {
+              %253 = arith.index_cast %arg14 : index to i64
+              %254 = arith.muli %253, %c16_i64 : i64
+              %255 = arith.addi %254, %239 : i64
+              %256 = arith.addi %255, %c32_i64 : i64
+              %257 = arith.ori %256, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %257, %241, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %258 = arith.muli %253, %c32_i64 : i64
+              %259 = arith.addi %258, %247 : i64
+              %260 = arith.addi %259, %113 : i64
+              "instgem.compute_accumulated"(%260, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+            %252 = arith.index_cast %185 : i64 to index
+            scf.for %arg14 = %251 to %252 step %c1 {
+              %253 = arith.index_cast %arg14 : index to i64
+              %254 = arith.muli %253, %c16_i64 : i64
+              %255 = arith.subi %179, %254 : i64
+              %256 = arith.minsi %255, %c16_i64 : i64
+              %257 = arith.addi %254, %239 : i64
+              %258 = arith.addi %257, %c32_i64 : i64
+              %259 = arith.ori %258, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %259, %241, %256) : (i64, i64, i64, i64, i64, i64) -> ()
+              %260 = arith.muli %253, %c32_i64 : i64
+              %261 = arith.addi %260, %247 : i64
+              %262 = arith.addi %261, %113 : i64
+              "instgem.compute_accumulated"(%262, %c16_i64, %256, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            }
+          }
+          %243 = arith.index_cast %234 : i64 to index
+          scf.for %arg13 = %242 to %243 step %c1 {
+            %244 = arith.index_cast %arg13 : index to i64
+            %245 = arith.muli %244, %c16_i64 : i64
+            %246 = arith.subi %181, %245 : i64
+            %247 = arith.minsi %246, %c16_i64 : i64
+            %248 = arith.subi %232, %245 : i64
+            %249 = arith.minsi %248, %c16_i64 : i64
+            %250 = arith.addi %239, %c32_i64 : i64
+            %251 = arith.ori %250, %c3221225472_i64 : i64
+            %252 = arith.addi %245, %239 : i64
+            %253 = arith.addi %252, %208 : i64
+            "instgem.preload"(%253, %241, %249, %251, %241, %198) : (i64, i64, i64, i64, i64, i64) -> ()
+            %254 = arith.addi %245, %113 : i64
+            "instgem.compute_preloaded"(%254, %247, %198, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+            %255 = arith.index_cast %197 : i64 to index
             scf.for %arg14 = %c1 to %255 step %c1 {
               %257 = arith.index_cast %arg14 : index to i64
               %258 = arith.muli %257, %c16_i64 : i64
-              %259 = arith.addi %258, %244 : i64
-              %260 = arith.ori %259, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %260, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %261 = arith.muli %257, %c32_i64 : i64
-              %262 = arith.addi %261, %251 : i64
-              %263 = arith.addi %262, %118 : i64
-              "instgem.compute_accumulated"(%263, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %259 = arith.addi %258, %239 : i64
+              %260 = arith.addi %259, %c32_i64 : i64
+              %261 = arith.ori %260, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %261, %241, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %262 = arith.muli %257, %c32_i64 : i64
+              %263 = arith.addi %262, %245 : i64
+              %264 = arith.addi %263, %113 : i64
+              "instgem.compute_accumulated"(%264, %247, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
-            %256 = arith.index_cast %190 : i64 to index
+            %256 = arith.index_cast %185 : i64 to index
             scf.for %arg14 = %255 to %256 step %c1 {
               %257 = arith.index_cast %arg14 : index to i64
               %258 = arith.muli %257, %c16_i64 : i64
-              %259 = arith.subi %184, %258 : i64
+              %259 = arith.subi %179, %258 : i64
               %260 = arith.minsi %259, %c16_i64 : i64
-              %261 = arith.addi %258, %244 : i64
-              %262 = arith.ori %261, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %246, %260) : (i64, i64, i64, i64, i64, i64) -> ()
-              %263 = arith.muli %257, %c32_i64 : i64
-              %264 = arith.addi %263, %251 : i64
-              %265 = arith.addi %264, %118 : i64
-              "instgem.compute_accumulated"(%265, %c16_i64, %260, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %248 = arith.index_cast %193 : i64 to index
-          scf.for %arg13 = %247 to %248 step %c1 {
-            %249 = arith.index_cast %arg13 : index to i64
-            %250 = arith.muli %249, %c16_i64 : i64
-            %251 = arith.subi %186, %250 : i64
-            %252 = arith.minsi %251, %c16_i64 : i64
-            %253 = arith.subi %187, %250 : i64
-            %254 = arith.minsi %253, %c16_i64 : i64
-            %255 = arith.ori %244, %c3221225472_i64 : i64
-            %256 = arith.addi %250, %244 : i64
-            %257 = arith.addi %256, %159 : i64
-            "instgem.preload"(%257, %246, %254, %255, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-            %258 = arith.addi %250, %118 : i64
-            "instgem.compute_preloaded"(%258, %252, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %259 = arith.index_cast %202 : i64 to index
-            scf.for %arg14 = %c1 to %259 step %c1 {
-              %261 = arith.index_cast %arg14 : index to i64
-              %262 = arith.muli %261, %c16_i64 : i64
-              %263 = arith.addi %262, %244 : i64
-              %264 = arith.ori %263, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %264, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %265 = arith.muli %261, %c32_i64 : i64
-              %266 = arith.addi %265, %250 : i64
-              %267 = arith.addi %266, %118 : i64
-              "instgem.compute_accumulated"(%267, %252, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %260 = arith.index_cast %190 : i64 to index
-            scf.for %arg14 = %259 to %260 step %c1 {
-              %261 = arith.index_cast %arg14 : index to i64
-              %262 = arith.muli %261, %c16_i64 : i64
-              %263 = arith.subi %184, %262 : i64
-              %264 = arith.minsi %263, %c16_i64 : i64
-              %265 = arith.addi %262, %244 : i64
-              %266 = arith.ori %265, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %266, %246, %264) : (i64, i64, i64, i64, i64, i64) -> ()
-              %267 = arith.muli %261, %c32_i64 : i64
-              %268 = arith.addi %267, %250 : i64
-              %269 = arith.addi %268, %118 : i64
-              "instgem.compute_accumulated"(%269, %252, %264, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
+              %261 = arith.addi %258, %239 : i64
+              %262 = arith.addi %261, %c32_i64 : i64
+              %263 = arith.ori %262, %c3221225472_i64 : i64
+              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %263, %241, %260) : (i64, i64, i64, i64, i64, i64) -> ()
+              %264 = arith.muli %257, %c32_i64 : i64
+              %265 = arith.addi %264, %245 : i64
+              %266 = arith.addi %265, %113 : i64
+              "instgem.compute_accumulated"(%266, %247, %260, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
             }
           }
         } {gemmini.compute_nest}
-        %204 = arith.maxsi %arg11, %c0 : index
-        %205 = arith.minsi %204, %arg7 : index
-        %206 = arith.addi %arg11, %c32 : index
-        %207 = arith.maxsi %206, %c0 : index
-        %208 = arith.minsi %207, %arg7 : index
-        %209 = arith.subi %205, %arg11 : index
-        %210 = arith.maxsi %209, %c0 : index
-        %211 = arith.minsi %210, %c32 : index
-        %212 = arith.subi %208, %205 : index
-        scf.if %157 {
-          func.call @baco_boundary_error(%c209_i64, %c28_i64) : (i64, i64) -> ()
-        }
-        %subview_26 = memref.subview %reinterpret_cast_5[%205, %19] [%212, %156] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-        %213 = arith.addi %158, %c192_i64 : i64
-        %214 = arith.index_cast %211 : index to i64
-        %215 = arith.index_cast %212 : index to i64
-        %216 = arith.addi %214, %215 : i64
-        %base_buffer_27, %offset_28, %sizes_29:2, %strides_30:2 = memref.extract_strided_metadata %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
-        %intptr_31 = memref.extract_aligned_pointer_as_index %subview_26 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
-        %217 = arith.index_cast %intptr_31 : index to i64
-        %218 = arith.index_cast %offset_28 : index to i64
-        %219 = arith.addi %217, %218 : i64
-        %220 = arith.index_cast %strides_30#0 : index to i64
-        %221 = arith.maxsi %214, %c0_i64_3 : i64
-        %222 = arith.divui %221, %c16_i64 : i64
-        %223 = arith.maxsi %216, %c0_i64_3 : i64
-        %224 = arith.addi %223, %c15_i64 : i64
-        %225 = arith.divui %224, %c16_i64 : i64
-        %226 = arith.subi %225, %222 : i64
-        %227 = arith.cmpi sgt, %215, %c0_i64_3 : i64
-        %228 = arith.extui %227 : i1 to i64
-        %229 = arith.muli %226, %228 : i64
-        %230 = arith.index_cast %229 : i64 to index
-        scf.for %arg12 = %c0 to %230 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.addi %222, %243 : i64
-          %245 = arith.muli %244, %c16_i64 : i64
-          %246 = arith.maxsi %245, %214 : i64
-          %247 = arith.addi %245, %c16_i64 : i64
-          %248 = arith.minsi %247, %216 : i64
-          %249 = arith.subi %248, %246 : i64
-          %250 = arith.subi %246, %214 : i64
-          %251 = arith.muli %250, %220 : i64
-          %252 = arith.addi %219, %251 : i64
-          %253 = arith.addi %245, %213 : i64
-          %254 = arith.subi %246, %245 : i64
-          %255 = arith.addi %253, %254 : i64
-          %256 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%252, %255, %256, %249) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %231 = arith.addi %221, %c15_i64 : i64
-        %232 = arith.divui %231, %c16_i64 : i64
-        %233 = arith.cmpi sgt, %214, %c0_i64_3 : i64
-        %234 = arith.extui %233 : i1 to i64
-        %235 = arith.muli %232, %234 : i64
-        %236 = arith.index_cast %235 : i64 to index
-        scf.for %arg12 = %c0 to %236 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.muli %243, %c16_i64 : i64
-          %245 = arith.maxsi %244, %c0_i64_3 : i64
-          %246 = arith.addi %244, %c16_i64 : i64
-          %247 = arith.minsi %246, %214 : i64
-          %248 = arith.subi %247, %245 : i64
-          %249 = arith.addi %244, %213 : i64
-          %250 = arith.subi %245, %244 : i64
-          %251 = arith.addi %249, %250 : i64
-          %252 = arith.minsi %162, %c64_i64 : i64
-          "instgem.mvin"(%c0_i64_3, %251, %252, %248) : (i64, i64, i64, i64) -> ()
-        } {gemmini.load_stream}
-        %237 = arith.minsi %223, %c32_i64 : i64
-        %238 = arith.minsi %186, %237 : i64
-        %239 = arith.ceildivsi %238, %c16_i64 : i64
-        %240 = arith.divsi %238, %c16_i64 : i64
-        %241 = arith.minsi %239, %240 : i64
-        %242 = arith.maxsi %241, %c0_i64_3 : i64
-        scf.for %arg12 = %c0 to %196 step %c1 {
-          %243 = arith.index_cast %arg12 : index to i64
-          %244 = arith.muli %243, %c16_i64 : i64
-          %245 = arith.subi %189, %244 : i64
-          %246 = arith.minsi %245, %c16_i64 : i64
-          %247 = arith.index_cast %242 : i64 to index
-          scf.for %arg13 = %c0 to %247 step %c1 {
-            %249 = arith.index_cast %arg13 : index to i64
-            %250 = arith.addi %244, %c32_i64 : i64
-            %251 = arith.ori %250, %c3221225472_i64 : i64
-            %252 = arith.muli %249, %c16_i64 : i64
-            %253 = arith.addi %252, %244 : i64
-            %254 = arith.addi %253, %213 : i64
-            "instgem.preload"(%254, %246, %c16_i64, %251, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-            %255 = arith.addi %252, %118 : i64
-            "instgem.compute_preloaded"(%255, %c16_i64, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %256 = arith.index_cast %202 : i64 to index
-            scf.for %arg14 = %c1 to %256 step %c1 {
-              %258 = arith.index_cast %arg14 : index to i64
-              %259 = arith.muli %258, %c16_i64 : i64
-              %260 = arith.addi %259, %244 : i64
-              %261 = arith.addi %260, %c32_i64 : i64
-              %262 = arith.ori %261, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %262, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %263 = arith.muli %258, %c32_i64 : i64
-              %264 = arith.addi %263, %252 : i64
-              %265 = arith.addi %264, %118 : i64
-              "instgem.compute_accumulated"(%265, %c16_i64, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %257 = arith.index_cast %190 : i64 to index
-            scf.for %arg14 = %256 to %257 step %c1 {
-              %258 = arith.index_cast %arg14 : index to i64
-              %259 = arith.muli %258, %c16_i64 : i64
-              %260 = arith.subi %184, %259 : i64
-              %261 = arith.minsi %260, %c16_i64 : i64
-              %262 = arith.addi %259, %244 : i64
-              %263 = arith.addi %262, %c32_i64 : i64
-              %264 = arith.ori %263, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %264, %246, %261) : (i64, i64, i64, i64, i64, i64) -> ()
-              %265 = arith.muli %258, %c32_i64 : i64
-              %266 = arith.addi %265, %252 : i64
-              %267 = arith.addi %266, %118 : i64
-              "instgem.compute_accumulated"(%267, %c16_i64, %261, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-          %248 = arith.index_cast %239 : i64 to index
-          scf.for %arg13 = %247 to %248 step %c1 {
-            %249 = arith.index_cast %arg13 : index to i64
-            %250 = arith.muli %249, %c16_i64 : i64
-            %251 = arith.subi %186, %250 : i64
-            %252 = arith.minsi %251, %c16_i64 : i64
-            %253 = arith.subi %237, %250 : i64
-            %254 = arith.minsi %253, %c16_i64 : i64
-            %255 = arith.addi %244, %c32_i64 : i64
-            %256 = arith.ori %255, %c3221225472_i64 : i64
-            %257 = arith.addi %250, %244 : i64
-            %258 = arith.addi %257, %213 : i64
-            "instgem.preload"(%258, %246, %254, %256, %246, %203) : (i64, i64, i64, i64, i64, i64) -> ()
-            %259 = arith.addi %250, %118 : i64
-            "instgem.compute_preloaded"(%259, %252, %203, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            %260 = arith.index_cast %202 : i64 to index
-            scf.for %arg14 = %c1 to %260 step %c1 {
-              %262 = arith.index_cast %arg14 : index to i64
-              %263 = arith.muli %262, %c16_i64 : i64
-              %264 = arith.addi %263, %244 : i64
-              %265 = arith.addi %264, %c32_i64 : i64
-              %266 = arith.ori %265, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %266, %246, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-              %267 = arith.muli %262, %c32_i64 : i64
-              %268 = arith.addi %267, %250 : i64
-              %269 = arith.addi %268, %118 : i64
-              "instgem.compute_accumulated"(%269, %252, %c16_i64, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-            %261 = arith.index_cast %190 : i64 to index
-            scf.for %arg14 = %260 to %261 step %c1 {
-              %262 = arith.index_cast %arg14 : index to i64
-              %263 = arith.muli %262, %c16_i64 : i64
-              %264 = arith.subi %184, %263 : i64
-              %265 = arith.minsi %264, %c16_i64 : i64
-              %266 = arith.addi %263, %244 : i64
-              %267 = arith.addi %266, %c32_i64 : i64
-              %268 = arith.ori %267, %c3221225472_i64 : i64
-              "instgem.preload"(%c4294967295_i64, %c16_i64, %c16_i64, %268, %246, %265) : (i64, i64, i64, i64, i64, i64) -> ()
-              %269 = arith.muli %262, %c32_i64 : i64
-              %270 = arith.addi %269, %250 : i64
-              %271 = arith.addi %270, %118 : i64
-              "instgem.compute_accumulated"(%271, %252, %265, %c4294967295_i64, %c16_i64, %c16_i64) : (i64, i64, i64, i64, i64, i64) -> ()
-            }
-          }
-        } {gemmini.compute_nest}
-        scf.yield %108, %145, %206 : index, index, index
+        scf.yield %103, %140, %201 : index, index, index
       }
       %reinterpret_cast_6 = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
       %reinterpret_cast_7 = memref.reinterpret_cast %arg4 to offset: [0], sizes: [%arg5, %arg6], strides: [%arg6, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
-      %62 = arith.maxsi %21, %c0 : index
-      %63 = arith.minsi %62, %arg5 : index
-      %64 = arith.maxsi %17, %c0 : index
-      %65 = arith.minsi %64, %c32 : index
-      %66 = arith.subi %63, %16 : index
-      %67 = arith.maxsi %22, %c0 : index
-      %68 = arith.minsi %67, %arg6 : index
-      %69 = arith.maxsi %20, %c0 : index
-      %70 = arith.minsi %69, %c16 : index
-      %71 = arith.subi %68, %19 : index
-      %72 = arith.cmpi sgt, %70, %c0 : index
-      scf.if %72 {
+      %57 = arith.maxsi %21, %c0 : index
+      %58 = arith.minsi %57, %arg5 : index
+      %59 = arith.maxsi %17, %c0 : index
+      %60 = arith.minsi %59, %c32 : index
+      %61 = arith.subi %58, %16 : index
+      %62 = arith.maxsi %22, %c0 : index
+      %63 = arith.minsi %62, %arg6 : index
+      %64 = arith.maxsi %20, %c0 : index
+      %65 = arith.minsi %64, %c16 : index
+      %66 = arith.subi %63, %19 : index
+      %67 = arith.cmpi sgt, %65, %c0 : index
+      scf.if %67 {
         func.call @baco_boundary_error(%c217_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview = memref.subview %reinterpret_cast_6[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
-      %73 = arith.index_cast %65 : index to i64
-      %74 = arith.index_cast %66 : index to i64
-      %75 = arith.index_cast %71 : index to i64
+      %subview = memref.subview %reinterpret_cast_6[%16, %19] [%61, %66] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %68 = arith.index_cast %60 : index to i64
+      %69 = arith.index_cast %61 : index to i64
+      %70 = arith.index_cast %66 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %76 = arith.index_cast %intptr : index to i64
-      %77 = arith.index_cast %offset : index to i64
-      %78 = arith.muli %77, %c4_i64 : i64
-      %79 = arith.addi %76, %78 : i64
-      %80 = arith.index_cast %strides#0 : index to i64
-      %81 = arith.muli %80, %c4_i64 : i64
+      %71 = arith.index_cast %intptr : index to i64
+      %72 = arith.index_cast %offset : index to i64
+      %73 = arith.muli %72, %c4_i64 : i64
+      %74 = arith.addi %71, %73 : i64
+      %75 = arith.index_cast %strides#0 : index to i64
+      %76 = arith.muli %75, %c4_i64 : i64
       scf.if %7 {
-        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %81, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+        "instgem.config_st"(%c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %c0_i64_3, %76, %c1065353216_i64) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
       }
-      %82 = arith.maxsi %73, %c0_i64_3 : i64
-      %83 = arith.divui %82, %c16_i64 : i64
-      %84 = arith.addi %73, %74 : i64
-      %85 = arith.maxsi %84, %c0_i64_3 : i64
-      %86 = arith.addi %85, %c15_i64 : i64
-      %87 = arith.divui %86, %c16_i64 : i64
-      %88 = arith.subi %87, %83 : i64
-      %89 = arith.cmpi sgt, %74, %c0_i64_3 : i64
-      %90 = arith.extui %89 : i1 to i64
-      %91 = arith.muli %88, %90 : i64
-      %92 = arith.ceildivsi %75, %c16_i64 : i64
-      %93 = arith.muli %91, %92 : i64
-      %94 = arith.index_cast %93 : i64 to index
-      scf.for %arg8 = %c0 to %94 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.remsi %101, %91 : i64
-        %103 = arith.divsi %101, %91 : i64
-        %104 = arith.addi %83, %102 : i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %73 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %84 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.subi %106, %73 : i64
-        %111 = arith.muli %110, %81 : i64
-        %112 = arith.addi %79, %111 : i64
-        %113 = arith.muli %103, %c64_i64 : i64
+      %77 = arith.maxsi %68, %c0_i64_3 : i64
+      %78 = arith.divui %77, %c16_i64 : i64
+      %79 = arith.addi %68, %69 : i64
+      %80 = arith.maxsi %79, %c0_i64_3 : i64
+      %81 = arith.addi %80, %c15_i64 : i64
+      %82 = arith.divui %81, %c16_i64 : i64
+      %83 = arith.subi %82, %78 : i64
+      %84 = arith.cmpi sgt, %69, %c0_i64_3 : i64
+      %85 = arith.extui %84 : i1 to i64
+      %86 = arith.muli %83, %85 : i64
+      %87 = arith.ceildivsi %70, %c16_i64 : i64
+      %88 = arith.muli %86, %87 : i64
+      %89 = arith.index_cast %88 : i64 to index
+      scf.for %arg8 = %c0 to %89 step %c1 {
+        %96 = arith.index_cast %arg8 : index to i64
+        %97 = arith.remsi %96, %86 : i64
+        %98 = arith.divsi %96, %86 : i64
+        %99 = arith.addi %78, %97 : i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %68 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %79 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.subi %101, %68 : i64
+        %106 = arith.muli %105, %76 : i64
+        %107 = arith.addi %74, %106 : i64
+        %108 = arith.muli %98, %c64_i64 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.muli %98, %c16_i64 : i64
+        %111 = arith.addi %100, %110 : i64
+        %112 = arith.ori %111, %c2684354560_i64 : i64
+        %113 = arith.subi %101, %100 : i64
         %114 = arith.addi %112, %113 : i64
-        %115 = arith.muli %103, %c16_i64 : i64
-        %116 = arith.addi %105, %115 : i64
-        %117 = arith.ori %116, %c2684354560_i64 : i64
-        %118 = arith.subi %106, %105 : i64
-        %119 = arith.addi %117, %118 : i64
-        %120 = arith.subi %75, %115 : i64
-        %121 = arith.minsi %120, %c16_i64 : i64
-        "instgem.mvout"(%114, %119, %121, %109) : (i64, i64, i64, i64) -> ()
+        %115 = arith.subi %70, %110 : i64
+        %116 = arith.minsi %115, %c16_i64 : i64
+        "instgem.mvout"(%109, %114, %116, %104) : (i64, i64, i64, i64) -> ()
       }
-      scf.if %72 {
+      scf.if %67 {
         func.call @baco_boundary_error(%c218_i64, %c5_i64) : (i64, i64) -> ()
       }
-      %subview_8 = memref.subview %reinterpret_cast_7[%16, %19] [%66, %71] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
+      %subview_8 = memref.subview %reinterpret_cast_7[%16, %19] [%61, %66] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index
       %intptr_13 = memref.extract_aligned_pointer_as_index %subview_8 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> index
-      %95 = arith.index_cast %intptr_13 : index to i64
-      %96 = arith.index_cast %offset_10 : index to i64
-      %97 = arith.muli %96, %c4_i64 : i64
-      %98 = arith.addi %95, %97 : i64
-      %99 = arith.index_cast %strides_12#0 : index to i64
-      %100 = arith.muli %99, %c4_i64 : i64
-      scf.for %arg8 = %c0 to %94 step %c1 {
-        %101 = arith.index_cast %arg8 : index to i64
-        %102 = arith.remsi %101, %91 : i64
-        %103 = arith.divsi %101, %91 : i64
-        %104 = arith.addi %83, %102 : i64
-        %105 = arith.muli %104, %c16_i64 : i64
-        %106 = arith.maxsi %105, %73 : i64
-        %107 = arith.addi %105, %c16_i64 : i64
-        %108 = arith.minsi %107, %84 : i64
-        %109 = arith.subi %108, %106 : i64
-        %110 = arith.subi %106, %73 : i64
-        %111 = arith.muli %110, %100 : i64
-        %112 = arith.addi %98, %111 : i64
-        %113 = arith.muli %103, %c64_i64 : i64
-        %114 = arith.addi %112, %113 : i64
-        %115 = arith.muli %103, %c16_i64 : i64
-        %116 = arith.addi %105, %115 : i64
-        %117 = arith.addi %116, %c32_i64 : i64
-        %118 = arith.ori %117, %c2684354560_i64 : i64
-        %119 = arith.subi %106, %105 : i64
-        %120 = arith.addi %118, %119 : i64
-        %121 = arith.subi %75, %115 : i64
-        %122 = arith.minsi %121, %c16_i64 : i64
-        "instgem.mvout"(%114, %120, %122, %109) : (i64, i64, i64, i64) -> ()
+      %90 = arith.index_cast %intptr_13 : index to i64
+      %91 = arith.index_cast %offset_10 : index to i64
+      %92 = arith.muli %91, %c4_i64 : i64
+      %93 = arith.addi %90, %92 : i64
+      %94 = arith.index_cast %strides_12#0 : index to i64
+      %95 = arith.muli %94, %c4_i64 : i64
+      scf.for %arg8 = %c0 to %89 step %c1 {
+        %96 = arith.index_cast %arg8 : index to i64
+        %97 = arith.remsi %96, %86 : i64
+        %98 = arith.divsi %96, %86 : i64
+        %99 = arith.addi %78, %97 : i64
+        %100 = arith.muli %99, %c16_i64 : i64
+        %101 = arith.maxsi %100, %68 : i64
+        %102 = arith.addi %100, %c16_i64 : i64
+        %103 = arith.minsi %102, %79 : i64
+        %104 = arith.subi %103, %101 : i64
+        %105 = arith.subi %101, %68 : i64
+        %106 = arith.muli %105, %95 : i64
+        %107 = arith.addi %93, %106 : i64
+        %108 = arith.muli %98, %c64_i64 : i64
+        %109 = arith.addi %107, %108 : i64
+        %110 = arith.muli %98, %c16_i64 : i64
+        %111 = arith.addi %100, %110 : i64
+        %112 = arith.addi %111, %c32_i64 : i64
+        %113 = arith.ori %112, %c2684354560_i64 : i64
+        %114 = arith.subi %101, %100 : i64
+        %115 = arith.addi %113, %114 : i64
+        %116 = arith.subi %70, %110 : i64
+        %117 = arith.minsi %116, %c16_i64 : i64
+        "instgem.mvout"(%109, %115, %117, %104) : (i64, i64, i64, i64) -> ()
       }
     }
     return
