@@ -8,7 +8,10 @@ programs (LOOP_CONV_INSTRUCTIONS) on the ISS.
 Each fitting program is compiled explicit (loop_ws=False: no LOOP_WS / LOOP_CONV_WS) and run on
 the ISS; its RISC-V instructions (the harness's grid loop and the kernel) are the measured count.
 The terms each constant multiplies are the cost model's: for the GEMM kernel per program, per
-program K step, per program C column block (DIM-wide) and per RoCC command (the ISS's count); for
+program K step, per program C column block (DIM-wide), per mvin of A or B, per preload/compute
+pair, per store and per accumulator fill mvin (a bias's rows and the zeros under them), as
+explicit_gemm_program_cycles counts them (checked against the ISS's command count), on programs
+with and without a bias; for
 the conv and depthwise kernels per program K step, per output row's A slice of a step and per
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
@@ -42,7 +45,8 @@ from baco.gemmini.fused import (CHAIN_LOOP_WS_INSTRUCTIONS, FUSED_INSTRUCTIONS, 
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS, GemmSchedule,
-                                   default_gemm_schedule, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
+                                   default_gemm_schedule, explicit_gemm_program_cycles, loop_conv_channels,
+                                   loop_conv_program_terms, loop_ws_fits,
                                    loop_ws_launch_terms,
                                    padded_rows)
 from baco.kernels.conv import conv2d_launch
@@ -53,9 +57,16 @@ from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model
 
 # (DIM, M, N, K): kernels.py-like shapes (ragged, GEMV, square), the default schedule's blocks
-GEMMS = [(16, 128, 256, 256), (16, 17, 33, 65), (16, 93, 116, 258), (16, 200, 1, 300), (16, 64, 64, 512),
-         (16, 267, 41, 3), (16, 160, 139, 41), (32, 128, 256, 256), (32, 93, 116, 258), (32, 200, 1, 300),
-         (32, 17, 33, 65), (32, 256, 64, 128)]
+# (DIM, M, N, K, bias): kernels.py-like shapes (ragged, GEMV, square, tiny K, one row), the default
+# schedule's blocks, int32 out or with a bias and int8 out (benchmarks/explicit_gemm_iss.py's
+# shapes, against which the fit is checked, are none of these)
+GEMMS = [(dim, M, N, K, bias) for dim, M, N, K in
+         [(16, 17, 33, 65), (16, 93, 116, 258), (16, 200, 1, 300), (16, 267, 41, 3), (16, 160, 139, 41),
+          (32, 93, 116, 258), (32, 17, 33, 65), (32, 256, 64, 128), (16, 64, 48, 16), (16, 1, 128, 64),
+          (16, 250, 70, 20), (32, 40, 300, 90), (16, 48, 48, 160), (32, 512, 32, 32), (16, 130, 130, 130),
+          (32, 100, 9, 70)] for bias in (False, True)]
+# the launch's configs (the ISS counts them, explicit_program_costs' programs do not)
+EXPLICIT_LAUNCH_COMMANDS = 10
 # (DIM, R, stride, P, C, K, rows, block_m, block_n, block_k): explicit conv programs (P = Q, no padding)
 CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32), (16, 3, 2, 7, 64, 32, 2, 7, 32, 32),
          (16, 7, 2, 8, 3, 32, 1, 8, 32, 16), (16, 7, 2, 8, 3, 32, 8, 8, 32, 16), (16, 3, 1, 14, 16, 64, 2, 14, 64, 16),
@@ -121,7 +132,7 @@ CHAIN_LOOPS = [(16, 64, 64, 64, 64), (16, 128, 64, 64, 64), (16, 17, 33, 65, 17)
                (16, 96, 96, 128, 1), (8, 65, 33, 96, 17), (8, 128, 64, 64, 64), (16, 1, 16, 16, 16),
                (16, 1, 65, 96, 33), (16, 16, 16, 16, 16), (16, 200, 16, 16, 16), (8, 1, 8, 8, 8),
                (16, 300, 64, 200, 40)]
-SMOKE_GEMMS = [(16, 17, 33, 65)]
+SMOKE_GEMMS = [(16, 17, 33, 65, True)]
 SMOKE_LOOP_WS = [(16, 16, 16, 41, 16, 16, 48, False)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
 SMOKE_LOOP_CONVS = [(16, 3, 1, 8, 16, 16, False, None, None, None)]
@@ -133,20 +144,26 @@ def iss_instructions(kernel, grid, args, options) -> int:
     return kernel.compile(*args, target="iss", **dict(options, loop_ws=False)).run(grid, args)["instructions"]
 
 
-def gemm_row(dim, M, N, K):
+def gemm_row(dim, M, N, K, bias):
+    """An explicit GEMM program under the shape's default schedule: int32 out, or with a bias and
+    int8 out; its EXPLICIT_INSTRUCTIONS terms (explicit_gemm_program_cycles') and instructions."""
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
-    s = default_gemm_schedule(M, N, K, cfg, False)
+    s = default_gemm_schedule(M, N, K, cfg, bias, bias)
     rng = np.random.default_rng(M + N + K)
     a, b = rng.integers(-128, 128, (M, K), dtype=np.int8), rng.integers(-128, 128, (K, N), dtype=np.int8)
-    args = [a, b, np.zeros((M, N), np.int32), M, N, K, K, 1, N, 1, N, 1, 1.0]
+    args = [a, b, np.zeros((M, N), np.int8 if bias else np.int32), M, N, K, K, 1, N, 1, N, 1, 0.05 if bias else 1.0]
+    options = dict(config=cfg, RELU=False, OUT_INT8=bias, schedule=s)
+    runtime = list(args)
+    if bias:
+        options["bias_ptr"] = rng.integers(-1000, 1000, N).astype(np.int32)
+        runtime.append(options["bias_ptr"])
     grid = (-(-M // s.block_m), -(-N // s.block_n))
-    ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s, loop_ws=False)
-    info = ck.run(grid, args)
-    steps = -(-K // s.block_k)
-    columns = -(-min(s.block_n, N) // dim)
-    programs = grid[0] * grid[1]
-    terms = {"program": programs, "step": programs * steps, "command": info["commands"], "column": programs * columns}
-    return f"GEMM {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}", terms, info["instructions"]
+    info = matmul_kernel.compile(*args, target="iss", **options, loop_ws=False).run(grid, runtime)
+    model = explicit_gemm_program_cycles(M, N, K, s, cfg, bias, bias=bias)
+    if info["commands"] - model["commands"] != EXPLICIT_LAUNCH_COMMANDS:
+        raise SystemExit(f"GEMM {M}x{N}x{K} DIM {dim}: {info['commands']} commands, the model's {model['commands']}")
+    name = f"GEMM {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}{' bias int8' if bias else ''}"
+    return name, model["terms"], info["instructions"]
 
 
 def loop_ws_row(dim, M, N, K, bm, bn, bk, b_padded):
@@ -315,7 +332,7 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     if "gemm" in args.only:
         gemms = [gemm_row(*g) for g in (SMOKE_GEMMS if args.smoke else GEMMS)]
-        report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS)", gemms, ["program", "step", "command", "column"],
+        report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS)", gemms, list(EXPLICIT_INSTRUCTIONS),
                EXPLICIT_INSTRUCTIONS)
     if "loop_ws" in args.only:
         loop_ws = [loop_ws_row(*g) for g in (SMOKE_LOOP_WS if args.smoke else LOOP_WS_GEMMS)]

@@ -172,22 +172,17 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 
 # RISC-V instructions of baco's compiled GEMM program on the CPU that issues it (the harness's grid
 # loop and the kernel). The explicit stream: per program, per K step (the software pipeline's
-# prologue and bounds), per RoCC command and per program and C column block (the column-by-column
-# stores), a non-negative least-squares fit (relative error) of the ISS's counts of 12 programs of
-# kernels.py-like shapes at DIM 16 and 32 (benchmarks/cpu_constants.py; the K loop's middle
-# iterations a copy of the compute nest, the grid queries loads of the harness's arrays), within
-# 0.86-1.13x of them, median 0.97; refitted after the mvin streams' row tiles and chunks became
-# divisions by constants (the table it replaced, 287.7 a K step, 11.6 a command and 405.5 a
-# column, was 0.88-1.12x, median 0.99, on the code before and 0.87-1.18x, median 1.01, after;
-# that one was fitted after the lowering's unsigned divisions, clamp-free load slices and peeled
-# overwriting k step); kept when the next K step's arithmetic went under that step's guard (the 12
-# programs 0.04-6.7% fewer instructions: the table 0.80-1.13x, median 0.97, of them before and
-# 0.84-1.15x, median 0.99, after; a refit, 84.6 a program, 261.0 a K step, 12.0 a command and
-# 342.7 a column, 0.85-1.18x, median 0.98, is no closer); refitted once a program whose K loop
-# runs once ran a copy of its body and a first K step its own nest copy (the table before,
-# 248.5 a K step, 11.5 a command, 401.7 a column, 0.84-1.15x, median 0.99, on the code before
-# and 0.95-1.52x, median 1.09, after: the one-step programs 15-34% over; this one 0.81-1.19x,
-# median 0.97: the terms do not tell a one-step program). A LOOP_WS program (a K step
+# prologue and bounds), per program and C column block (the column-by-column stores' loop), per
+# weight block (a column block's DIM rows of a K step: the nest level whose row tiles' computes run
+# under one preload), per preload/compute pair (the innermost level, a few instructions), per store
+# and per accumulator fill mvin (a bias's rows: a stride-0 block load's address and window
+# arithmetic, ~20 instructions, where the table before charged them as any command, 11.4), a
+# non-negative least-squares fit (relative error) of the ISS's counts of 32 programs of 16
+# kernels.py-like shapes (ragged, GEMV, tiny K, one row; DIM 16 and 32; int32 out, or a bias and
+# int8 out; benchmarks/cpu_constants.py --only gemm), within 0.80-1.15x of them, median 0.99.
+# Checked on benchmarks/explicit_gemm_iss.py's 44 programs of 11 other shapes: 0.68-1.45x, median
+# error 10.4% (the table before, per program, K step, column and command: 0.66-1.42x, 15.4%; that
+# structure refitted on the same 32 programs: 15.2%). A LOOP_WS program (a K step
 # is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
 # than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
 # of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, per program
@@ -202,7 +197,8 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # 0.92-1.02x, median 0.96), and before that once an explicitly moved B went into both halves and
 # the steps lost their half's arithmetic (the table before: 0.94-1.09x; before the two
 # specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over).
-EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 304.1, "command": 11.4, "column": 228.5}
+EXPLICIT_INSTRUCTIONS = {"program": 41.1, "step": 373.7, "column": 135.7, "group": 14.2, "pair": 22.1, "store": 21.8,
+                         "fill": 19.2}
 LOOP_WS_INSTRUCTIONS = {"program": 57.5, "step": 100.9, "steps": 20.8, "head": 20.2, "explicit_b": 18.9,
                         "mvin": 27.6, "k_loop": 143.4, "n_strides": 48.1, "launch": 44.7}
 LOOP_WS_STEP_COMMANDS = 6
@@ -227,12 +223,15 @@ DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 94.3, "slice": 11.5, "command": 18.0}
 LOOP_CONV_INSTRUCTIONS = {"conv": 609.7, "depthwise": 603.8, "block": 72.7}
 
 
-def explicit_gemm_instructions(programs, steps, columns, commands):
+def explicit_gemm_instructions(programs, steps, columns, groups, pairs, stores, fills):
     """RISC-V instructions of the GEMM kernel's explicit stream (EXPLICIT_INSTRUCTIONS): `programs`
-    programs of `steps` K steps and `columns` C column blocks each, `commands` RoCC commands in all.
-    Plain arithmetic: numbers or tensors."""
+    programs of `steps` K steps and `columns` C column blocks each; in all `groups` weight blocks
+    (a column block's DIM rows of a K step: the row tiles' computes under one), `pairs`
+    preload/compute pairs, `stores` mvouts and `fills` mvins into the accumulator (a bias's rows and
+    the zeros under them). Plain arithmetic: numbers or tensors."""
     c = EXPLICIT_INSTRUCTIONS
-    return programs * (c["program"] + steps * c["step"] + columns * c["column"]) + commands * c["command"]
+    return programs * (c["program"] + steps * c["step"] + columns * c["column"]) + groups * c["group"] \
+        + pairs * c["pair"] + stores * c["store"] + fills * c["fill"]
 
 
 def instructions(terms: dict, table: dict):
@@ -502,18 +501,22 @@ def explicit_gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: G
     program's tail; with one, its accumulator fill waits for this program's stores (the same rows)
     and holds its loads up, so a program's fill, first loads, steps, stores run in series."""
     rows, cols, ksteps = _run_length(pieces(M, s.block_m)), _run_length(pieces(N, s.block_n)), pieces(K, s.block_k)
-    gemmini = commands = columns = programs = 0
+    gemmini = columns = programs = 0
+    counts = dict.fromkeys(("commands", "groups", "pairs", "stores", "fill_mvins"), 0)
     for (r, nr), (c, nc) in ((r, c) for r in rows for c in cols):
         p = explicit_program_costs(r, c, ksteps, s, cfg, out_int8, k, bias)
         if not programs and not bias:       # the first program's loads, or the last's tail, exposed
             gemmini += min(p["load"], p["tail"])
         serial = p["fill"] + p["load"] + p["tail"] if bias else max(p["load"], p["tail"])
         gemmini += nr * nc * (serial + p["steady"] + p["store_wait"])
-        commands, columns, programs = commands + nr * nc * p["commands"], columns + nr * nc * -(-c // cfg.dim), \
-            programs + nr * nc
-    cpu = explicit_gemm_instructions(programs, len(ksteps), columns / programs, commands) * k.cpu_cycles_per_instruction
+        counts = {name: n + nr * nc * p[name] for name, n in counts.items()}
+        columns, programs = columns + nr * nc * -(-c // cfg.dim), programs + nr * nc
+    # EXPLICIT_INSTRUCTIONS' terms (explicit_gemm_instructions'), as benchmarks/cpu_constants.py fits them
+    terms = {"program": programs, "step": programs * len(ksteps), "column": columns, "group": counts["groups"],
+             "pair": counts["pairs"], "store": counts["stores"], "fill": counts["fill_mvins"]}
+    cpu = instructions(terms, EXPLICIT_INSTRUCTIONS) * k.cpu_cycles_per_instruction
     return {"cycles": explicit_stream_cycles(gemmini, cpu, programs, len(ksteps)), "gemmini": gemmini, "cpu": cpu,
-            "commands": commands, "loop_ws": False}
+            "commands": counts["commands"], "loop_ws": False, "terms": terms}
 
 
 def pieces(n: int, d: int) -> list:
@@ -553,11 +556,13 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
         return sum(dma_cycles(r, c * esize, cfg, k) for r in tile_rows for c in chunks), len(tile_rows) * len(chunks)
 
     group = max(sum(max(r, MIN_FEED_ROWS) + k.compute_overhead for r in row_tiles), d + k.compute_overhead)
-    steps = []
+    steps, groups = [], 0
     for kk in ksteps:
         (a, a_mvins), (b, b_mvins) = moves(row_tiles, kk, cfg.input_bytes, mbl), moves(pieces(kk, d), cols,
                                                                                     cfg.input_bytes, mbl)
-        steps.append((a + b, a_mvins + b_mvins + 2 * len(row_tiles) * len(col_tiles) * -(-kk // d), -(-kk // d)))
+        step_groups = len(col_tiles) * -(-kk // d)      # a weight block each, its row tiles' computes under it
+        steps.append((a + b, a_mvins + b_mvins + 2 * len(row_tiles) * step_groups, -(-kk // d)))
+        groups += step_groups
     store_col = [sum(dma_cycles(r, c * out_bytes, cfg, k) + k.acc_scale_latency for r in row_tiles) for c in col_tiles]
     last_k = steps[-1][2]
     store_wait = sum(max(0.0, st - last_k * group) for st in store_col[:-1])
@@ -570,7 +575,9 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
     steady = max(sum(g * len(col_tiles) * group for _, _, g in steps), sum(ld for ld, _, _ in steps))
     commands = sum(n for _, n, _ in steps) + len(row_tiles) * len(col_tiles) + fill_mvins
     return {"load": steps[0][0], "steady": steady, "store_wait": store_wait, "tail": tail, "fill": fill,
-            "commands": commands}
+            "commands": commands, "groups": groups, "pairs": groups * len(row_tiles),
+            "stores": len(row_tiles) * len(col_tiles),
+            "fill_mvins": fill_mvins}
 
 
 def _loop_field_sum(items, field: str) -> float:

@@ -676,13 +676,16 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         per_program = per_program + torch.where(no_k_loop, 0.0, p.bias_load)
     # `hidden`: what ran under the next program; the last program's stores have none to run under
     cycles = programs * per_program + hidden
-    # the RoCC commands the CPU issues (baco.tuner.kernel_model.cpu_instructions prices them): per
-    # program its zero fill (OS, or no K loop), per step its mvins and preload/compute pairs, its stores
+    # the RoCC commands the CPU issues (baco.tuner.kernel_model prices them): per program its zero
+    # fill (OS, or no K loop) or bias rows, per step its mvins and preload/compute pairs, its stores
     mb, nb, kb, zero_chunks = p.mb, p.nb, p.kb, p.zero_chunks
     zero_commands = torch.where(no_k_loop | p.bias, mb * zero_chunks, mb * zero_chunks if dataflow == "OS" else 0.0)
-    commands = programs * (k_steps * (p.load_commands + 2 * kb * nb * mb) + mb * nb + zero_commands)
+    groups, pairs, stores, fills = (programs * n for n in (k_steps * kb * nb, k_steps * kb * nb * mb, mb * nb,
+                                                           zero_commands))
+    commands = programs * k_steps * p.load_commands + 2 * pairs + stores + fills
     return {"cycles": cycles, "blocks": p.blocks, "programs": programs, "k_steps": k_steps, "load": p.load,
-            "compute": p.compute, "store": p.store, "step": step, "commands": commands}
+            "compute": p.compute, "store": p.store, "step": step, "commands": commands,
+            "groups": groups, "pairs": pairs, "stores": stores, "fills": fills}
 
 
 def _dma(p, rows, bytes_per_row, commands):

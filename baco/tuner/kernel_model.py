@@ -195,7 +195,8 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor
     Differentiable (the form is a discrete choice)."""
     pe = torch.as_tensor(hw_t[0], dtype=torch.float64).detach()
     programs, steps = terms["programs"], terms["k_steps"]
-    explicit = explicit_gemm_instructions(programs, steps, _ceil_blocks(terms["blocks"][1], pe), terms["commands"])
+    explicit = explicit_gemm_instructions(programs, steps, _ceil_blocks(terms["blocks"][1], pe),
+                                          *(terms[name] for name in ("groups", "pairs", "stores", "fills")))
     if loop_ws is False:
         instructions = explicit
     elif dims is None:
