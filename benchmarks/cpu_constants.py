@@ -24,8 +24,9 @@ schedule.loop_conv_channels) and the launch's own.
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
-FUSED_INSTRUCTIONS: a table per kernel, each fitted on its own kernel's programs; per program, per K
-step and per command, the model's terms), and for the fused chain on the loop unit
+FUSED_INSTRUCTIONS: a table per kernel, each fitted on its own kernel's programs, the chain's with
+five tiny chains; per program, per K step and per command, and the chain's per program and DIM-wide
+column block of H and N: fused.fused_instruction_terms), and for the fused chain on the loop unit
 (CHAIN_LOOP_WS_INSTRUCTIONS: per LOOP_WS tile, column group, program and launch, counted by
 rdcycle as the LOOP_WS programs; each launch's RoCC commands checked against
 gemm_chain_loop_ws_loops'). --smoke: one GEMM, one LOOP_WS, one LOOP_CONV_WS, one conv and one
@@ -41,7 +42,7 @@ import torch
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.fused import (CHAIN_LOOP_WS_INSTRUCTIONS, FUSED_INSTRUCTIONS, _chain_launch, _resadd_launch,
-                                chain_loop_tile_shape, gemm_chain_loop_ws_loops)
+                                chain_loop_tile_shape, fused_instruction_terms, gemm_chain_loop_ws_loops)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS, GemmSchedule,
@@ -87,6 +88,10 @@ FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 
          (16, "resadd", 64, 576, 96, 16, 96, 192), (32, "resadd", 256, 192, 64, 64, 64, 64),
          (16, "resadd", 33, 65, 17, 16, 32, 32), (16, "resadd", 97, 65, 33, 32, 32, 32), (16, "resadd", 1, 17, 33, 16, 32, 32),
          (32, "resadd", 97, 96, 65, 64, 64, 64), (32, "resadd", 33, 97, 65, 32, 64, 64)]
+# tiny chains (8-64 rows, 16-32 wide: a whole model's small MLP), fitted with the chain's FUSED ones
+TINY_CHAINS = [(16, "chain", 20, 16, 16, 16, 16, 16), (16, "chain", 20, 16, 16, 16, 32, 16),
+               (32, "chain", 8, 32, 32, 32, 32, 32), (16, "chain", 64, 32, 32, 32, 32, 32),
+               (16, "chain", 40, 16, 32, 16, 16, 16)]
 # (DIM, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K or None for the default schedule, B padded to whole DIM
 # blocks): LOOP_WS programs of 1, 2 and many K steps, a ragged step split (a head LOOP_WS), padded
 # (one LOOP_WS) or of K < DIM (B moved explicitly), resident B down a column, one and many programs,
@@ -264,7 +269,7 @@ def fused_row(dim, kind, *shape):
                                     config=cfg)
         launched = _resadd_launch(M, N, K, bm, bn, bk, cfg, DEFAULT_CONSTANTS)
     count = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.args)
-    terms = {"program": launched.programs, "step": launched.steps, "command": launched.commands}
+    terms = fused_instruction_terms(launched, kind)
     return f"{kind} {'x'.join(map(str, shape))} DIM {dim}", terms, count["instructions"]
 
 
@@ -359,7 +364,7 @@ def main(argv=None) -> int:
                DEPTHWISE_EXPLICIT_INSTRUCTIONS)
     if "fused" in args.only:
         for kind, table in FUSED_INSTRUCTIONS.items():
-            fused = [fused_row(*f) for f in FUSED if f[1] == kind]
+            fused = [fused_row(*f) for f in FUSED + (TINY_CHAINS if kind == "chain" else []) if f[1] == kind]
             report(f"fused {kind} programs (baco.gemmini.fused FUSED_INSTRUCTIONS[{kind!r}])", fused,
                    list(table), table)
     return 0
