@@ -8,10 +8,10 @@ programs (LOOP_CONV_INSTRUCTIONS) on the ISS.
 Each fitting program is compiled explicit (loop_ws=False: no LOOP_WS / LOOP_CONV_WS) and run on
 the ISS; its RISC-V instructions (the harness's grid loop and the kernel) are the measured count.
 The terms each constant multiplies are the cost model's: for the GEMM kernel per program, per
-program K step, per program C column block (DIM-wide), per mvin of A or B, per preload/compute
-pair, per store and per accumulator fill mvin (a bias's rows and the zeros under them), as
-explicit_gemm_program_cycles counts them (checked against the ISS's command count), on programs
-with and without a bias; for
+program K step, per program C column block (DIM-wide), per weight block (a column block's DIM rows
+of a K step), per preload/compute pair, per store and per accumulator fill mvin (a bias's rows and
+the zeros under them), as explicit_gemm_program_cycles counts them, on programs with and without
+a bias; for
 the conv and depthwise kernels per program K step, per output row's A slice of a step and per
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
@@ -57,7 +57,6 @@ from baco.kernels.matmul import matmul_kernel
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model
 
-# (DIM, M, N, K): kernels.py-like shapes (ragged, GEMV, square), the default schedule's blocks
 # (DIM, M, N, K, bias): kernels.py-like shapes (ragged, GEMV, square, tiny K, one row), the default
 # schedule's blocks, int32 out or with a bias and int8 out (benchmarks/explicit_gemm_iss.py's
 # shapes, against which the fit is checked, are none of these)
@@ -66,8 +65,6 @@ GEMMS = [(dim, M, N, K, bias) for dim, M, N, K in
           (32, 93, 116, 258), (32, 17, 33, 65), (32, 256, 64, 128), (16, 64, 48, 16), (16, 1, 128, 64),
           (16, 250, 70, 20), (32, 40, 300, 90), (16, 48, 48, 160), (32, 512, 32, 32), (16, 130, 130, 130),
           (32, 100, 9, 70)] for bias in (False, True)]
-# the launch's configs (the ISS counts them, explicit_program_costs' programs do not)
-EXPLICIT_LAUNCH_COMMANDS = 10
 # (DIM, R, stride, P, C, K, rows, block_m, block_n, block_k): explicit conv programs (P = Q, no padding)
 CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32), (16, 3, 2, 7, 64, 32, 2, 7, 32, 32),
          (16, 7, 2, 8, 3, 32, 1, 8, 32, 16), (16, 7, 2, 8, 3, 32, 8, 8, 32, 16), (16, 3, 1, 14, 16, 64, 2, 14, 64, 16),
@@ -165,8 +162,6 @@ def gemm_row(dim, M, N, K, bias):
     grid = (-(-M // s.block_m), -(-N // s.block_n))
     info = matmul_kernel.compile(*args, target="iss", **options, loop_ws=False).run(grid, runtime)
     model = explicit_gemm_program_cycles(M, N, K, s, cfg, bias, bias=bias)
-    if info["commands"] - model["commands"] != EXPLICIT_LAUNCH_COMMANDS:
-        raise SystemExit(f"GEMM {M}x{N}x{K} DIM {dim}: {info['commands']} commands, the model's {model['commands']}")
     name = f"GEMM {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}{' bias int8' if bias else ''}"
     return name, model["terms"], info["instructions"]
 
