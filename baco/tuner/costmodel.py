@@ -53,6 +53,7 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.loop_conv_timing import program_tap_rows
+from baco.gemmini.schedule import explicit_interior_programs
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIM_INDEX, DIMS, NUM_LEVELS, RELEVANT
 from baco.problem.layer import Layer
@@ -492,6 +493,12 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
                                  no_k_loop=four(torch.as_tensor(Kd) == 1), out_int8=out_int8,
                                  double_buffer=double_buffer, dataflow=dataflow, bias=four(_bias(layer)))
     out = {k: (v * share).view(4, B).sum(0) for k, v in terms.items() if k != "blocks"}
+    # the interior programs (all blocks full: the full class's) run the clamp-free version; a count (detached)
+    whole = (torch.as_tensor(v).detach() for v in (M, N, Kd, bm, bn, bk))
+    interior = explicit_interior_programs(*whole) / terms["programs"].view(4, B)[0].detach()
+    for k in ("programs", "commands", "groups", "pairs", "stores", "fills"):
+        out[f"interior_{k}"] = interior * terms[k].view(4, B)[0]
+        out[f"edge_{k}"] = out[k] - out[f"interior_{k}"]
     return {**out, "blocks": (bm, bn, bk)}
 
 
@@ -677,13 +684,16 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         per_program = per_program + torch.where(no_k_loop, 0.0, p.bias_load)
     # `hidden`: what ran under the next program; the last program's stores have none to run under
     cycles = programs * per_program + hidden
-    # the RoCC commands the CPU issues (baco.tuner.kernel_model.cpu_instructions prices them): per
-    # program its zero fill (OS, or no K loop), per step its mvins and preload/compute pairs, its stores
+    # the RoCC commands the CPU issues (baco.tuner.kernel_model prices them): per program its zero
+    # fill (OS, or no K loop) or bias rows, per step its mvins and preload/compute pairs, its stores
     mb, nb, kb, zero_chunks = p.mb, p.nb, p.kb, p.zero_chunks
     zero_commands = torch.where(no_k_loop | p.bias, mb * zero_chunks, mb * zero_chunks if dataflow == "OS" else 0.0)
-    commands = programs * (k_steps * (p.load_commands + 2 * kb * nb * mb) + mb * nb + zero_commands)
+    groups, pairs, stores, fills = (programs * n for n in (k_steps * kb * nb, k_steps * kb * nb * mb, mb * nb,
+                                                           zero_commands))
+    commands = programs * k_steps * p.load_commands + 2 * pairs + stores + fills
     return {"cycles": cycles, "blocks": p.blocks, "programs": programs, "k_steps": k_steps, "load": p.load,
-            "compute": p.compute, "store": p.store, "step": step, "commands": commands}
+            "compute": p.compute, "store": p.store, "step": step, "commands": commands,
+            "groups": groups, "pairs": pairs, "stores": stores, "fills": fills}
 
 
 def _dma(p, rows, bytes_per_row, commands):
