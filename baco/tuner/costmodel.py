@@ -493,13 +493,21 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
                                  no_k_loop=four(torch.as_tensor(Kd) == 1), out_int8=out_int8,
                                  double_buffer=double_buffer, dataflow=dataflow, bias=four(_bias(layer)))
     out = {k: (v * share).view(4, B).sum(0) for k, v in terms.items() if k != "blocks"}
-    # the interior programs (all blocks full: the full class's) run the clamp-free version; a count (detached)
-    whole = (torch.as_tensor(v).detach() for v in (M, N, Kd, bm, bn, bk))
-    interior = explicit_interior_programs(*whole) / terms["programs"].view(4, B)[0].detach()
-    for k in ("programs", "commands", "groups", "pairs", "stores", "fills"):
-        out[f"interior_{k}"] = interior * terms[k].view(4, B)[0]
-        out[f"edge_{k}"] = out[k] - out[f"interior_{k}"]
+    _interior_split(out, {k: v.view(4, B)[0] for k, v in terms.items() if k != "blocks"}, (M, N, Kd), (bm, bn, bk))
     return {**out, "blocks": (bm, bn, bk)}
+
+
+def _interior_split(out: dict, full: dict, dims, blocks) -> None:
+    """Adds to `out`, a GEMM launch's terms [B] of M x N x K `dims` in `blocks`, its interior
+    programs' ("interior_" + term) and edge programs' ("edge_" + term) commands, weight blocks,
+    pairs, stores and fills: the interior ones (all blocks full: explicit_interior_programs, a count,
+    detached) run the clamp-free version and issue what `full`, the full blocks' terms, says a
+    program issues."""
+    interior = explicit_interior_programs(*(torch.as_tensor(v).detach() for v in (*dims, *blocks))) \
+        / full["programs"].detach()
+    for k in ("programs", "commands", "groups", "pairs", "stores", "fills"):
+        out[f"interior_{k}"] = interior * full[k]
+        out[f"edge_{k}"] = out[k] - out[f"interior_{k}"]
 
 
 def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KERNEL_OUT_INT8,
@@ -535,14 +543,17 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
     # the last block of input channels (C % BLOCK_K) may be short (fewer strips to load and compute):
     # the steps of each class, full and last, cost what they would cost all alike, in proportion
     c_blocks = _ceil(d.C / bk)
-    out = None
+    out = full = None
     for c_block, share in ((bk, (c_blocks - 1) / c_blocks), (d.C - (c_blocks - 1) * bk, 1 / c_blocks)):
         terms = kernel_program_terms(pe, (rows_m, bn, c_block), rows_m=rows_m, programs=programs, k_steps=k_steps,
                                      a_slices=slices, zero_slices=zero_slices, padding=padding, stored=stored,
                                      no_k_loop=_no_k_loop(layer, pointwise), out_int8=out_int8,
                                      double_buffer=double_buffer, step_waits=True, bias=_bias(layer))
+        full = full or terms
         out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
             {k: out[k] + terms[k] * share for k in out}
+    if pointwise:               # the GEMM kernel's program (kernel_model.gemm_end_to_end prices it)
+        _interior_split(out, full, (M, d.K, d.C), blocks)
     return {**out, "blocks": (rows_m, bn, bk)}
 
 

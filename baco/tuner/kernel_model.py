@@ -195,13 +195,14 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor
     Differentiable (the form is a discrete choice)."""
     pe = torch.as_tensor(hw_t[0], dtype=torch.float64).detach()
     programs, steps = terms["programs"], terms["k_steps"]
-    explicit = explicit_gemm_instructions(explicit_gemm_terms(*(
-        {"programs": terms[f"{kind}programs"], "steps": terms[f"{kind}programs"] * steps,
-         "columns": terms[f"{kind}programs"] * _ceil_blocks(terms["blocks"][1], pe),
-         **{name: terms[f"{kind}{counted}"] for name, counted in (("groups", "groups"), ("pairs", "pairs"),
-                                                                 ("stores", "stores"), ("fill_mvins", "fills"),
-                                                                 ("commands", "commands"))}}
-        for kind in ("edge_", "interior_"))))
+    columns = _ceil_blocks(terms["blocks"][1], pe)
+
+    def counts(kind: str) -> dict:
+        """The edge or interior programs' totals (costmodel's "edge_*"/"interior_*"), as explicit_gemm_terms names them."""
+        n = terms[f"{kind}_programs"]
+        return {"programs": n, "steps": n * steps, "columns": n * columns, "fill_mvins": terms[f"{kind}_fills"],
+                **{name: terms[f"{kind}_{name}"] for name in ("groups", "pairs", "stores", "commands")}}
+    explicit = explicit_gemm_instructions(explicit_gemm_terms(counts("edge"), counts("interior")))
     if loop_ws is False:
         instructions = explicit
     elif dims is None:
