@@ -10,9 +10,10 @@ the ISS; its RISC-V instructions (the harness's grid loop and the kernel) are th
 The terms each constant multiplies are the cost model's: for the GEMM kernel per program, per
 program K step, per program C column block (DIM-wide), per weight block (a column block's DIM rows
 of a K step), per preload/compute pair, per store and per accumulator fill mvin (a bias's rows and
-the zeros under them), as explicit_gemm_program_cycles counts them, on programs with and without
-a bias; for
-the conv and depthwise kernels per program K step, per output row's A slice of a step and per
+the zeros under them) of the edge programs, and per program, K step and command of the interior
+ones (all blocks full, the clamp-free version: EXPLICIT_INTERIOR_INSTRUCTIONS, "interior_*"), as
+explicit_gemm_program_cycles counts them (schedule.explicit_gemm_terms), on programs with and
+without a bias; for the conv and depthwise kernels per program K step, per output row's A slice of a step and per
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
@@ -26,7 +27,7 @@ Printed: the fitted table beside the constants in use, and each program's predic
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
 FUSED_INSTRUCTIONS: a table per kernel, each fitted on its own kernel's programs, the chain's with
 five tiny chains; per program, per K step and per command, and the chain's per program and DIM-wide
-column block of H and N: fused.fused_instruction_terms), and for the fused chain on the loop unit
+column block of H and N, each of the edge and of the interior programs: fused.fused_instruction_terms), and for the fused chain on the loop unit
 (CHAIN_LOOP_WS_INSTRUCTIONS: per LOOP_WS tile, column group, program and launch, counted by
 rdcycle as the LOOP_WS programs; each launch's RoCC commands checked against
 gemm_chain_loop_ws_loops'). --smoke: one GEMM, one LOOP_WS, one LOOP_CONV_WS, one conv and one

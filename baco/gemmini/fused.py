@@ -284,10 +284,13 @@ PREFETCH_HIDDEN = 0.75
 # Refitted with an interior table ("interior_*": programs with all blocks full, _Launch.interior)
 # once those ran the version without boundary clamps (baco.passes.interior). The chain's edge
 # programs pay per DIM-wide column block of H and of N ("column": each layer's column loops),
-# which a tiny chain has few of, where a per-program share priced tiny chains 1.14-1.86x of the ISS;
-# fitted by benchmarks/cpu_constants.py --only fused.
-FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 398.4, "command": 8.9, "column": 111.4,
-                                "interior_program": 368.5, "interior_step": 359.8, "interior_command": 4.5},
+# which a tiny chain has few of (a per-program share priced tiny chains 1.14-1.86x of the ISS), and
+# so do the interior ones: fitted (benchmarks/cpu_constants.py --only fused) on its 16 chains, 11
+# of 48-1024 rows and 5 tiny ones, 0.84-1.23x, median error 7.5% (without the interior column
+# term 0.83-1.23x, 11.3%; the table before, one per-program share for either kind, 0.85-1.58x).
+FUSED_INSTRUCTIONS = {"chain": {"program": 342.0, "step": 139.1, "command": 14.8, "column": 58.1,
+                                "interior_program": 0.0, "interior_step": 79.3, "interior_command": 3.2,
+                                "interior_column": 133.9},
                       "resadd": {"program": 34.4, "step": 533.6, "command": 9.0,
                                  "interior_program": 256.7, "interior_step": 0.0, "interior_command": 4.3}}
 
