@@ -202,7 +202,11 @@ EXPLICIT_INSTRUCTIONS = {"program": 350.5, "step": 299.3, "column": 93.0, "group
 # and per command, fitted with EXPLICIT_INSTRUCTIONS on the same launches (46 programs of 23 shapes,
 # with and without a bias: 0.83-1.25x, median 0.99, median error 5.3%; the interior programs' fill
 # mvins, weight blocks, pairs or stores as their own terms fit no closer, 5.6-6.2%; the edge table
-# per command instead of per weight block, pair, store and fill, 7.0%).
+# per command instead of per weight block, pair, store and fill, 7.0%). On
+# benchmarks/explicit_gemm_iss.py's 44 probes (other shapes): the CPU term 0.70-3.55x, median
+# error 15.9% (the tables before, per command on edge programs: 0.67-3.19x, 16.7%; the K = 1 probes
+# are the 1.9-3.5x ones, the K loop folded away: no K = 1 program in the fit), end to end
+# 0.75-1.96x, median error 9.0% (before: 0.74-1.96x, 8.4%).
 EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 122.1, "step": 85.7, "command": 3.5}
 # the two as one table of explicit_gemm_terms' terms
 EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS, **{f"interior_{name}": v for name, v in EXPLICIT_INTERIOR_INSTRUCTIONS.items()}}
