@@ -21,6 +21,7 @@ ROCC_BIN = next((d / "shared" / "reference" / "gemmini-rocc-tests" / "bin" for d
 SMOKE = {
     "clib_check.py": (["--smoke"] + (["--bin", str(ROCC_BIN)] if ROCC_BIN else []), 0),
     "compile_time.py": (["--repeat", "1"], 0),
+    "conv_explicit_bias.py": (["--smoke"], 0),
     "conv_pool.py": (["--smoke", "--end-to-end"], 0),
     "cpu_constants.py": (["--smoke"], 0),
     "cpu_issue.py": (["--smoke"], 0),
