@@ -56,6 +56,10 @@ reports on the design's; its energy from the program's counts, less the bias row
 layers have none, Layer.bias), which may be more than theirs, so it too is fused only where sigma
 prefers it; the search also weighs its two layers' unfused cost at LOOP_LAYERS_TIE_WEIGHT, a tie-breaker that
 keeps their mappings ones that run well with the fusion off (the design's unfused reference).
+Under that model any other fused chain (the explicit chain's program) takes its program's cycles
+in place of its two layers' too (FusionTerms.chain_programs, at the producer's L2 tile, as
+fuse_result prices it; energy the traffic model's); on a fixed Gemmini rounding still fills it
+in where it fits, and fuse_result unfuses it where its program is not faster.
 Every forward pass of the descent is thus a valid design whose fused EDP is exact under the model
 but for that tie-breaker (straight-through: the rounded value, the gradient of sigma).
 """
@@ -412,7 +416,8 @@ class FusionTerms:
                 i = self.graph.instances[e.producer]
                 layer, consumer = self.graph.layers[i], self.graph.layers[self.graph.instances[e.consumer]]
                 t = temporal[i][b, :3, :].detach().prod(0)
-                block_m = min(round(float(t[N_])), layer.N) * min(round(float(t[P_])), layer.P) * min(round(float(t[Q_])), layer.Q)
+                block_m = math.prod(min(round(float(t[d])), extent)
+                                    for d, extent in ((N_, layer.N), (P_, layer.P), (Q_, layer.Q)))
                 block_k = min(round(float(t[C_] * spatial[i][b, 0].detach())), layer.C)
                 point[k] = gemm_chain_program_cycles(layer.N * layer.P * layer.Q, layer.C, layer.K, consumer.K,
                                                      block_m, block_k, hw.to_gemmini_config())["cycles"]
