@@ -8,8 +8,12 @@ programs (LOOP_CONV_INSTRUCTIONS) on the ISS.
 Each fitting program is compiled explicit (loop_ws=False: no LOOP_WS / LOOP_CONV_WS) and run on
 the ISS; its RISC-V instructions (the harness's grid loop and the kernel) are the measured count.
 The terms each constant multiplies are the cost model's: for the GEMM kernel per program, per
-program K step, per program C column block (DIM-wide) and per RoCC command (the ISS's count); for
-the conv and depthwise kernels per program K step, per output row's A slice of a step and per
+program K step, per program C column block (DIM-wide), per weight block (a column block's DIM rows
+of a K step), per preload/compute pair, per store and per accumulator fill mvin (a bias's rows and
+the zeros under them) of the edge programs, and per program, K step and command of the interior
+ones (all blocks full, the clamp-free version: EXPLICIT_INTERIOR_INSTRUCTIONS, "interior_*"), as
+explicit_gemm_program_cycles counts them (schedule.explicit_gemm_terms), on programs with and
+without a bias; for the conv and depthwise kernels per program K step, per output row's A slice of a step and per
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
@@ -21,8 +25,9 @@ schedule.loop_conv_channels) and the launch's own.
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
-FUSED_INSTRUCTIONS: a table per kernel, each fitted on its own kernel's programs; per program, per K
-step and per command, the model's terms), and for the fused chain on the loop unit
+FUSED_INSTRUCTIONS: a table per kernel, each fitted on its own kernel's programs, the chain's with
+five tiny chains; per program, per K step and per command, and the chain's per program and DIM-wide
+column block of H and N, each of the edge and of the interior programs: fused.fused_instruction_terms), and for the fused chain on the loop unit
 (CHAIN_LOOP_WS_INSTRUCTIONS: per LOOP_WS tile, column group, program and launch, counted by
 rdcycle as the LOOP_WS programs; each launch's RoCC commands checked against
 gemm_chain_loop_ws_loops'). --smoke: one GEMM, one LOOP_WS, one LOOP_CONV_WS, one conv and one
@@ -38,12 +43,12 @@ import torch
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.fused import (CHAIN_LOOP_WS_INSTRUCTIONS, FUSED_INSTRUCTIONS, _chain_launch, _resadd_launch,
-                                chain_loop_tile_shape, gemm_chain_loop_ws_loops)
+                                chain_loop_tile_shape, fused_instruction_terms, gemm_chain_loop_ws_loops)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
-                                   EXPLICIT_INSTRUCTIONS, EXPLICIT_INTERIOR_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS,
-                                   LOOP_WS_INSTRUCTIONS, GemmSchedule, default_gemm_schedule, explicit_interior,
-                                   explicit_program_costs, pieces, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
+                                   EXPLICIT_INSTRUCTIONS, EXPLICIT_TERM_TABLE, LOOP_CONV_INSTRUCTIONS,
+                                   LOOP_WS_INSTRUCTIONS, GemmSchedule, default_gemm_schedule,
+                                   explicit_gemm_program_cycles, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
                                    loop_ws_launch_terms,
                                    padded_rows)
 from baco.kernels.conv import conv2d_launch
@@ -53,11 +58,15 @@ from baco.kernels.matmul import matmul_kernel
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model
 
-# (DIM, M, N, K): kernels.py-like shapes (ragged, GEMV, square), the default schedule's blocks
-GEMMS = [(16, 128, 256, 256), (16, 17, 33, 65), (16, 93, 116, 258), (16, 200, 1, 300), (16, 64, 64, 512),
-         (16, 267, 41, 3), (16, 160, 139, 41), (32, 128, 256, 256), (32, 93, 116, 258), (32, 200, 1, 300),
-         (32, 17, 33, 65), (32, 256, 64, 128), (16, 256, 256, 64), (16, 100, 70, 128), (32, 512, 128, 256),
-         (32, 80, 200, 64)]
+# (DIM, M, N, K, bias): kernels.py-like shapes (ragged, GEMV, square, tiny K, one row, interior-rich:
+# many full programs), the default schedule's blocks, int32 out or with a bias and int8 out
+# (benchmarks/explicit_gemm_iss.py's shapes, against which the fit is checked, are none of these)
+GEMMS = [(dim, M, N, K, bias) for dim, M, N, K in
+         [(16, 17, 33, 65), (16, 93, 116, 258), (16, 200, 1, 300), (16, 267, 41, 3), (16, 160, 139, 41),
+          (32, 93, 116, 258), (32, 17, 33, 65), (32, 256, 64, 128), (16, 64, 48, 16), (16, 1, 128, 64),
+          (16, 250, 70, 20), (32, 40, 300, 90), (16, 48, 48, 160), (32, 512, 32, 32), (16, 130, 130, 130),
+          (32, 100, 9, 70), (16, 128, 256, 256), (16, 64, 64, 512), (32, 128, 256, 256), (16, 256, 256, 64),
+          (16, 100, 70, 128), (32, 512, 128, 256), (32, 80, 200, 64)] for bias in (False, True)]
 # (DIM, R, stride, P, C, K, rows, block_m, block_n, block_k): explicit conv programs (P = Q, no padding)
 CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32), (16, 3, 2, 7, 64, 32, 2, 7, 32, 32),
          (16, 7, 2, 8, 3, 32, 1, 8, 32, 16), (16, 7, 2, 8, 3, 32, 8, 8, 32, 16), (16, 3, 1, 14, 16, 64, 2, 14, 64, 16),
@@ -78,6 +87,10 @@ FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 
          (16, "resadd", 64, 576, 96, 16, 96, 192), (32, "resadd", 256, 192, 64, 64, 64, 64),
          (16, "resadd", 33, 65, 17, 16, 32, 32), (16, "resadd", 97, 65, 33, 32, 32, 32), (16, "resadd", 1, 17, 33, 16, 32, 32),
          (32, "resadd", 97, 96, 65, 64, 64, 64), (32, "resadd", 33, 97, 65, 32, 64, 64)]
+# tiny chains (8-64 rows, 16-32 wide: a whole model's small MLP), fitted with the chain's FUSED ones
+TINY_CHAINS = [(16, "chain", 20, 16, 16, 16, 16, 16), (16, "chain", 20, 16, 16, 16, 32, 16),
+               (32, "chain", 8, 32, 32, 32, 32, 32), (16, "chain", 64, 32, 32, 32, 32, 32),
+               (16, "chain", 40, 16, 32, 16, 16, 16)]
 # (DIM, M, N, K, BLOCK_M, BLOCK_N, BLOCK_K or None for the default schedule, B padded to whole DIM
 # blocks): LOOP_WS programs of 1, 2 and many K steps, a ragged step split (a head LOOP_WS), padded
 # (one LOOP_WS) or of K < DIM (B moved explicitly), resident B down a column, one and many programs,
@@ -133,7 +146,7 @@ CHAIN_LOOPS = [(16, 64, 64, 64, 64), (16, 128, 64, 64, 64), (16, 17, 33, 65, 17)
                (16, 96, 96, 128, 1), (8, 65, 33, 96, 17), (8, 128, 64, 64, 64), (16, 1, 16, 16, 16),
                (16, 1, 65, 96, 33), (16, 16, 16, 16, 16), (16, 200, 16, 16, 16), (8, 1, 8, 8, 8),
                (16, 300, 64, 200, 40)]
-SMOKE_GEMMS = [(16, 17, 33, 65)]
+SMOKE_GEMMS = [(16, 17, 33, 65, True)]
 SMOKE_LOOP_WS = [(16, 16, 16, 41, 16, 16, 48, False)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
 SMOKE_LOOP_CONVS = [(16, 3, 1, 8, 16, 16, False, None, None, None)]
@@ -145,35 +158,24 @@ def iss_instructions(kernel, grid, args, options) -> int:
     return kernel.compile(*args, target="iss", **dict(options, loop_ws=False)).run(grid, args)["instructions"]
 
 
-def gemm_row(dim, M, N, K):
+def gemm_row(dim, M, N, K, bias):
+    """An explicit GEMM program under the shape's default schedule: int32 out, or with a bias and
+    int8 out; its EXPLICIT_INSTRUCTIONS terms (explicit_gemm_program_cycles') and instructions."""
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
-    s = default_gemm_schedule(M, N, K, cfg, False)
+    s = default_gemm_schedule(M, N, K, cfg, bias, bias)
     rng = np.random.default_rng(M + N + K)
     a, b = rng.integers(-128, 128, (M, K), dtype=np.int8), rng.integers(-128, 128, (K, N), dtype=np.int8)
-    args = [a, b, np.zeros((M, N), np.int32), M, N, K, K, 1, N, 1, N, 1, 1.0]
+    args = [a, b, np.zeros((M, N), np.int8 if bias else np.int32), M, N, K, K, 1, N, 1, N, 1, 0.05 if bias else 1.0]
+    options = dict(config=cfg, RELU=False, OUT_INT8=bias, schedule=s)
+    runtime = list(args)
+    if bias:
+        options["bias_ptr"] = rng.integers(-1000, 1000, N).astype(np.int32)
+        runtime.append(options["bias_ptr"])
     grid = (-(-M // s.block_m), -(-N // s.block_n))
-    ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s, loop_ws=False)
-    info = ck.run(grid, args)
-    return f"GEMM {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}", explicit_terms(M, N, K, s, cfg, info["commands"]), \
-        info["instructions"]
-
-
-def explicit_terms(M, N, K, s, cfg, commands) -> dict:
-    """The EXPLICIT_INSTRUCTIONS terms (the edge programs': per program, K step, command and C column
-    block) and the EXPLICIT_INTERIOR_INSTRUCTIONS ones ("interior_" + per program, K step, command) of
-    a launch issuing `commands` (the ISS's count): the interior programs' commands are the model's
-    (explicit_program_costs of a full block; exact for full blocks), the rest the edge programs'."""
-    ksteps = pieces(K, s.block_k)
-    programs = -(-M // s.block_m) * -(-N // s.block_n)
-    interior = (M // s.block_m) * (N // s.block_n) if explicit_interior(s.block_m, s.block_n, ksteps, s) else 0
-    interior_commands = interior and interior * explicit_program_costs(s.block_m, s.block_n, ksteps, s, cfg,
-                                                                       False)["commands"]
-    edge = programs - interior
-    edge_columns = sum(-(-c // cfg.dim) for c in pieces(N, s.block_n)) * -(-M // s.block_m) - \
-        interior * -(-s.block_n // cfg.dim)
-    return {"program": edge, "step": edge * len(ksteps), "command": commands - interior_commands,
-            "column": edge_columns, "interior_program": interior, "interior_step": interior * len(ksteps),
-            "interior_command": interior_commands}
+    info = matmul_kernel.compile(*args, target="iss", **options, loop_ws=False).run(grid, runtime)
+    model = explicit_gemm_program_cycles(M, N, K, s, cfg, bias, bias=bias)
+    name = f"GEMM {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}{' bias int8' if bias else ''}"
+    return name, model["terms"], info["instructions"]
 
 
 def loop_ws_row(dim, M, N, K, bm, bn, bk, b_padded):
@@ -276,7 +278,7 @@ def fused_row(dim, kind, *shape):
                                     config=cfg)
         launched = _resadd_launch(M, N, K, bm, bn, bk, cfg, DEFAULT_CONSTANTS)
     count = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.args)
-    terms = launched.terms()
+    terms = fused_instruction_terms(launched, kind)
     return f"{kind} {'x'.join(map(str, shape))} DIM {dim}", terms, count["instructions"]
 
 
@@ -344,9 +346,8 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     if "gemm" in args.only:
         gemms = [gemm_row(*g) for g in (SMOKE_GEMMS if args.smoke else GEMMS)]
-        interior = {f"interior_{k}": v for k, v in EXPLICIT_INTERIOR_INSTRUCTIONS.items()}
         report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS, EXPLICIT_INTERIOR_INSTRUCTIONS as interior_*)", gemms,
-               ["program", "step", "command", "column", *interior], {**EXPLICIT_INSTRUCTIONS, **interior})
+               list(EXPLICIT_TERM_TABLE), EXPLICIT_TERM_TABLE)
     if "loop_ws" in args.only:
         loop_ws = [loop_ws_row(*g) for g in (SMOKE_LOOP_WS if args.smoke else LOOP_WS_GEMMS)]
         report("GEMM LOOP_WS programs (LOOP_WS_INSTRUCTIONS)", loop_ws, list(LOOP_WS_INSTRUCTIONS),
@@ -372,7 +373,7 @@ def main(argv=None) -> int:
                DEPTHWISE_EXPLICIT_INSTRUCTIONS)
     if "fused" in args.only:
         for kind, table in FUSED_INSTRUCTIONS.items():
-            fused = [fused_row(*f) for f in FUSED if f[1] == kind]
+            fused = [fused_row(*f) for f in FUSED + (TINY_CHAINS if kind == "chain" else []) if f[1] == kind]
             report(f"fused {kind} programs (baco.gemmini.fused FUSED_INSTRUCTIONS[{kind!r}])", fused,
                    list(table), table)
     return 0

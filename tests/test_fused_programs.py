@@ -327,6 +327,20 @@ def test_fused_program_models_count_the_ragged_streams_commands(dim, kind, shape
     assert model["commands"] == sum(not n.startswith(("config", "fence")) for n in names)
 
 
+@pytest.mark.parametrize("dim,shape,measured", [
+    (16, (20, 16, 16, 16, 32, 16), 0.97), (16, (20, 16, 16, 16, 16, 16), 1.03), (32, (8, 32, 32, 32, 32, 32), 0.99)])
+def test_tiny_chains_core_instructions(dim, shape, measured):
+    """A tiny chain (a whole model's 20-row 16-16-16 MLP) pays the chain's column loops per DIM-wide
+    block of H and N, not a large chain's fixed per-program share: FUSED_INSTRUCTIONS['chain'] prices
+    the core's instructions `measured` x the ISS's (the table with a per-program 1003.6 on edge and
+    368.5 on interior programs: 1.40x, 1.73x and 1.50x; end to end the 32-row block's program
+    1,368 -> 969 cycles, 800 on the ISS with the cycle model)."""
+    launch, model = _fused_launch_and_model("chain", shape, dim)
+    compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    instructions = compiled.run(launch.grid, launch.args)["instructions"]
+    assert model["cpu"] / instructions == pytest.approx(measured, abs=0.05), (model, instructions)
+
+
 @pytest.mark.parametrize("dim,kind,shape", [
     (16, "chain", (97, 65, 33, 17, 32, 32)), (32, "chain", (97, 33, 65, 17, 64, 32)),
     (16, "resadd", (65, 33, 97, 32, 64, 16)), (32, "resadd", (97, 96, 65, 64, 64, 64))])

@@ -391,7 +391,9 @@ def test_compiled_search_cost_takes_traffic_of_the_touched_layers_only():
     traffic = terms.traffic(problem.network_cost.stack([0, 1, 2], 1), temporal, spatial,
                             explore.order_indices()[torch.cat(order)], hw_t)
     cycles, energy = problem.network_cost.per_layer(temporal, spatial, order, hw_t, weighted=False)
-    expected = terms.network(cycles, energy, traffic["fills"], traffic["floor"], cost.fused.to(torch.float64), hw_t[1])
+    # a fused pw -> pw chain's cycles are its explicit program's (chain_programs), as fuse_result's
+    expected = terms.network(cycles, energy, traffic["fills"], traffic["floor"], cost.fused.to(torch.float64), hw_t[1],
+                             chain_programs=terms.chain_programs(temporal, spatial, [hw]))
     assert bool(cost.fused.any())
     assert float(cost.cycles[0]) == pytest.approx(float(expected[0][0]), rel=1e-12)
     assert float(cost.energy_uj[0]) == pytest.approx(float(expected[1][0]), rel=1e-12)

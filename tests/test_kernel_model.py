@@ -217,3 +217,28 @@ def test_explicit_stream_end_to_end_hides_the_cpu_under_a_gemmini_bound_stream()
     ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     measured = ck.run(launch.grid, launch.args, timing=TimingModel(launch.config))["kernel_cycles"]
     assert abs(end_to_end / measured - 1) < 0.05, (end_to_end, measured)
+
+
+@pytest.mark.parametrize("dim", [16, 32])
+@pytest.mark.parametrize("M,N,K,blocks", [(128, 256, 256, (64, 128, 128)), (256, 256, 64, (64, 64, 64)),
+                                          (256, 128, 512, (128, 64, 64))])
+def test_tuner_prices_interior_explicit_programs_as_the_schedule_model(dim, M, N, K, blocks):
+    """The tuner's explicit GEMM stream (compiled_program_terms, gemm_end_to_end) splits the programs
+    into interior and edge ones with schedule.explicit_interior_programs, as
+    explicit_gemm_program_cycles does: on launches of interior programs only, with the same
+    Gemmini cycles, the two agree (the tuner priced them at the edge table: 1.02-1.74x)."""
+    from baco.gemmini.config import GemminiConfig
+    from baco.gemmini.schedule import GemmSchedule, explicit_gemm_program_cycles
+    from baco.problem.layer import Layer
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    s = GemmSchedule(*(-(-b // dim) * dim for b in blocks), "WS", True)
+    model = explicit_gemm_program_cycles(M, N, K, s, cfg)
+    assert model["terms"]["program"] == 0 and model["terms"]["interior_program"] > 0
+    layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1)
+    temporal, sC, sK = residual.block_factors(layer, {"BLOCK_M": s.block_m, "BLOCK_N": s.block_n,
+                                                       "BLOCK_K": s.block_k}, dim)
+    hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
+    terms = costmodel.compiled_program_terms(layer, temporal, (sC, sK), hw_t, out_int8=False)
+    gemmini = torch.tensor([model["gemmini"]], dtype=torch.float64)
+    assert float(kernel_model.gemm_end_to_end(gemmini, terms, hw_t, loop_ws=False)[0]) == \
+        pytest.approx(model["cycles"], rel=1e-9)

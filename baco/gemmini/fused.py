@@ -34,8 +34,8 @@ from typing import NamedTuple
 from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
-from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles, overlapped_cycles,
-                                   pieces)
+from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles, instructions,
+                                   overlapped_cycles, pieces)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -282,11 +282,15 @@ PREFETCH_HIDDEN = 0.75
 # that runs once became a copy of its body and a bias covering its block lost its zero fill: the
 # old tables were 0.83-1.26x and 0.92-1.35x)
 # Refitted with an interior table ("interior_*": programs with all blocks full, _Launch.interior)
-# once those ran the version without boundary clamps (baco.passes.interior): the chain's within
-# 0.82-1.23x, the residual add's within 0.66-1.26x (the tables before, one per kernel, on the new
-# code: 0.85-1.99x and 0.95-3.71x).
-FUSED_INSTRUCTIONS = {"chain": {"program": 1003.6, "step": 0.0, "command": 14.5,
-                                "interior_program": 368.5, "interior_step": 359.8, "interior_command": 4.5},
+# once those ran the version without boundary clamps (baco.passes.interior). The chain's edge
+# programs pay per DIM-wide column block of H and of N ("column": each layer's column loops),
+# which a tiny chain has few of (a per-program share priced tiny chains 1.14-1.86x of the ISS), and
+# so do the interior ones: fitted (benchmarks/cpu_constants.py --only fused) on its 16 chains, 11
+# of 48-1024 rows and 5 tiny ones, 0.84-1.23x, median error 7.5% (without the interior column
+# term 0.83-1.23x, 11.3%; the table before, one per-program share for either kind, 0.85-1.58x).
+FUSED_INSTRUCTIONS = {"chain": {"program": 342.0, "step": 139.1, "command": 14.8, "column": 58.1,
+                                "interior_program": 0.0, "interior_step": 79.3, "interior_command": 3.2,
+                                "interior_column": 133.9},
                       "resadd": {"program": 34.4, "step": 533.6, "command": 9.0,
                                  "interior_program": 256.7, "interior_step": 0.0, "interior_command": 4.3}}
 
@@ -388,31 +392,34 @@ def _block_sizes(total, block) -> dict:
 
 class _Launch(NamedTuple):
     """A fused kernel's programs summed: Gemmini's cycles and RoCC commands (configs aside), and
-    the counts the core's instructions scale with (programs, their K steps), `interior` of the
-    programs (issuing `interior_commands`) with all blocks full (the compiler's version without
-    boundary clamps, baco.passes.interior)."""
+    the counts the core's instructions scale with (programs, their K steps, their column blocks),
+    `interior` of the programs (issuing `interior_commands`) with all blocks full (the compiler's
+    version without boundary clamps, baco.passes.interior)."""
     gemmini: float
     commands: int
     programs: int
     steps: int
+    columns: int
     interior: int = 0
     interior_commands: int = 0
 
     def terms(self) -> dict:
-        """FUSED_INSTRUCTIONS' terms: per edge program, its K steps and commands, the same per interior one."""
-        per_program = self.steps / self.programs if self.programs else 0
+        """FUSED_INSTRUCTIONS' terms: per edge program, its K steps, commands and column blocks, the
+        same per interior one."""
+        per_program = (self.steps / self.programs, self.columns / self.programs) if self.programs else (0, 0)
         edge = self.programs - self.interior
-        return {"program": edge, "step": edge * per_program, "command": self.commands - self.interior_commands,
-                "interior_program": self.interior, "interior_step": self.interior * per_program,
-                "interior_command": self.interior_commands}
+        return {"program": edge, "step": edge * per_program[0], "command": self.commands - self.interior_commands,
+                "column": edge * per_program[1], "interior_program": self.interior,
+                "interior_step": self.interior * per_program[0], "interior_command": self.interior_commands,
+                "interior_column": self.interior * per_program[1]}
 
 
-def _launch(programs, steps: int) -> _Launch:
+def _launch(programs, steps: int, columns: int = 0) -> _Launch:
     """The sum of (one program as _Program, how many run it, whether it is interior) over a
-    launch's distinct programs."""
+    launch's distinct programs, each of `steps` K steps and `columns` column blocks."""
     n = sum(count for _, count, _ in programs)
     return _Launch(sum(count * p.cycles for p, count, _ in programs), sum(count * p.commands for p, count, _ in programs),
-                   n, n * steps, sum(count for _, count, full in programs if full),
+                   n, n * steps, n * columns, sum(count for _, count, full in programs if full),
                    sum(count * p.commands for p, count, full in programs if full))
 
 
@@ -441,7 +448,8 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k) -> _Launch:
         p.store(rows, N)
         return p
     full = K % bk == 0 and H % cfg.dim == 0 and N % cfg.dim == 0    # H and N blocks padded to DIM
-    return _launch([(program(rows), n, full and rows == bm) for rows, n in _block_sizes(M, bm).items()], _tiles(K, bk))
+    return _launch([(program(rows), n, full and rows == bm) for rows, n in _block_sizes(M, bm).items()], _tiles(K, bk),
+                   _tiles(H, cfg.dim) + _tiles(N, cfg.dim))
 
 
 def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
@@ -483,9 +491,14 @@ FUSED_OVERLAP_LOSS = 0.12
 def _end_to_end(launch: _Launch, kind: str, k: TimingConstants) -> dict:
     """A kernel's programs end to end: Gemmini's work (commands arriving for free) and the core
     issuing them (FUSED_INSTRUCTIONS[kind]) overlap but for FUSED_OVERLAP_LOSS of the shorter."""
-    c = FUSED_INSTRUCTIONS[kind]
-    cpu = sum(c[term] * n for term, n in launch.terms().items())
-    return _overlapped(launch.gemmini, cpu, launch.commands, k, FUSED_OVERLAP_LOSS)
+    return _overlapped(launch.gemmini, instructions(fused_instruction_terms(launch, kind), FUSED_INSTRUCTIONS[kind]),
+                       launch.commands, k, FUSED_OVERLAP_LOSS)
+
+
+def fused_instruction_terms(launch: _Launch, kind: str) -> dict:
+    """FUSED_INSTRUCTIONS[kind]'s terms of a launch: how many times each is paid."""
+    counts = launch.terms()
+    return {name: counts[name] for name in FUSED_INSTRUCTIONS[kind]}
 
 
 def _overlapped(gemmini: float, instructions: float, commands: int, k: TimingConstants, loss: float = 0.0) -> dict:

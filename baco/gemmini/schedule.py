@@ -172,25 +172,15 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 
 # RISC-V instructions of baco's compiled GEMM program on the CPU that issues it (the harness's grid
 # loop and the kernel). The explicit stream: per program, per K step (the software pipeline's
-# prologue and bounds), per RoCC command and per program and C column block (the column-by-column
-# stores), a non-negative least-squares fit (relative error) of the ISS's counts of 12 programs of
-# kernels.py-like shapes at DIM 16 and 32 (benchmarks/cpu_constants.py; the K loop's middle
-# iterations a copy of the compute nest, the grid queries loads of the harness's arrays), within
-# 0.86-1.13x of them, median 0.97; refitted after the mvin streams' row tiles and chunks became
-# divisions by constants (the table it replaced, 287.7 a K step, 11.6 a command and 405.5 a
-# column, was 0.88-1.12x, median 0.99, on the code before and 0.87-1.18x, median 1.01, after;
-# that one was fitted after the lowering's unsigned divisions, clamp-free load slices and peeled
-# overwriting k step); kept when the next K step's arithmetic went under that step's guard (the 12
-# programs 0.04-6.7% fewer instructions: the table 0.80-1.13x, median 0.97, of them before and
-# 0.84-1.15x, median 0.99, after; a refit, 84.6 a program, 261.0 a K step, 12.0 a command and
-# 342.7 a column, 0.85-1.18x, median 0.98, is no closer); refitted once a program whose K loop
-# runs once ran a copy of its body and a first K step its own nest copy (the table before,
-# 248.5 a K step, 11.5 a command, 401.7 a column, 0.84-1.15x, median 0.99, on the code before
-# and 0.95-1.52x, median 1.09, after: the one-step programs 15-34% over; this one 0.81-1.19x,
-# median 0.97: the terms do not tell a one-step program); refitted with the interior table below
-# once interior programs ran a version without boundary clamps (16 programs, 4 more of them with
-# interior programs: 0.84-1.18x, median 1.00; this table alone, priced on every program, was
-# 0.80-4.19x of the 12 on the new code, the interior-rich ones 2.7-4.2x over). A LOOP_WS program (a K step
+# prologue and bounds), per program and C column block (the column-by-column stores' loop), per
+# weight block (a column block's DIM rows of a K step: the nest level whose row tiles' computes run
+# under one preload), per preload/compute pair (the innermost level, a few instructions), per store
+# and per accumulator fill mvin (a bias's rows: a stride-0 block load's address and window
+# arithmetic, ~20 instructions, where a per-command term charged them as any command), a
+# non-negative least-squares fit (relative error) of the ISS's counts of the programs of
+# benchmarks/cpu_constants.py's GEMMS (kernels.py-like shapes: ragged, GEMV, tiny K, one row,
+# interior-rich; DIM 16 and 32; int32 out, or a bias and int8 out; `--only gemm` refits it with
+# EXPLICIT_INTERIOR_INSTRUCTIONS below). A LOOP_WS program (a K step
 # is the five loop registers and LOOP_WS): per program, per K step, once more for a program of more
 # than one step (the K loop's set-up), per ragged step split into a head LOOP_WS, per explicit move
 # of a B (a K < DIM step's, a column's first program's resident B) and per mvin of it, per program
@@ -205,11 +195,21 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # 0.92-1.02x, median 0.96), and before that once an explicitly moved B went into both halves and
 # the steps lost their half's arithmetic (the table before: 0.94-1.09x; before the two
 # specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over).
-EXPLICIT_INSTRUCTIONS = {"program": 131.3, "step": 291.7, "command": 10.4, "column": 235.7}
+EXPLICIT_INSTRUCTIONS = {"program": 350.5, "step": 299.3, "column": 93.0, "group": 14.0, "pair": 22.7, "store": 19.0,
+                         "fill": 19.3}
 # An interior program of the explicit stream (all its blocks full: explicit_interior) runs the
 # version of the program without boundary clamps (baco.passes.interior): per program, per K step
-# and per command, fitted with EXPLICIT_INSTRUCTIONS on the same launches.
-EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 51.6, "step": 82.6, "command": 3.8}
+# and per command, fitted with EXPLICIT_INSTRUCTIONS on the same launches (46 programs of 23 shapes,
+# with and without a bias: 0.83-1.25x, median 0.99, median error 5.3%; the interior programs' fill
+# mvins, weight blocks, pairs or stores as their own terms fit no closer, 5.6-6.2%; the edge table
+# per command instead of per weight block, pair, store and fill, 7.0%). On
+# benchmarks/explicit_gemm_iss.py's 44 probes (other shapes): the CPU term 0.70-3.55x, median
+# error 15.9% (the tables before, per command on edge programs: 0.67-3.19x, 16.7%; the K = 1 probes
+# are the 1.9-3.5x ones, the K loop folded away: no K = 1 program in the fit), end to end
+# 0.75-1.96x, median error 9.0% (before: 0.74-1.96x, 8.4%).
+EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 122.1, "step": 85.7, "command": 3.5}
+# the two as one table of explicit_gemm_terms' terms
+EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS, **{f"interior_{name}": v for name, v in EXPLICIT_INTERIOR_INSTRUCTIONS.items()}}
 LOOP_WS_INSTRUCTIONS = {"program": 57.5, "step": 100.9, "steps": 20.8, "head": 20.2, "explicit_b": 18.9,
                         "mvin": 27.6, "k_loop": 143.4, "n_strides": 48.1, "launch": 44.7}
 LOOP_WS_STEP_COMMANDS = 6
@@ -238,23 +238,37 @@ DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 94.3, "slice": 11.5, "command": 18.0}
 LOOP_CONV_INSTRUCTIONS = {"conv": 588.0, "depthwise": 558.0, "block": 63.2, "strided": 78.6, "bias": 55.2}
 
 
-def explicit_gemm_instructions(programs, steps, columns, commands, interior_programs=0, interior_commands=0):
-    """RISC-V instructions of the GEMM kernel's explicit stream: `programs` programs of `steps` K
-    steps each, `commands` RoCC commands in all, of which `interior_programs` programs issuing
-    `interior_commands` commands are interior (explicit_interior: EXPLICIT_INTERIOR_INSTRUCTIONS)
-    and the rest, of `columns` C column blocks each, edge programs (EXPLICIT_INSTRUCTIONS).
-    Plain arithmetic: numbers or tensors."""
-    c, i = EXPLICIT_INSTRUCTIONS, EXPLICIT_INTERIOR_INSTRUCTIONS
-    edge = (programs - interior_programs) * (c["program"] + steps * c["step"] + columns * c["column"]) + \
-        (commands - interior_commands) * c["command"]
-    return edge + interior_programs * (i["program"] + steps * i["step"]) + interior_commands * i["command"]
+def explicit_gemm_terms(edge: dict, interior: dict) -> dict:
+    """EXPLICIT_TERM_TABLE's terms of an explicit GEMM launch from its edge programs' counts `edge`
+    and its interior ones' `interior` (explicit_interior), each summed over those programs:
+    "programs", "steps" (K steps), "columns" (C column blocks), "groups" (weight blocks: a column
+    block's DIM rows of a K step), "pairs" (preload/compute), "stores", "fill_mvins" (accumulator
+    fill mvins: a bias's rows) and "commands". Plain arithmetic: numbers or tensors."""
+    return {"program": edge["programs"], "step": edge["steps"], "column": edge["columns"], "group": edge["groups"],
+            "pair": edge["pairs"], "store": edge["stores"], "fill": edge["fill_mvins"],
+            "interior_program": interior["programs"], "interior_step": interior["steps"],
+            "interior_command": interior["commands"]}
+
+
+def explicit_gemm_instructions(terms: dict):
+    """RISC-V instructions of the GEMM kernel's explicit stream: `terms` as explicit_gemm_terms
+    counts them, the edge programs' at EXPLICIT_INSTRUCTIONS, the interior ones' ("interior_" +
+    term) at EXPLICIT_INTERIOR_INSTRUCTIONS. Plain arithmetic: numbers or tensors."""
+    return instructions(terms, EXPLICIT_TERM_TABLE)
+
+
+def explicit_interior_programs(M, N, K, block_m, block_n, block_k):
+    """How many of an M x N x K GEMM's programs in block_m x block_n x block_k blocks are interior:
+    all their blocks full (the full row blocks x the full column blocks, when every K step is full),
+    so that they run the compiler's version of the program without boundary clamps
+    (baco.passes.interior), whose extents and trip counts are constants. Numbers or tensors."""
+    return (M // block_m) * (N // block_n) * (K % block_k == 0)
 
 
 def explicit_interior(rows: int, cols: int, ksteps: list, s: GemmSchedule) -> bool:
-    """A program of a rows x cols C block over K steps of `ksteps` columns is interior (all its
-    blocks full): it runs the compiler's version of the program without boundary clamps
-    (baco.passes.interior), whose extents and trip counts are constants."""
-    return rows == s.block_m and cols == s.block_n and all(k == s.block_k for k in ksteps)
+    """Whether a program of a rows x cols C block over K steps of `ksteps` columns is interior
+    (explicit_interior_programs of that one block)."""
+    return explicit_interior_programs(rows, cols, sum(ksteps), s.block_m, s.block_n, s.block_k) == 1
 
 
 def explicit_ragged_k(rows: int, cols: int, ksteps: list, s: GemmSchedule) -> bool:
@@ -536,23 +550,25 @@ def explicit_gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: G
     program's tail; with one, its accumulator fill waits for this program's stores (the same rows)
     and holds its loads up, so a program's fill, first loads, steps, stores run in series."""
     rows, cols, ksteps = _run_length(pieces(M, s.block_m)), _run_length(pieces(N, s.block_n)), pieces(K, s.block_k)
-    gemmini = commands = columns = programs = interior = interior_commands = 0
-    for (r, nr), (c, nc) in ((r, c) for r in rows for c in cols):
+    gemmini = 0
+    # the edge programs' and the interior ones' counts (explicit_gemm_terms')
+    counts = {kind: dict.fromkeys(("programs", "steps", "columns", "groups", "pairs", "stores", "fill_mvins",
+                                   "commands"), 0) for kind in (False, True)}
+    for i, ((r, nr), (c, nc)) in enumerate((r, c) for r in rows for c in cols):
         p = explicit_program_costs(r, c, ksteps, s, cfg, out_int8, k, bias)
-        if not programs and not bias:       # the first program's loads, or the last's tail, exposed
+        if not i and not bias:      # the first program's loads, or the last's tail, exposed
             gemmini += min(p["load"], p["tail"])
         serial = p["fill"] + p["load"] + p["tail"] if bias else max(p["load"], p["tail"])
         gemmini += nr * nc * (serial + p["steady"] + p["store_wait"])
-        commands, programs = commands + nr * nc * p["commands"], programs + nr * nc
-        if explicit_interior(r, c, ksteps, s):
-            interior, interior_commands = interior + nr * nc, interior_commands + nr * nc * p["commands"]
-        else:
-            columns += nr * nc * -(-c // cfg.dim)
-    edge_columns = columns / (programs - interior) if programs > interior else 0
-    cpu = explicit_gemm_instructions(programs, len(ksteps), edge_columns, commands, interior,
-                                     interior_commands) * k.cpu_cycles_per_instruction
+        one = {**p, "programs": 1, "steps": len(ksteps), "columns": -(-c // cfg.dim)}
+        kind = counts[explicit_interior(r, c, ksteps, s)]
+        for name in kind:
+            kind[name] += nr * nc * one[name]
+    terms = explicit_gemm_terms(counts[False], counts[True])
+    cpu = explicit_gemm_instructions(terms) * k.cpu_cycles_per_instruction
+    programs, commands = (counts[False][n] + counts[True][n] for n in ("programs", "commands"))
     return {"cycles": explicit_stream_cycles(gemmini, cpu, programs, len(ksteps)), "gemmini": gemmini, "cpu": cpu,
-            "commands": commands, "loop_ws": False}
+            "commands": commands, "loop_ws": False, "terms": terms}
 
 
 def pieces(n: int, d: int) -> list:
@@ -592,11 +608,13 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
         return sum(dma_cycles(r, c * esize, cfg, k) for r in tile_rows for c in chunks), len(tile_rows) * len(chunks)
 
     group = max(sum(max(r, MIN_FEED_ROWS) + k.compute_overhead for r in row_tiles), d + k.compute_overhead)
-    steps = []
+    steps, groups = [], 0
     for kk in ksteps:
         (a, a_mvins), (b, b_mvins) = moves(row_tiles, kk, cfg.input_bytes, mbl), moves(pieces(kk, d), cols,
                                                                                     cfg.input_bytes, mbl)
-        steps.append((a + b, a_mvins + b_mvins + 2 * len(row_tiles) * len(col_tiles) * -(-kk // d), -(-kk // d)))
+        step_groups = len(col_tiles) * -(-kk // d)      # a weight block each, its row tiles' computes under it
+        steps.append((a + b, a_mvins + b_mvins + 2 * len(row_tiles) * step_groups, -(-kk // d)))
+        groups += step_groups
     store_col = [sum(dma_cycles(r, c * out_bytes, cfg, k) + k.acc_scale_latency for r in row_tiles) for c in col_tiles]
     last_k = steps[-1][2]
     store_wait = sum(max(0.0, st - last_k * group) for st in store_col[:-1])
@@ -609,7 +627,9 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
     steady = max(sum(g * len(col_tiles) * group for _, _, g in steps), sum(ld for ld, _, _ in steps))
     commands = sum(n for _, n, _ in steps) + len(row_tiles) * len(col_tiles) + fill_mvins
     return {"load": steps[0][0], "steady": steady, "store_wait": store_wait, "tail": tail, "fill": fill,
-            "commands": commands}
+            "commands": commands, "groups": groups, "pairs": groups * len(row_tiles),
+            "stores": len(row_tiles) * len(col_tiles),
+            "fill_mvins": fill_mvins}
 
 
 def _loop_field_sum(items, field: str) -> float:

@@ -53,6 +53,7 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.loop_conv_timing import program_tap_rows
+from baco.gemmini.schedule import explicit_interior_programs
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIM_INDEX, DIMS, NUM_LEVELS, RELEVANT
 from baco.problem.layer import Layer
@@ -492,7 +493,21 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
                                  no_k_loop=four(torch.as_tensor(Kd) == 1), out_int8=out_int8,
                                  double_buffer=double_buffer, dataflow=dataflow, bias=four(_bias(layer)))
     out = {k: (v * share).view(4, B).sum(0) for k, v in terms.items() if k != "blocks"}
+    _interior_split(out, {k: v.view(4, B)[0] for k, v in terms.items() if k != "blocks"}, (M, N, Kd), (bm, bn, bk))
     return {**out, "blocks": (bm, bn, bk)}
+
+
+def _interior_split(out: dict, full: dict, dims, blocks) -> None:
+    """Adds to `out`, a GEMM launch's terms [B] of M x N x K `dims` in `blocks`, its interior
+    programs' ("interior_" + term) and edge programs' ("edge_" + term) commands, weight blocks,
+    pairs, stores and fills: the interior ones (all blocks full: explicit_interior_programs, a count,
+    detached) run the clamp-free version and issue what `full`, the full blocks' terms, says a
+    program issues."""
+    interior = explicit_interior_programs(*(torch.as_tensor(v).detach() for v in (*dims, *blocks))) \
+        / full["programs"].detach()
+    for k in ("programs", "commands", "groups", "pairs", "stores", "fills"):
+        out[f"interior_{k}"] = interior * full[k]
+        out[f"edge_{k}"] = out[k] - out[f"interior_{k}"]
 
 
 def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KERNEL_OUT_INT8,
@@ -528,14 +543,17 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
     # the last block of input channels (C % BLOCK_K) may be short (fewer strips to load and compute):
     # the steps of each class, full and last, cost what they would cost all alike, in proportion
     c_blocks = _ceil(d.C / bk)
-    out = None
+    out = full = None
     for c_block, share in ((bk, (c_blocks - 1) / c_blocks), (d.C - (c_blocks - 1) * bk, 1 / c_blocks)):
         terms = kernel_program_terms(pe, (rows_m, bn, c_block), rows_m=rows_m, programs=programs, k_steps=k_steps,
                                      a_slices=slices, zero_slices=zero_slices, padding=padding, stored=stored,
                                      no_k_loop=_no_k_loop(layer, pointwise), out_int8=out_int8,
                                      double_buffer=double_buffer, step_waits=True, bias=_bias(layer))
+        full = full or terms
         out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
             {k: out[k] + terms[k] * share for k in out}
+    if pointwise:               # the GEMM kernel's program (kernel_model.gemm_end_to_end prices it)
+        _interior_split(out, full, (M, d.K, d.C), blocks)
     return {**out, "blocks": (rows_m, bn, bk)}
 
 
@@ -677,13 +695,16 @@ def kernel_program_terms(pe, blocks, *, rows_m, programs, k_steps, no_k_loop, a_
         per_program = per_program + torch.where(no_k_loop, 0.0, p.bias_load)
     # `hidden`: what ran under the next program; the last program's stores have none to run under
     cycles = programs * per_program + hidden
-    # the RoCC commands the CPU issues (baco.tuner.kernel_model.cpu_instructions prices them): per
-    # program its zero fill (OS, or no K loop), per step its mvins and preload/compute pairs, its stores
+    # the RoCC commands the CPU issues (baco.tuner.kernel_model prices them): per program its zero
+    # fill (OS, or no K loop) or bias rows, per step its mvins and preload/compute pairs, its stores
     mb, nb, kb, zero_chunks = p.mb, p.nb, p.kb, p.zero_chunks
     zero_commands = torch.where(no_k_loop | p.bias, mb * zero_chunks, mb * zero_chunks if dataflow == "OS" else 0.0)
-    commands = programs * (k_steps * (p.load_commands + 2 * kb * nb * mb) + mb * nb + zero_commands)
+    groups, pairs, stores, fills = (programs * n for n in (k_steps * kb * nb, k_steps * kb * nb * mb, mb * nb,
+                                                           zero_commands))
+    commands = programs * k_steps * p.load_commands + 2 * pairs + stores + fills
     return {"cycles": cycles, "blocks": p.blocks, "programs": programs, "k_steps": k_steps, "load": p.load,
-            "compute": p.compute, "store": p.store, "step": step, "commands": commands}
+            "compute": p.compute, "store": p.store, "step": step, "commands": commands,
+            "groups": groups, "pairs": pairs, "stores": stores, "fills": fills}
 
 
 def _dma(p, rows, bytes_per_row, commands):

@@ -56,6 +56,10 @@ reports on the design's; its energy from the program's counts, less the bias row
 layers have none, Layer.bias), which may be more than theirs, so it too is fused only where sigma
 prefers it; the search also weighs its two layers' unfused cost at LOOP_LAYERS_TIE_WEIGHT, a tie-breaker that
 keeps their mappings ones that run well with the fusion off (the design's unfused reference).
+Under that model any other fused chain (the explicit chain's program) takes its program's cycles
+in place of its two layers' too (FusionTerms.chain_programs, at the producer's L2 tile, as
+fuse_result prices it; energy the traffic model's); on a fixed Gemmini rounding still fills it
+in where it fits, and fuse_result unfuses it where its program is not faster.
 Every forward pass of the descent is thus a valid design whose fused EDP is exact under the model
 but for that tie-breaker (straight-through: the rounded value, the gradient of sigma).
 """
@@ -395,6 +399,31 @@ class FusionTerms:
                 if e.kind in LOOP_CHAIN_KINDS and loop_chain_blocks(layer(e.producer), layer(e.consumer), hw)}
         return self._loop_programs[hw]
 
+    def chain_programs(self, temporal, spatial, hardware: list) -> list:
+        """Each point's {edge index: end-to-end cycles} of the chain edges whose fused program is the
+        explicit chain's (not on the point's loop unit: loop_programs) under the compiled-program
+        model: gemm_chain_program_cycles at the producer's L2 tile, as fuse_result prices the
+        design (fused_program_cycles). Empty for the Timeloop-matched model."""
+        if self.cycle_model == "timeloop" or not len(self.chains):
+            return [{} for _ in hardware]
+        points = []
+        for b, hw in enumerate(hardware):
+            looped, point = self.loop_programs(hw), {}
+            for k in self.chains.tolist():
+                e = self.graph.edges[k]
+                if k in looped or e.kind not in LOOP_CHAIN_KINDS:
+                    continue
+                i = self.graph.instances[e.producer]
+                layer, consumer = self.graph.layers[i], self.graph.layers[self.graph.instances[e.consumer]]
+                t = temporal[i][b, :3, :].detach().prod(0)
+                block_m = math.prod(min(round(float(t[d])), extent)
+                                    for d, extent in ((N_, layer.N), (P_, layer.P), (Q_, layer.Q)))
+                block_k = min(round(float(t[C_] * spatial[i][b, 0].detach())), layer.C)
+                point[k] = gemm_chain_program_cycles(layer.N * layer.P * layer.Q, layer.C, layer.K, consumer.K,
+                                                     block_m, block_k, hw.to_gemmini_config())["cycles"]
+            points.append(point)
+        return points
+
     def loop_footprint(self, k: int, hw: Hardware) -> tuple[int, int] | None:
         """(scratchpad rows, accumulator rows) one program of chain edge k's loop form holds on hw
         (gemm_chain_loop_ws_footprint at its own blocks, loop_chain_blocks), None where it does not
@@ -483,13 +512,16 @@ class FusionTerms:
         return on.to(sigma.dtype) + (sigma - sigma.detach())
 
     def network(self, cycles, energy, fills, floor, sigma, sp_kb, programs=None,
-                tie_weight: float = 0.0) -> tuple[torch.Tensor, torch.Tensor]:
+                tie_weight: float = 0.0, chain_programs=None) -> tuple[torch.Tensor, torch.Tensor]:
         """The fused network's (cycles [B], energy µJ [B]) from one instance's per-layer (cycles,
         energy, fills, floor) [L, B] and sigma [B, E] (sp_kb [B]: the scratchpad the on-chip copy
         writes). programs: loop_programs' {edge: (cycles, energy)} (every point's, or a list of each
         point's); such an edge, fused, takes its program's cycles and energy in place of its two
         layers' (none of the traffic model's terms: its program's counts are what it moves), plus
-        tie_weight times theirs (the search's LOOP_LAYERS_TIE_WEIGHT; 0: the exact cost)."""
+        tie_weight times theirs (the search's LOOP_LAYERS_TIE_WEIGHT; 0: the exact cost).
+        chain_programs: chain_programs' list of each point's {edge: cycles}; such an edge, fused,
+        takes its explicit program's cycles in place of its two layers' (its energy the traffic
+        model's, as fuse_result's)."""
         inst_cycles = cycles[self.instances]
         inst_floor = floor[self.instances]
         B = cycles.shape[1]
@@ -526,6 +558,11 @@ class FusionTerms:
             kept = 1.0 - tie_weight
             extra_cycles = extra_cycles + torch.where(looped[c], s[c] * (program[c] - kept * pair(fused)), 0.0).sum(0)
             extra_uj = torch.where(looped[c], s[c] * (program_uj[c] - kept * pair(inst_energy)), 0.0).sum(0)
+        if chain_programs and any(chain_programs):
+            c = self.chains
+            pair = fused[self.producer_inst[c]] + fused[self.chain_consumer_inst]     # [chains, B]
+            explicit, program, _ = self._program_table([{k: (v, 0.0) for k, v in p.items()} for p in chain_programs], B)
+            extra_cycles = extra_cycles + torch.where(explicit[c], s[c] * (program[c] - pair), 0.0).sum(0)
         return fused.sum(0) + extra_cycles, inst_energy.sum(0) + energy_pj * 1e-6 + extra_uj
 
     def _program_table(self, programs, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -602,7 +639,8 @@ def fused_cost(problem, temporal, spatial, order, order_table, smooth: bool, sig
             fills, floor = torch.zeros_like(cycles), torch.zeros_like(cycles)
             fills[touched], floor[touched] = part["fills"], part["floor"]
         return (hardware, penalty, *terms.network(cycles, energy, fills, floor, on, hw_t[1], point_programs,
-                                                  LOOP_LAYERS_TIE_WEIGHT))
+                                                  LOOP_LAYERS_TIE_WEIGHT,
+                                                  terms.chain_programs(temporal, spatial, hardware)))
 
     hardware, penalty, net_cycles, net_energy = priced(on)
     if not relaxed and fixed is None and len(terms.held) and B == 1:

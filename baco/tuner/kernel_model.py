@@ -52,7 +52,7 @@ from baco.gemmini.loop_conv_timing import (COUNT_KEYS, loop_conv_stream_cycles, 
 from baco.gemmini.loop_ws_timing import LoopWs, library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
 from baco.gemmini.loop_ws_commands import lda_elements, ldb_elements, store_elements
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
-                                   GemmSchedule, explicit_gemm_instructions, explicit_stream_cycles,
+                                   GemmSchedule, explicit_gemm_instructions, explicit_gemm_terms, explicit_stream_cycles,
                                    gemm_loop_ws_loops,
                                    loop_conv_channels, loop_conv_downsamples, loop_conv_instructions, loop_ws_fits,
                                    loop_conv_program_cycles, loop_ws_instructions,
@@ -195,7 +195,14 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor
     Differentiable (the form is a discrete choice)."""
     pe = torch.as_tensor(hw_t[0], dtype=torch.float64).detach()
     programs, steps = terms["programs"], terms["k_steps"]
-    explicit = explicit_gemm_instructions(programs, steps, _ceil_blocks(terms["blocks"][1], pe), terms["commands"])
+    columns = _ceil_blocks(terms["blocks"][1], pe)
+
+    def counts(kind: str) -> dict:
+        """The edge or interior programs' totals (costmodel's "edge_*"/"interior_*"), as explicit_gemm_terms names them."""
+        n = terms[f"{kind}_programs"]
+        return {"programs": n, "steps": n * steps, "columns": n * columns, "fill_mvins": terms[f"{kind}_fills"],
+                **{name: terms[f"{kind}_{name}"] for name in ("groups", "pairs", "stores", "commands")}}
+    explicit = explicit_gemm_instructions(explicit_gemm_terms(counts("edge"), counts("interior")))
     if loop_ws is False:
         instructions = explicit
     elif dims is None:
