@@ -46,7 +46,7 @@ from baco.gemmini.fused import (CHAIN_LOOP_WS_INSTRUCTIONS, FUSED_INSTRUCTIONS, 
                                 chain_loop_tile_shape, fused_instruction_terms, gemm_chain_loop_ws_loops)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
-                                   EXPLICIT_INSTRUCTIONS, EXPLICIT_TERM_TABLE, LOOP_CONV_INSTRUCTIONS,
+                                   EXPLICIT_TERM_TABLE, LOOP_CONV_INSTRUCTIONS,
                                    LOOP_WS_INSTRUCTIONS, GemmSchedule, default_gemm_schedule,
                                    explicit_gemm_program_cycles, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
                                    loop_ws_launch_terms,
