@@ -72,13 +72,15 @@ def block_signature(b: int, n: int, role: str, pe: int) -> tuple:
     of a dimension n on a pe-wide array: the blocks ⌈n/b⌉, the DIM strips of a block and of the last
     one, and for BLOCK_N/BLOCK_K (role "N", "K"; "M" is BLOCK_M) the widest mvin's chunks and b
     capped at its width (DMA rows and bytes), for BLOCK_N the accumulator zero-fill chunks too; then
-    what the LOOP_WS walk reads of a block and of the last one (_loop_ws_extent)."""
+    what the LOOP_WS walk reads of a block and of the last one (_loop_ws_extent), and whether the
+    last block is full (the explicit stream's interior programs, schedule.explicit_interior_programs)."""
     cfg = GemminiConfig()
     max_cols = max(1.0, cfg.max_bytes / pe) * pe
     zero_cols = max(1, cfg.max_bytes // (pe * cfg.acc_bytes)) * pe
     blocks = -(-n // b)
     last = max(1, n - (blocks - 1) * b)
-    key = (blocks, -(-b // pe), -(-last // pe)) + _loop_ws_extent(b, role, pe) + _loop_ws_extent(last, role, pe)
+    key = (blocks, -(-b // pe), -(-last // pe), last == b) + _loop_ws_extent(b, role, pe) + \
+        _loop_ws_extent(last, role, pe)
     if role == "M":
         return key
     key += (math.ceil(b / max_cols), min(b, max_cols))
