@@ -34,8 +34,8 @@ from typing import NamedTuple
 from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
-from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles, instructions,
-                                   overlapped_cycles, pieces)
+from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles,
+                                   explicit_interior_programs, instructions, overlapped_cycles, pieces)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -472,7 +472,8 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
         p.product(block_m, block_n, block_n)
         p.store(rows, cols)
         return p
-    return _launch([(program(rows, cols), m * n, rows == block_m and cols == block_n and K % block_k == 0)
+    return _launch([(program(rows, cols), m * n,
+                     explicit_interior_programs(rows, cols, K, block_m, block_n, block_k) == 1)
                     for rows, m in _block_sizes(M, block_m).items() for cols, n in _block_sizes(N, block_n).items()],
                    _tiles(K, block_k))
 

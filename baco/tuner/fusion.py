@@ -380,7 +380,7 @@ class FusionTerms:
         self.on_core = torch.tensor([e.kind == "pool" and cycle_model != "timeloop" for e in graph.edges],
                                     dtype=torch.bool)
         self.op_cycles = torch.tensor([float(e.op_cycles) for e in graph.edges], dtype=torch.float64)
-        self._loop_programs, self._loop_footprints = {}, {}
+        self._loop_programs, self._loop_footprints, self._chain_programs = {}, {}, {}
 
     def loop_programs(self, hw: Hardware | None) -> dict:
         """{edge index: (end-to-end cycles, energy µJ)} of the chain edges whose fused program runs
@@ -403,7 +403,8 @@ class FusionTerms:
         """Each point's {edge index: end-to-end cycles} of the chain edges whose fused program is the
         explicit chain's (not on the point's loop unit: loop_programs) under the compiled-program
         model: gemm_chain_program_cycles at the producer's L2 tile, as fuse_result prices the
-        design (fused_program_cycles). Empty for the Timeloop-matched model."""
+        design (fused_program_cycles). Empty for the Timeloop-matched model. Cached per edge, blocks
+        and hardware (the descent revisits the same rounded tiles every step)."""
         if self.cycle_model == "timeloop" or not len(self.chains):
             return [{} for _ in hardware]
         points = []
@@ -419,8 +420,12 @@ class FusionTerms:
                 block_m = math.prod(min(round(float(t[d])), extent)
                                     for d, extent in ((N_, layer.N), (P_, layer.P), (Q_, layer.Q)))
                 block_k = min(round(float(t[C_] * spatial[i][b, 0].detach())), layer.C)
-                point[k] = gemm_chain_program_cycles(layer.N * layer.P * layer.Q, layer.C, layer.K, consumer.K,
-                                                     block_m, block_k, hw.to_gemmini_config())["cycles"]
+                key = (k, block_m, block_k, hw)
+                if key not in self._chain_programs:
+                    self._chain_programs[key] = gemm_chain_program_cycles(
+                        layer.N * layer.P * layer.Q, layer.C, layer.K, consumer.K, block_m, block_k,
+                        hw.to_gemmini_config())["cycles"]
+                point[k] = self._chain_programs[key]
             points.append(point)
         return points
 
