@@ -52,6 +52,7 @@ from baco.tuner.arch import DEFAULT_HARDWARE
 from baco.tuner.baselines import gemmini_default
 from baco.tuner.mapping import (KERNEL_B_PADDED, KERNEL_OUT_INT8, conv_schedule, gemm_schedule, is_kernel_layer,
                                 parse_mapping)
+from baco.tuner.kernel_model import default_program_schedule
 
 
 @dataclass
@@ -182,13 +183,6 @@ def _conv_launch(layer: Layer, shape, cfg, schedule, seed, *, reference: bool = 
             reference_depthwise_conv2d(x, w, bias, **kw) if reference else None
     return conv2d_launch(x, w, bias, config=cfg, blocks=schedule, **kw), \
         reference_conv2d(x, w, bias, **kw) if reference else None
-
-
-def default_program_schedule(layer: Layer, cfg: GemminiConfig) -> GemmSchedule:
-    """The schedule conv2d (depthwise_conv2d) runs the whole layer with when given none: what a
-    design's layer marked "default" compiles to (a 1x1 layer may run LoopConv programs there, which
-    no schedule given to the kernel selects)."""
-    return _conv_launch(layer, conv_shape(layer), cfg, None, 0, reference=False)[0].schedule
 
 
 def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule | None, *, target: str = "sim",

@@ -404,6 +404,12 @@ def pointwise_loop_conv_default(layer: Layer, cfg: GemminiConfig) -> GemmSchedul
     return pointwise_loop_conv_schedule(layer.N, layer.P, layer.Q, layer.K, layer.C, cfg, layer.bias)
 
 
+def default_program_schedule(layer: Layer, cfg: GemminiConfig) -> GemmSchedule:
+    """The schedule baco.kernels' conv2d (depthwise_conv2d) runs a convolution layer with when given
+    none: the LoopConv one where pointwise_loop_conv_default picks it, else default_layer_schedule."""
+    return pointwise_loop_conv_default(layer, cfg) or default_layer_schedule(layer, cfg)
+
+
 def pointwise_loop_conv_cost(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> tuple[float, float, float]:
     """(cycles end to end, energy µJ, cycles of Gemmini alone) of a pointwise layer run as the
     LOOP_CONV_WS programs of `schedule` (pointwise_loop_conv_default): end to end as the kernel
@@ -640,7 +646,7 @@ def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", 
         cfg = hw.to_gemmini_config()
         if default_program:
             cost.cycles, cost.energy_uj = _default_conv_program(layer, hw.pe_dim, hw.sp_kb, hw.acc_kb)
-            cost.schedule, cost.schedule_source = default_layer_schedule(layer, cfg), "default"
+            cost.schedule, cost.schedule_source = default_program_schedule(layer, cfg), "default"
         else:
             cost.cycles, cost.energy_uj, cost.schedule, cost.schedule_source = \
                 _mapped_conv_cost(layer, mapping, cfg, temporal, sC, sK, hw_t)
