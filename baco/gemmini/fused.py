@@ -26,7 +26,7 @@ Pure Python: imports only baco.gemmini.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import replace
 from itertools import product
 from typing import NamedTuple
@@ -384,6 +384,116 @@ class _Program:
                 self.commands += n_rows * n_cols
 
 
+class _Timeline:
+    """Programs' command streams on the three queues as the cycle model runs them (baco.sim.timing):
+    the load, execute and store units each in order, in parallel, a command starting when its unit
+    is free and its rows are (a compute once its operands' mvins are done, a mvin once the computes
+    reading the rows it overwrites are), a product's computes of one output column chained through
+    the array's pipeline (a compute accumulating onto the rows the previous one wrote waits for
+    them); dispatched in program order, so the commands after a run of mvins wait for the load
+    station to take them (GemminiConfig.rs_ld) and the mvins after a product for the execute
+    station (rs_ex). Kept at block granularity: a product's columns, a window's mvins."""
+
+    def __init__(self, cfg, k):
+        self.cfg, self.k, self.commands = cfg, k, 0
+        self.ld = self.ex = self.st = self.end = 0.0
+        self.ld_gate = 0.0                            # the mvins after a product: its commands dispatched
+        self.ld_done = deque(maxlen=cfg.rs_ld + 1)    # the latest mvins' done times (the load station)
+
+    def shift(self, dt: float):
+        """Every time later by dt (identical programs repeated: each starts dt after the one before)."""
+        self.ld, self.ex, self.st, self.end, self.ld_gate = (t + dt for t in (self.ld, self.ex, self.st, self.end,
+                                                                              self.ld_gate))
+        self.ld_done = deque((t + dt for t in self.ld_done), maxlen=self.ld_done.maxlen)
+
+    def _mvin(self, cycles: float, gate: float, dram: bool = True) -> float:
+        """One mvin of `cycles` into rows free at `gate`: its done time."""
+        start = max(self.ld, self.ld_gate, gate)
+        self.ld = start + cycles
+        self.ld_done.append(self.ld + (self.k.dram_latency if dram else 0.0))
+        self.commands += 1
+        return self.ld_done[-1]
+
+    def zeros(self, moves, gate: float = 0.0):
+        """Zero mvins (no DRAM) of the given rows each, into rows free at `gate`."""
+        for rows in moves:
+            self._mvin(local_move_cycles(rows, self.k), gate, dram=False)
+
+    def window(self, rows, cols, elem_bytes, block_len=None, gate: float = 0.0) -> tuple:
+        """A boundary-checked load of the rows x cols elements that exist (the compiler's mvins:
+        per DIM-row tile, one per chunk of up to `block_len`, default max_block_len, tiles), into
+        rows free at `gate`: the done time of each chunk of the last row tile, and a row tile's
+        load time."""
+        d = self.cfg.dim
+        chunks = pieces(cols, (block_len or self.cfg.max_block_len) * d)
+        row_tiles = pieces(rows, d)
+        moves = {r: [dma_cycles(r, c * elem_bytes, self.cfg, self.k) for c in chunks] for r in set(row_tiles)}
+        # the last row tiles mvin by mvin (the load station's latest), those before at once
+        exact = -(-(self.cfg.rs_ld + 1) // len(chunks))
+        bulk = row_tiles[:-exact]
+        if bulk:
+            self.ld = max(self.ld, self.ld_gate, gate) + sum(sum(moves[r]) for r in bulk)
+            self.commands += len(bulk) * len(chunks)
+        for r in row_tiles[-exact:]:
+            start = self.ld
+            done = [self._mvin(cycles, gate) for cycles in moves[r]]
+        return done, self.ld - start
+
+    def product(self, rows, cols, inner, b_ready: list, b_row_cycles: float, a_ready: float,
+                block_len: int, prefetched: bool = False) -> "_Product":
+        """The computes of a dot over its operands' tiles (rows x inner times inner x cols elements),
+        the compiler's order (output column outer, inner tile, then row tile), B's last row tile's
+        chunks of `block_len` tiles done at b_ready (a row tile every b_row_cycles before), A at
+        a_ready. A compute feeds its A tile's rows (at least MIN_FEED_ROWS) after its weights, which
+        stream in during the compute before (DIM rows); one onto the same output rows as the one
+        before waits for those to leave the array's pipeline (array_depth_factor x DIM).
+        `prefetched`: the mvins after it come before it in program order (the prefetch pass moves
+        a double-buffered K loop's next step's loads ahead of this step's computes), so they do not
+        wait for its commands' dispatch."""
+        d, k = self.cfg.dim, self.k
+        feeds = [max(r, MIN_FEED_ROWS) + k.compute_overhead for r in pieces(rows, d)]
+        tn, tk, group, depth = _tiles(cols, d), _tiles(inner, d), sum(feeds), k.array_depth_factor * d
+        new = max(group, group - feeds[-1] + d)                    # a group onto other rows
+        same = max(new, feeds[0] + depth)                            # onto the rows the group before wrote
+        dispatch = self.ld_done[0] if len(self.ld_done) > self.cfg.rs_ld else 0.0
+        start = max(self.ex, a_ready, dispatch)
+        columns = []
+        for n in range(tn):
+            ready = b_ready[min(n // block_len, len(b_ready) - 1)]
+            last = max(start + (tk - 1) * same, ready + d + (tk - 1) * max(0.0, same - b_row_cycles))
+            columns.append(last + group + depth)                     # its last computes' results out
+            start = last + new
+        self.ex = start - new + group
+        computes = _tiles(rows, d) * tn * tk
+        self.commands += 2 * computes
+        # the mvins after it wait for its last commands' dispatch (the execute station's entries,
+        # a preload and a compute each)
+        first = columns[0] - group - depth - (tk - 1) * same
+        if not prefetched:
+            self.ld_gate = max(self.ld_gate, self.ex - min(computes, self.cfg.rs_ex // 2) * (self.ex - first) / computes)
+        return _Product(columns, last - (tk - 1) * same + feeds[0] + depth)
+
+    def store(self, rows, cols, columns: list) -> float:
+        """The rows x cols elements that exist out of the accumulator, one mvout per DIM x DIM tile,
+        a column's once its computes' results are out (`columns`): the first column's done time."""
+        d, first = self.cfg.dim, None
+        for c, ready in zip(pieces(cols, d), columns):
+            self.st = max(self.st, ready)
+            for r in pieces(rows, d):
+                self.st += dma_cycles(r, c, self.cfg, self.k) + self.k.acc_scale_latency
+                self.commands += 1
+            first = first if first is not None else self.st + self.k.dram_latency
+        self.end = max(self.end, self.st + self.k.dram_latency, self.ex)
+        return first
+
+
+class _Product(NamedTuple):
+    """A product on the timeline: when each output column's results are out, and when the rows
+    its operands are read from are free again (its last column's first computes out)."""
+    columns: list
+    released: float
+
+
 def _block_sizes(total, block) -> dict:
     """{size: count} of the blocks `total` elements split into, `block` at most each: the whole
     ones and the ragged last."""
@@ -429,27 +539,77 @@ def _acc_zero_tiles(block_rows, block_cols, cfg) -> int:
     return _tiles(block_rows, cfg.dim) * _tiles(block_cols, cfg.max_block_len_acc * cfg.dim)
 
 
+class _Priced(NamedTuple):
+    """One program's share of its launch's Gemmini cycles on the timeline and its RoCC commands
+    (what _launch reads of a _Program)."""
+    cycles: float
+    commands: int
+
+
+class _ChainReleases(NamedTuple):
+    """When a chain program's blocks are free for the next program's mvins: the hidden block and
+    W2 (read by the second product), the output block (read by the stores), the K loop's X and W1
+    homes (read by each K step's product, in order)."""
+    hidden: float
+    out: float
+    steps: list
+
+    def later(self, dt: float) -> "_ChainReleases":
+        return _ChainReleases(self.hidden + dt, self.out + dt, [s + dt for s in self.steps])
+
+
+def _chain_program(t: _Timeline, rows, K, H, N, bm, bk, double_buffer: bool, freed: _ChainReleases) -> _ChainReleases:
+    """One program of the fused chain on the timeline: the hidden block's zero padding and bias
+    rows, per K step the X and W1 windows then their product into it, the output block's padding and
+    bias rows, W2, the second product (reading the hidden block) and the stores. Its mvins wait for
+    the rows they overwrite to be free (`freed`: the program before's; a K step's homes, the step
+    before's, or with double buffering the one before that)."""
+    cfg, d = t.cfg, t.cfg.dim
+    bh, bn = (_tiles(v, d) * d for v in (H, N))
+    t.zeros(bias_zero_moves(rows, H, bm, bh, cfg), freed.hidden)
+    t.window(rows, H, cfg.acc_bytes, cfg.max_block_len_acc, freed.hidden)
+    hidden, steps = freed.hidden, list(freed.steps)
+    widths = pieces(K, bk)
+    for i, width in enumerate(widths):
+        home = steps[-2 if double_buffer else -1] if len(steps) >= (2 if double_buffer else 1) else 0.0
+        a_done = t.window(rows, width, cfg.input_bytes, gate=home)[0][-1]
+        b_ready, b_row = t.window(width, H, cfg.input_bytes, gate=home)
+        first = t.product(rows, H, width, b_ready, b_row, a_done, cfg.max_block_len,
+                          prefetched=double_buffer and i < len(widths) - 1)
+        steps.append(first.released)
+        hidden = first.columns[-1]
+    t.zeros(bias_zero_moves(rows, N, bm, bn, cfg), freed.out)
+    t.window(rows, N, cfg.acc_bytes, cfg.max_block_len_acc, freed.out)
+    b_ready, b_row = t.window(H, N, cfg.input_bytes, gate=freed.hidden)
+    second = t.product(bm, N, H, b_ready, b_row, hidden, cfg.max_block_len)
+    out = t.store(rows, N, second.columns)
+    return _ChainReleases(second.released, out, steps[-2:])
+
+
+# identical programs timed in a row before the rest are taken to repeat the last one's increment
+TIMED_REPEATS = 3
+
+
 def _chain_launch(M, K, H, N, block_m, block_k, cfg, k) -> _Launch:
-    """The fused chain's programs at the launch's blocks (gemm_chain_blocks), each priced at its
-    own rows (the last row block's are those left)."""
+    """The fused chain's programs at the launch's blocks (gemm_chain_blocks), in the grid's order on
+    one timeline (each program's mvins overlap the computes and stores of the one before), each at
+    its own rows (the last row block's are those left)."""
     bm, bk = gemm_chain_blocks(M, K, H, N, block_m, block_k, cfg) or (block_m, block_k)
     double_buffer = gemm_chain_double_buffered(bm, bk, H, N, cfg)
-    bh, bn = (_tiles(v, cfg.dim) * cfg.dim for v in (H, N))
-
-    def program(rows):
-        p = _Program(cfg, k)
-        p.zero_under(rows, H, bm, bh, hidden=True)
-        p.window(rows, H, cfg.acc_bytes, cfg.max_block_len_acc)
-        p.k_steps(rows, K, bk, H, double_buffer)
-        p.zero_under(rows, N, bm, bn, hidden=True)
-        p.window(rows, N, cfg.acc_bytes, cfg.max_block_len_acc)
-        p.window(H, N, cfg.input_bytes)
-        p.product(bm, N, H)
-        p.store(rows, N)
-        return p
+    t, freed, programs = _Timeline(cfg, k), _ChainReleases(0.0, 0.0, []), []
     full = K % bk == 0 and H % cfg.dim == 0 and N % cfg.dim == 0    # H and N blocks padded to DIM
-    return _launch([(program(rows), n, full and rows == bm) for rows, n in _block_sizes(M, bm).items()], _tiles(K, bk),
-                   _tiles(H, cfg.dim) + _tiles(N, cfg.dim))
+    for rows, n in _block_sizes(M, bm).items():
+        before, ends = t.end, []
+        for _ in range(min(n, TIMED_REPEATS)):
+            commands = t.commands
+            freed = _chain_program(t, rows, K, H, N, bm, bk, double_buffer, freed)
+            ends.append(t.end)
+        if n > TIMED_REPEATS:
+            dt = (n - TIMED_REPEATS) * (ends[-1] - ends[-2])
+            t.shift(dt)
+            freed = freed.later(dt)
+        programs.append((_Priced((t.end - before) / n, t.commands - commands), n, full and rows == bm))
+    return _launch(programs, _tiles(K, bk), _tiles(H, cfg.dim) + _tiles(N, cfg.dim))
 
 
 def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
