@@ -413,12 +413,12 @@ class _Timeline:
         self.ex = start - new + group
         computes = _tiles(rows, d) * tn * tk
         self.commands += 2 * computes
-        # the mvins after it wait for its last commands' dispatch (the execute station's entries,
-        # a preload and a compute each)
-        first = columns[0] - group - depth - (tk - 1) * same
-        if not prefetched:
-            undispatched = min(computes, self.cfg.rs_ex // 2) * (self.ex - first) / computes
-            self.ld_gate = max(self.ld_gate, self.ex - undispatched)
+        # the mvins after it wait for its last commands' dispatch: until no more than the execute
+        # station holds (a preload and a compute each) are left to start
+        held = self.cfg.rs_ex // 2
+        if not prefetched and computes > held:
+            first = columns[0] - group - depth - (tk - 1) * same
+            self.ld_gate = max(self.ld_gate, self.ex - held * (self.ex - first) / computes)
         return _Product(columns, last - (tk - 1) * same + feeds[0] + depth)
 
     def store(self, rows, cols, columns: list) -> float:
