@@ -214,6 +214,12 @@ class Flow:
     def __init__(self, keys: ValueKeys):
         self.keys = keys
         self.redundant = set()
+        self.block_ops = {}     # block -> [(op, name, holds a block)]: read through the bindings once
+        self.configs = {}       # config op -> (state key, operand keys)
+        # loop op -> [[state it was entered with, entry at the fixpoint, state after it, recorded]]:
+        # the analysis of a loop is a function of its entry state, and an outer loop's rounds enter
+        # an inner loop with the same state again and again (rounds^depth walks of the innermost body)
+        self.loops = {}
 
     def restores_config_st(self, loop_conv, state: dict) -> bool:
         """A pooling LOOP_CONV_WS ends with config_st(activation, stride = config 4's out_stride,
@@ -236,18 +242,28 @@ class Flow:
                 for f in pooling)
 
     def block(self, block, state: dict, record: bool) -> dict:
+        ops = self.block_ops.get(block)
+        if ops is None:
+            ops = self.block_ops[block] = [(op.operation, op.operation.name,
+                                            any(len(r.blocks) for r in op.operation.regions))
+                                           for op in block.operations]
         state = dict(state)
-        for op in block.operations:
-            state = self.op(op.operation, state, record)
+        for op, name, nested in ops:
+            state = self.op(op, name, nested, state, record)
         return state
 
-    def op(self, op, state: dict, record: bool) -> dict:
-        name = op.name
+    def config(self, op) -> tuple:
+        """(the state `op` sets, its operands' keys), computed once."""
+        found = self.configs.get(op)
+        if found is None:
+            found = self.configs[op] = (state_of(op), tuple(self.keys.key(v) for v in op.operands))
+        return found
+
+    def op(self, op, name: str, nested: bool, state: dict, record: bool) -> dict:
         if name.startswith(PREFIX) and name[len(PREFIX):] in CONFIG_COMMANDS:
-            key = state_of(op)
+            key, value = self.config(op)
             if key is ALL:
                 return {k: v for k, v in state.items() if not _is_load_slot(k)}
-            value = tuple(self.keys.key(v) for v in op.operands)
             if record and state.get(key) == value:
                 self.redundant.add(op)
             for k in [k for k in state if _taken(k) and k[2] == key]:
@@ -275,11 +291,26 @@ class Flow:
             return out
         if name == "scf.for":
             return self.loop(op, state, record)
-        if name.startswith(PREFIX) or any(len(r.blocks) for r in op.regions) or name == "func.call":
+        if name.startswith(PREFIX) or nested or name == "func.call":
             return {}            # LOOP_WS / LOOP_CONV_WS and their configs, regions not modelled
         return state             # arithmetic, memref metadata, yields
 
     def loop(self, op, state: dict, record: bool) -> dict:
+        """The state after loop `op` entered with `state` (memoized: see self.loops)."""
+        seen = self.loops.setdefault(op, [])
+        memo = next((m for m in seen if m[0] == state), None)
+        if memo is None:
+            entry = self.fixpoint(op, state)
+            after = _meet(state, self.block(op.regions[0].blocks[0], entry, record))
+            seen.append([dict(state), entry, after, record])
+            return dict(after)
+        if record and not memo[3]:      # found before without recording: walk it once more to record
+            self.block(op.regions[0].blocks[0], memo[1], True)
+            memo[3] = True
+        return dict(memo[2])
+
+    def fixpoint(self, op, state: dict) -> dict:
+        """The state every iteration of loop `op` starts in, entered with `state`."""
         body = op.regions[0].blocks[0]
         lb, ub, step = (self.keys.key(v) for v in list(op.operands)[:3])
         iv = self.keys.key(body.arguments[0])
@@ -301,8 +332,7 @@ class Flow:
             entry = nxt
         else:
             entry = {}
-        end = self.block(body, entry, record)
-        return _meet(state, end)
+        return entry
 
 
 def first_program(func, loc):
