@@ -259,8 +259,8 @@ def explicit_gemm_terms(edge: dict, interior: dict, ragged_k: dict) -> dict:
             "pair": edge["pairs"], "store": edge["stores"], "fill": edge["fill_mvins"],
             "interior_program": interior["programs"], "interior_step": interior["steps"],
             "interior_command": interior["commands"], "interior_unfused_command": interior["unfused_commands"],
-            "ragged_k_program": ragged_k["programs"],
-            "ragged_k_step": ragged_k["steps"], "ragged_k_group": ragged_k["groups"], "ragged_k_command": ragged_k["commands"]}
+            "ragged_k_program": ragged_k["programs"], "ragged_k_step": ragged_k["steps"],
+            "ragged_k_group": ragged_k["groups"], "ragged_k_command": ragged_k["commands"]}
 
 
 def explicit_gemm_instructions(terms: dict):
