@@ -236,8 +236,8 @@ def test_tuner_prices_interior_explicit_programs_as_the_schedule_model(dim, M, N
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
     s = GemmSchedule(*(-(-b // dim) * dim for b in blocks), "WS", True)
     model = explicit_gemm_program_cycles(M, N, K, s, cfg)
-    assert model["terms"]["program"] == 0 and model["terms"][f"{version}_program"] == model["terms"]["interior_program"] \
-        + model["terms"]["ragged_k_program"] > 0
+    t = model["terms"]
+    assert t["program"] == 0 and t[f"{version}_program"] == t["interior_program"] + t["ragged_k_program"] > 0
     layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1)
     temporal, sC, sK = residual.block_factors(layer, {"BLOCK_M": s.block_m, "BLOCK_N": s.block_n,
                                                        "BLOCK_K": s.block_k}, dim)

@@ -700,8 +700,9 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
     model runs it (loop_ws_timing: ~0.1-5 ms a candidate, so candidates are walked in the order of
     their lower bound and those that cannot win by more than WALK_MARGIN are not, but for the
     library's tile, which is always walked); larger blocks keep the explicit stream, which the CPU
-    issues at ~10 instructions a command, ~290 a K step and ~240 a C column in an edge program, ~4
-    a command and ~80 a K step in an interior one (all blocks full). Ties go to the larger
+    issues at ~10 instructions a command, ~350 a K step and ~250 a C column in an edge program, ~4
+    a command and ~110 a K step in an interior one (all blocks full), ~4 a command, ~200 a K step
+    and ~23 a weight block in a ragged-K one (only the last K step short). Ties go to the larger
     C block, then the smaller K step, then the taller C block. `bias`: the kernel starts each C block
     from a bias row (its LOOP_WS moves it into the accumulator first);
     `b_transposed`, `b_padded`: B column-major, B holding padded_rows(K, DIM) rows (a ragged K step is
