@@ -298,29 +298,11 @@ def explicit_program_versions(M, N, K, block_m, block_n, block_k) -> tuple:
     return full * whole_k, full * (whole_k ^ True)     # ^ True: not, of bool tensors too
 
 
-def explicit_interior_programs(M, N, K, block_m, block_n, block_k):
-    """How many of an M x N x K GEMM's programs in block_m x block_n x block_k blocks are interior
-    (explicit_program_versions): their extents and trip counts are constants. Numbers or tensors."""
-    return explicit_program_versions(M, N, K, block_m, block_n, block_k)[0]
-
-
 def explicit_program_version(rows: int, cols: int, ksteps: list, s: GemmSchedule) -> str:
     """The version a program of a rows x cols C block over K steps of `ksteps` columns runs:
     "interior", "ragged_k" (explicit_program_versions of that one block) or "edge"."""
     interior, ragged_k = explicit_program_versions(rows, cols, sum(ksteps), s.block_m, s.block_n, s.block_k)
     return "interior" if interior else "ragged_k" if ragged_k else "edge"
-
-
-def explicit_interior(rows: int, cols: int, ksteps: list, s: GemmSchedule) -> bool:
-    """Whether a program of a rows x cols C block over K steps of `ksteps` columns is interior."""
-    return explicit_program_version(rows, cols, ksteps, s) == "interior"
-
-
-def explicit_ragged_k(rows: int, cols: int, ksteps: list, s: GemmSchedule) -> bool:
-    """Whether a program of a full rows x cols C block whose last K step is short (K not a multiple
-    of the K block, or K < the block, K not 1) and all others full runs the compiler's ragged-K
-    version (baco.passes.interior): M and N extents constant, the K extent computed each step."""
-    return explicit_program_version(rows, cols, ksteps, s) == "ragged_k"
 
 
 def instructions(terms: dict, table: dict):
