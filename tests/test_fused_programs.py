@@ -358,7 +358,7 @@ def test_fused_program_models_count_the_ragged_streams_commands(dim, kind, shape
 
 
 @pytest.mark.parametrize("dim,shape,measured", [
-    (16, (20, 16, 16, 16, 32, 16), 0.97), (16, (20, 16, 16, 16, 16, 16), 1.03), (32, (8, 32, 32, 32, 32, 32), 0.99)])
+    (16, (20, 16, 16, 16, 32, 16), 0.95), (16, (20, 16, 16, 16, 16, 16), 1.01), (32, (8, 32, 32, 32, 32, 32), 1.00)])
 def test_tiny_chains_core_instructions(dim, shape, measured):
     """A tiny chain (a whole model's 20-row 16-16-16 MLP) pays the chain's column loops per DIM-wide
     block of H and N, not a large chain's fixed per-program share: FUSED_INSTRUCTIONS['chain'] prices
@@ -379,15 +379,16 @@ def test_ragged_fused_programs_end_to_end_on_the_iss(dim, kind, shape):
     within 13% of the ISS with the cycle model (the 97x96x65 DIM 32 residual add was 1.65x when
     priced as whole blocks; the 14 ragged probes of M, N, K in 1-97 are 0.84-1.41x, median error 9.9%).
     10% until FUSED_INSTRUCTIONS split interior from edge programs: the chain's edge table prices
-    97x65x33x17 at DIM 16 at 0.82x of its instructions (end to end 0.88x). 20% until the chain's
-    tables price the ragged-K version (baco.passes.interior) its full-row programs of that shape
-    (K 65 at block 32) now run: 9,710 cycles on the ISS, the model's 11,531 (1.19x; the table with
-    its column term, fitted before that version, prices them as the general code)."""
+    97x65x33x17 at DIM 16 at 0.82x of its instructions (end to end 0.88x). 20% while the tables
+    priced the ragged-K version (baco.passes.interior) as the general code: its full-row programs of
+    that shape (K 65 at block 32) run it, 9,710 cycles on the ISS, the model's 11,451 (1.18x); with
+    the ragged-K tables 9,355 (0.96x), and the four 0.96x, 0.97x, 0.89x and 0.89x (before 1.18x,
+    0.97x, 1.08x, 0.90x)."""
     from baco.sim.timing import TimingModel
     launch, model = _fused_launch_and_model(kind, shape, dim)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     simulated = compiled.run(launch.grid, launch.args, timing=TimingModel(launch.config))["kernel_cycles"]
-    assert abs(model["cycles"] - simulated) <= 0.20 * simulated, (model, simulated)
+    assert abs(model["cycles"] - simulated) <= 0.13 * simulated, (model, simulated)
 
 
 class PooledStem(nn.Module):

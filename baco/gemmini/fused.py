@@ -35,7 +35,7 @@ from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
 from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles,
-                                   explicit_interior_programs, instructions, overlapped_cycles, pieces)
+                                   explicit_program_versions, instructions, overlapped_cycles, pieces)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -280,14 +280,22 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # once those ran the version without boundary clamps (baco.passes.interior). The chain's edge
 # programs pay per DIM-wide column block of H and of N ("column": each layer's column loops),
 # which a tiny chain has few of (a per-program share priced tiny chains 1.14-1.86x of the ISS), and
-# so do the interior ones: fitted (benchmarks/cpu_constants.py --only fused) on its 16 chains, 11
-# of 48-1024 rows and 5 tiny ones, 0.84-1.23x, median error 7.5% (without the interior column
-# term 0.83-1.23x, 11.3%; the table before, one per-program share for either kind, 0.85-1.58x).
-FUSED_INSTRUCTIONS = {"chain": {"program": 342.0, "step": 139.1, "command": 14.8, "column": 58.1,
-                                "interior_program": 0.0, "interior_step": 79.3, "interior_command": 3.2,
-                                "interior_column": 133.9},
-                      "resadd": {"program": 34.4, "step": 533.6, "command": 9.0,
-                                 "interior_program": 256.7, "interior_step": 0.0, "interior_command": 4.3}}
+# so do the interior ones. Refitted with a ragged-K table ("ragged_k_*": full row and column
+# blocks, only the last K step short, _Launch.ragged_k; the chain's programs classified by their
+# rows and K steps alone, its H and N windows being left clamped in every version) once those ran
+# the ragged-K version (benchmarks/cpu_constants.py --only fused): the chain's 21 programs (16 of
+# 48-1024 rows, 5 tiny, 9 with ragged-K programs) within 0.91-1.11x, median error 4.6%, the
+# residual add's 15 within 0.65-1.26x, median error 2.3% (the tables before, which priced
+# ragged-K programs, and the chain's full-row programs of an H or N not a multiple of DIM, as edge
+# ones: 0.84-1.91x, 10.1%, and 0.66-2.46x, 17.4%).
+FUSED_INSTRUCTIONS = {"chain": {"program": 25.7, "step": 457.0, "command": 10.7, "column": 89.0,
+                                "interior_program": 0.0, "interior_step": 52.4, "interior_command": 3.1,
+                                "interior_column": 139.7,
+                                "ragged_k_program": 489.2, "ragged_k_step": 196.6, "ragged_k_command": 6.0,
+                                "ragged_k_column": 38.8},
+                      "resadd": {"program": 65.5, "step": 504.9, "command": 8.9,
+                                 "interior_program": 274.3, "interior_step": 0.0, "interior_command": 4.2,
+                                 "ragged_k_program": 48.2, "ragged_k_step": 300.0, "ragged_k_command": 3.5}}
 
 
 class _Program:
@@ -451,8 +459,10 @@ def _block_sizes(total, block) -> dict:
 class _Launch(NamedTuple):
     """A fused kernel's programs summed: Gemmini's cycles and RoCC commands (configs aside), and
     the counts the core's instructions scale with (programs, their K steps, their column blocks),
-    `interior` of the programs (issuing `interior_commands`) with all blocks full (the compiler's
-    version without boundary clamps, baco.passes.interior)."""
+    `interior` of the programs (issuing `interior_commands`) with all blocks full and `ragged_k`
+    (issuing `ragged_k_commands`) with full row and column blocks and only the last K step short
+    (the compiler's versions without boundary clamps, baco.passes.interior;
+    schedule.explicit_program_versions)."""
     gemmini: float
     commands: int
     programs: int
@@ -460,26 +470,33 @@ class _Launch(NamedTuple):
     columns: int
     interior: int = 0
     interior_commands: int = 0
+    ragged_k: int = 0
+    ragged_k_commands: int = 0
 
     def terms(self) -> dict:
         """FUSED_INSTRUCTIONS' terms: per edge program, its K steps, commands and column blocks, the
-        same per interior one."""
+        same per interior one and per ragged-K one."""
         per_program = (self.steps / self.programs, self.columns / self.programs) if self.programs else (0, 0)
-        edge = self.programs - self.interior
-        return {"program": edge, "step": edge * per_program[0], "command": self.commands - self.interior_commands,
-                "column": edge * per_program[1], "interior_program": self.interior,
-                "interior_step": self.interior * per_program[0], "interior_command": self.interior_commands,
-                "interior_column": self.interior * per_program[1]}
+        edge = self.programs - self.interior - self.ragged_k
+        out = {"program": edge, "step": edge * per_program[0],
+               "command": self.commands - self.interior_commands - self.ragged_k_commands,
+               "column": edge * per_program[1]}
+        for version, n, commands in (("interior", self.interior, self.interior_commands),
+                                     ("ragged_k", self.ragged_k, self.ragged_k_commands)):
+            out |= {f"{version}_program": n, f"{version}_step": n * per_program[0], f"{version}_command": commands,
+                    f"{version}_column": n * per_program[1]}
+        return out
 
 
 def _launch(gemmini: float, programs, steps: int, columns: int = 0) -> _Launch:
-    """A launch of `gemmini` cycles: the sum of (one program's RoCC commands, how many run it,
-    whether it is interior) over its distinct programs, each of `steps` K steps and `columns`
-    column blocks."""
+    """A launch of `gemmini` cycles: the sum of (one program's RoCC commands, how many run it, its
+    version: explicit_program_versions' (interior, ragged-K) counts of its one block) over its
+    distinct programs, each of `steps` K steps and `columns` column blocks."""
     n = sum(count for _, count, _ in programs)
+    version_sums = [(sum(count * v[i] for _, count, v in programs),
+                     sum(count * v[i] * commands for commands, count, v in programs)) for i in (0, 1)]
     return _Launch(gemmini, sum(count * commands for commands, count, _ in programs), n, n * steps, n * columns,
-                   sum(count for _, count, full in programs if full),
-                   sum(count * commands for commands, count, full in programs if full))
+                   *version_sums[0], *version_sums[1])
 
 
 def _acc_zero_tiles(block_rows, block_cols, cfg) -> int:
@@ -590,8 +607,11 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k) -> _Launch:
     runs = _block_sizes(M, bm)
     for rows, n in runs.items():
         freed = _timed(t, n, program(rows), freed)
-    full = K % bk == 0 and H % cfg.dim == 0 and N % cfg.dim == 0    # H and N blocks padded to DIM
-    return _launch(t.end, [(commands[rows], n, full and rows == bm) for rows, n in runs.items()], _tiles(K, bk),
+    # a program's version (baco.passes.interior) is its rows' and K steps': its H and N windows start
+    # at 0 and end at min(BLOCK_H, H) and min(BLOCK_N, N) (a clamp without its max, left in every
+    # version), so a program's one column block spans H
+    return _launch(t.end, [(commands[rows], n, explicit_program_versions(rows, H, K, bm, H, bk))
+                           for rows, n in runs.items()], _tiles(K, bk),
                    _tiles(H, cfg.dim) + _tiles(N, cfg.dim))
 
 
@@ -618,8 +638,8 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
         return run
     for cols, n in cols_runs.items():
         freed = _timed(t, n, column(cols), freed)
-    return _launch(t.end, [(commands[rows, cols], m * n,
-                            explicit_interior_programs(rows, cols, K, block_m, block_n, block_k) == 1)
+    return _launch(t.end, [(commands[rows, cols], m * n, explicit_program_versions(rows, cols, K, block_m, block_n,
+                                                                                   block_k))
                            for rows, m in rows_runs.items() for cols, n in cols_runs.items()], _tiles(K, block_k))
 
 

@@ -53,7 +53,7 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.loop_conv_timing import program_tap_rows
-from baco.gemmini.schedule import explicit_interior_programs
+from baco.gemmini.schedule import explicit_k_loop_steps, explicit_program_versions, explicit_unfused_commands
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIM_INDEX, DIMS, NUM_LEVELS, RELEVANT
 from baco.problem.layer import Layer
@@ -493,21 +493,32 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
                                  no_k_loop=four(torch.as_tensor(Kd) == 1), out_int8=out_int8,
                                  double_buffer=double_buffer, dataflow=dataflow, bias=four(_bias(layer)))
     out = {k: (v * share).view(4, B).sum(0) for k, v in terms.items() if k != "blocks"}
-    _interior_split(out, {k: v.view(4, B)[0] for k, v in terms.items() if k != "blocks"}, (M, N, Kd), (bm, bn, bk))
+    full, last_k = ({k: v.view(4, B)[i] for k, v in terms.items() if k != "blocks"} for i in (0, 1))
+    # a full row block's programs: their K steps full but the last (K % BLOCK_K)
+    full_rows = {k: v * k_share + last_k[k] * (1 - k_share) for k, v in full.items()}
+    _interior_split(out, full, full_rows, (M, N, Kd), (bm, bn, bk))
     return {**out, "blocks": (bm, bn, bk)}
 
 
-def _interior_split(out: dict, full: dict, dims, blocks) -> None:
+def _interior_split(out: dict, full: dict, ragged_k: dict, dims, blocks) -> None:
     """Adds to `out`, a GEMM launch's terms [B] of M x N x K `dims` in `blocks`, its interior
-    programs' ("interior_" + term) and edge programs' ("edge_" + term) commands, weight blocks,
-    pairs, stores and fills: the interior ones (all blocks full: explicit_interior_programs, a count,
-    detached) run the clamp-free version and issue what `full`, the full blocks' terms, says a
-    program issues."""
-    interior = explicit_interior_programs(*(torch.as_tensor(v).detach() for v in (*dims, *blocks))) \
-        / full["programs"].detach()
+    programs' ("interior_" + term), ragged-K programs' ("ragged_k_" + term) and edge programs'
+    ("edge_" + term) commands, weight blocks, pairs, stores and fills: the interior ones and the
+    ragged-K ones (schedule.explicit_program_versions, counts, detached) run the compiler's versions
+    without boundary clamps and issue what `full`, the terms of full blocks, and `ragged_k`, of full
+    row and column blocks whose last K step is short, say a program issues (of the interior ones'
+    commands, "interior_unfused_commands": schedule.explicit_unfused_commands); and "k_loop_steps",
+    the K steps a program's K loop runs (schedule.explicit_k_loop_steps)."""
+    programs = out["programs"].detach()
+    dims, blocks = (tuple(torch.as_tensor(v).detach() for v in vs) for vs in (dims, blocks))
+    out["k_loop_steps"] = explicit_k_loop_steps(dims[2], out["k_steps"])
+    versions = explicit_program_versions(*dims, *blocks)
     for k in ("programs", "commands", "groups", "pairs", "stores", "fills"):
-        out[f"interior_{k}"] = interior * full[k]
-        out[f"edge_{k}"] = out[k] - out[f"interior_{k}"]
+        out[f"edge_{k}"] = out[k]
+        for version, count, terms in zip(("interior", "ragged_k"), versions, (full, ragged_k)):
+            out[f"{version}_{k}"] = count / programs * terms[k]
+            out[f"edge_{k}"] = out[f"edge_{k}"] - out[f"{version}_{k}"]
+    out["interior_unfused_commands"] = explicit_unfused_commands(dims[2], out["interior_commands"])
 
 
 def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KERNEL_OUT_INT8,
@@ -553,7 +564,7 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
         out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
             {k: out[k] + terms[k] * share for k in out}
     if pointwise:               # the GEMM kernel's program (kernel_model.gemm_end_to_end prices it)
-        _interior_split(out, full, (M, d.K, d.C), blocks)
+        _interior_split(out, full, out, (M, d.K, d.C), blocks)  # out: its programs' steps full but the last
     return {**out, "blocks": (rows_m, bn, bk)}
 
 

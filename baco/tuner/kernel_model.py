@@ -198,11 +198,14 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor
     columns = _ceil_blocks(terms["blocks"][1], pe)
 
     def counts(kind: str) -> dict:
-        """The edge or interior programs' totals (costmodel's "edge_*"/"interior_*"), as explicit_gemm_terms names them."""
+        """The edge, interior or ragged-K programs' totals (costmodel's "edge_*", "interior_*", "ragged_k_*"), as
+        explicit_gemm_terms names them."""
         n = terms[f"{kind}_programs"]
-        return {"programs": n, "steps": n * steps, "columns": n * columns, "fill_mvins": terms[f"{kind}_fills"],
-                **{name: terms[f"{kind}_{name}"] for name in ("groups", "pairs", "stores", "commands")}}
-    explicit = explicit_gemm_instructions(explicit_gemm_terms(counts("edge"), counts("interior")))
+        return {"programs": n, "steps": n * terms["k_loop_steps"], "columns": n * columns,
+                "fill_mvins": terms[f"{kind}_fills"],
+                **{name: terms[f"{kind}_{name}"] for name in ("groups", "pairs", "stores", "commands")},
+                **({"unfused_commands": terms["interior_unfused_commands"]} if kind == "interior" else {})}
+    explicit = explicit_gemm_instructions(explicit_gemm_terms(counts("edge"), counts("interior"), counts("ragged_k")))
     if loop_ws is False:
         instructions = explicit
     elif dims is None:
