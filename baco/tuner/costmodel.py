@@ -715,6 +715,21 @@ def _dma(p, rows, bytes_per_row, commands):
     return commands * (k.dma_cmd_overhead + per)
 
 
+def _slice_strips(slices, slice_rows, pe):
+    """DIM-row tiles (an mvin each, a column chunk) an A slice of slice_rows rows spans, on average
+    over a step's `slices` slices [B]: ceil(slice_rows / DIM) for one; several (a program of whole
+    output rows, slice s at block row s x slice_rows) split where a tile boundary falls inside a
+    slice, as the compiler moves them (baco.passes.linalg_to_instgem): the slices, plus the tile
+    boundaries inside the block, less those at a slice's start (14 slices of 14 rows at DIM 64: 17
+    mvins, at DIM 16: 25). The count is whole; its slope is ceil(slice_rows / DIM)'s."""
+    one = _ceil(slice_rows / pe)
+    n, rows, dim = (torch.round(v.detach()).clamp(min=1.0) for v in
+                    torch.broadcast_tensors(*(torch.as_tensor(v, dtype=torch.float64) for v in (slices, slice_rows, pe))))
+    block, lcm = n * rows, rows * dim / torch.gcd(rows.long(), dim.long()).double()
+    split = (n + torch.ceil(block / dim - 1e-9) - torch.ceil(block / lcm - 1e-9)) / n
+    return torch.where(n > 1, one + (split - one.detach()), one)
+
+
 def _step_loads(p, a_slices, zero_slices, padding=None):
     """A program's strips (p.mb, p.nb, p.kb of DIM) and a K step's loads of A and B into p (padding:
     kernel_program_terms')."""
@@ -724,7 +739,7 @@ def _step_loads(p, a_slices, zero_slices, padding=None):
     p.strip = strip = rows_m / mb       # mvins and mvouts move the rows that exist: ragged strips are short
     max_cols = torch.clamp(cfg.max_bytes / pe, min=1.0) * pe      # widest mvin (max_block_len blocks)
     slice_rows = rows_m / a_slices
-    slice_strips = _ceil(slice_rows / pe)
+    slice_strips = _slice_strips(a_slices, slice_rows, pe)
     a_chunks, b_chunks = _ceil(bk / max_cols), _ceil(bn / max_cols)
     column_share, zero_runs, run_rows = (0.0, 0.0, 0.0) if padding is None else padding
     if p.step_waits:    # mvins of the rows and columns that exist: ragged strips and chunks are short
@@ -764,6 +779,9 @@ def _step_compute(p):
     # while they waited for the step's loads
     chain = kb * tile if p.double_buffer else (nb - 1) * kb * group + kb * tile
     p.compute = torch.maximum(columns, chain)
+    # a step whose first weight block is preloaded alone (DIM cycles, once its B has landed: the
+    # step's first single-buffered) runs its first group after it, the others' weights as above
+    p.compute_after_preload = pe + torch.maximum(columns - torch.maximum(group, pe) + group, chain)
     p.out_wait = torch.where(chain >= columns, 0.0, drain)    # the chain on one tile ends landed
 
 
@@ -901,7 +919,10 @@ def _conv_step(p):
     last strip (trailing_loads: the step single-buffered)."""
     load, load_a, load_b, lat, compute, kb, nb = p.load, p.load_a, p.load_b, p.lat, p.compute, p.kb, p.nb
     sub_block = compute / (kb * nb)
-    trailing_loads = torch.maximum(load + lat + sub_block,
+    # the computes start with column 0's first weight block, preloaded alone once its strip of B
+    # has landed (3x3 14x14 32>64 in one program on DIM 64: 64 of a step's 264 execute cycles)
+    first = load_a + load_b / (kb * nb) + lat + p.compute_after_preload
+    trailing_loads = torch.maximum(torch.maximum(load + lat + sub_block, first),
                                    load_a + load_b * ((kb - 1) * nb + 1) / (kb * nb) + lat + compute
                                    - (kb - 1) * sub_block)
     return (torch.maximum(load + lat, compute) if p.double_buffer else trailing_loads), trailing_loads
