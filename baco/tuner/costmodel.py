@@ -745,9 +745,15 @@ def _step_loads(p, a_slices, zero_slices, padding=None):
     if p.step_waits:    # mvins of the rows and columns that exist: ragged strips and chunks are short
         zero_fills = zero_slices * slice_strips * a_chunks * (k.dma_cmd_overhead + slice_rows / slice_strips) \
             + zero_runs * a_chunks * (k.dma_cmd_overhead + run_rows)
+        # an mvin of several DIM-wide blocks writes its rows of each: the cycle model's hazard range
+        # spans from its first row to its last block's, so each after the first into a row tile
+        # waits for the one before to land (5x5 7x7 17>33 in one program on DIM 16: 6 of a step's
+        # 10 A mvins); with several chunks the other chunks' mvins fill that wait
+        same_tile = torch.clamp(a_slices * slice_strips - p.mb, min=0.0).detach()
+        serial = torch.where((a_chunks.detach() == 1) & (bk.detach() > pe.detach()), same_tile * p.lat, 0.0)
         p.load_a = (a_slices - zero_slices) \
             * _dma(p, slice_rows * (1 - column_share) / slice_strips, bk / a_chunks, slice_strips * a_chunks) \
-            + zero_fills
+            + zero_fills + serial
         p.load_b = _dma(p, bk / kb, bn / b_chunks, kb * b_chunks)
     else:
         p.load_a = a_slices * _dma(p, strip, torch.minimum(bk, max_cols), slice_strips * a_chunks)
@@ -773,7 +779,11 @@ def _step_compute(p):
         return
     p.group = group = compute / (kb * nb)            # the rows of one column under one weight block
     tile = group / mb + drain                        # one tile's compute until its result lands
-    columns = nb * torch.maximum(group, pe) + nb * (kb - 1) * torch.maximum(torch.maximum(group, pe), tile)
+    # a group's weights come in over DIM cycles from its predecessor's last compute on (the last
+    # row strip's: a ragged one shorter than DIM leaves the array waiting, 49 rows on DIM 16)
+    last = k.compute_overhead + torch.maximum(rows_m - (mb - 1) * pe, torch.full_like(rows_m, 4.0))
+    pitch = group - last + torch.maximum(last, pe)
+    columns = nb * pitch + nb * (kb - 1) * torch.maximum(pitch, tile)
     # the last column's chain on one tile: double-buffered it overlaps the next step's first
     # columns; single-buffered, it follows the other columns' computes, whose weights came in
     # while they waited for the step's loads
@@ -781,7 +791,7 @@ def _step_compute(p):
     p.compute = torch.maximum(columns, chain)
     # a step whose first weight block is preloaded alone (DIM cycles, once its B has landed: the
     # step's first single-buffered) runs its first group after it, the others' weights as above
-    p.compute_after_preload = pe + torch.maximum(columns - torch.maximum(group, pe) + group, chain)
+    p.compute_after_preload = pe + torch.maximum(columns - pitch + group, chain)
     p.out_wait = torch.where(chain >= columns, 0.0, drain)    # the chain on one tile ends landed
 
 
