@@ -232,7 +232,7 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
         + terms["commands"] * pick("command")
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
     loop = loop_conv_instructions(programs, loops, depthwise, torch.as_tensor(layer.Hstride) != 1,
-                                  costmodel._bias(layer))
+                                  costmodel._bias(layer), torch.as_tensor(layer.P) > 1)
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
