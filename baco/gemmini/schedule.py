@@ -235,16 +235,19 @@ LOOP_WS_STEP_COMMANDS = 6
 # loop: ~7 commands): per conv program, per depthwise program, per further LOOP_CONV_WS of a
 # program split into input channel blocks (its six configs, the loop and the block's addresses),
 # per program of a strided layer (the kernel's input view divides by its stride argument, which a
-# stride of 1 specializes away) and per program with a bias, the same fit of 29 launches'
-# instructions (rdcycle around the grid loop; the launch's own ~220 fitted but left out): 3x3, 5x5,
-# 3x3/2 and 1x1/2 convolutions of 2-56 programs of 1-14 rows, 1-5 channel blocks, 9 depthwise
-# layers (MobileNetV2 64x64's strided 4x4 and 2x2 outputs among them), 5 with a bias, DIM 16 and
-# 32: within 0.74-1.21x of the ISS, median 0.99 (the table before the stride and bias terms, 609.7,
-# 603.8 and 72.7: 0.66-1.22x, median 0.95; on the 13 strided or biased programs 0.66-0.96x, median
-# 0.90, now 0.74-1.06x, median 1.01).
+# stride of 1 specializes away), per program with a bias and per program of a layer of more than
+# one output row (P = 1 folds the program's row bounds and input rows away: ~235 instructions), the
+# same fit of 37 launches' instructions (rdcycle around the grid loop; the launch's own fitted but
+# left out): 3x3, 5x5, 3x3/2 and 1x1/2 convolutions of 1-56 programs of 1-14 rows, 1-5 channel
+# blocks, 11 depthwise layers (MobileNetV2 64x64's strided 4x4 and 2x2 outputs among them), 7 with
+# a bias, 8 of one output row (1x1 outputs, strided, depthwise, biased, 4 channel blocks), DIM 16
+# and 32: within 0.78-1.27x of the ISS, median 1.00 (the table before the output-rows term, 588.0,
+# 558.0, 63.2, 78.6 and 55.2: 0.73-1.60x, median 0.97; its one-row programs 1.38-1.60x, now
+# 0.92-1.20x).
 CONV_EXPLICIT_INSTRUCTIONS = {"step": 259.3, "slice": 12.9, "command": 19.5}
 DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 94.3, "slice": 11.5, "command": 18.0}
-LOOP_CONV_INSTRUCTIONS = {"conv": 588.0, "depthwise": 558.0, "block": 63.2, "strided": 78.6, "bias": 55.2}
+LOOP_CONV_INSTRUCTIONS = {"conv": 396.1, "depthwise": 348.9, "block": 57.5, "strided": 77.8, "bias": 39.6,
+                          "output_rows": 235.1}
 
 
 def explicit_gemm_terms(edge: dict, interior: dict, ragged_k: dict) -> dict:
@@ -311,21 +314,24 @@ def instructions(terms: dict, table: dict):
     return sum(n * table[name] for name, n in terms.items())
 
 
-def loop_conv_program_terms(loops, depthwise=False, strided=False, bias=False) -> dict:
+def loop_conv_program_terms(loops, depthwise=False, strided=False, bias=False, output_rows=True) -> dict:
     """The LOOP_CONV_INSTRUCTIONS terms one program of the conv (or `depthwise`) kernel's
     LOOP_CONV_WS launch pays and how many times: its own, split into `loops` LOOP_CONV_WS (one per
     input channel block, loop_conv_channels) each further one's, a `strided` layer's (stride not 1:
-    the kernel's input view divides by its stride argument, which a stride of 1 specializes away)
-    and a `bias`'s (its block's address). Numbers or tensors."""
+    the kernel's input view divides by its stride argument, which a stride of 1 specializes away),
+    a `bias`'s (its block's address) and that of a layer of several `output_rows` (P > 1: the
+    program's row bounds and the input rows it reads, which an output of one row, P = 1, folds
+    away). Numbers or tensors."""
     return {"conv": depthwise ^ True, "depthwise": depthwise, "block": loops - 1,   # ^ True: not, of bool tensors too
-            "strided": strided, "bias": bias}
+            "strided": strided, "bias": bias, "output_rows": output_rows}
 
 
-def loop_conv_instructions(programs, loops, depthwise=False, strided=False, bias=False):
+def loop_conv_instructions(programs, loops, depthwise=False, strided=False, bias=False, output_rows=True):
     """RISC-V instructions of `programs` programs of the conv (or `depthwise`) kernel's LOOP_CONV_WS
-    launch of `loops` LOOP_CONV_WS each, of a `strided` layer or not, with a `bias` or not
-    (loop_conv_program_terms). Numbers or tensors."""
-    return programs * instructions(loop_conv_program_terms(loops, depthwise, strided, bias), LOOP_CONV_INSTRUCTIONS)
+    launch of `loops` LOOP_CONV_WS each, of a `strided` layer or not, with a `bias` or not, of
+    several `output_rows` or one (loop_conv_program_terms). Numbers or tensors."""
+    return programs * instructions(loop_conv_program_terms(loops, depthwise, strided, bias, output_rows),
+                                   LOOP_CONV_INSTRUCTIONS)
 
 
 # The launch's own LOOP_WS_INSTRUCTIONS terms (its configs, the grid loop's set-up, the fence), once
@@ -887,7 +893,8 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
                                       downsample=int(downsample))
     loops = -(-C // channels)
     programs = len(tiles) // loops
-    issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias) * k.cpu_cycles_per_instruction
+    issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias, output_rows=P > 1) \
+        * k.cpu_cycles_per_instruction
     return max(gemmini, programs * issue) + issue
 
 

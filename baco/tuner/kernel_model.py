@@ -235,7 +235,7 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
         + terms["commands"] * pick("command")
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
     loop = loop_conv_instructions(programs, loops, depthwise, torch.as_tensor(layer.Hstride) != 1,
-                                  costmodel._bias(layer))
+                                  costmodel._bias(layer), torch.as_tensor(layer.P) > 1)
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
@@ -244,13 +244,17 @@ def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop) -> torch.Tensor:
     are `gemmini` [B] (conv_program_terms' `terms`; loop [B]: the LOOP_CONV_WS a program (one per
     input channel block), 0 for the explicit stream): a pointwise layer's explicit stream runs the
     GEMM kernel (gemm_end_to_end; its LOOP_WS programs are the walk's, loop_ws_program); any other
-    the conv or depthwise kernel, whose CPU issue
-    (conv_cpu_cycles) overlaps Gemmini program by program (the first program's issue or the last
-    one's work exposed: on the ISS, 3x3 programs of 3-16 output rows, explicit or LOOP_CONV_WS, end to
-    end within 1.3% of this at DIM 16)."""
+    the conv or depthwise kernel, whose CPU issue (conv_cpu_cycles) overlaps Gemmini's work: LOOP_CONV_WS
+    programs program by program (the first program's issue or the last one's work exposed), an
+    explicit stream K step by K step, as the GEMM kernel's (explicit_stream_cycles: the CPU issues a
+    step's commands while Gemmini runs the steps before; a 3x3 14x14 32>64 conv in one program of 9
+    steps on DIM 64 runs 8,718 cycles alone, its CPU 8,668 and both 9,832 on the ISS, which one
+    program's share of the shorter exposed priced 1.6x)."""
     if costmodel._one_program(layer):
         return gemm_end_to_end(gemmini, terms, hw_t, loop_ws=False)
-    return overlapped_cycles(gemmini, conv_cpu_cycles(layer, terms, rows, loop), 1.0 / terms["programs"])
+    cpu, loops = conv_cpu_cycles(layer, terms, rows, loop), torch.as_tensor(loop, dtype=torch.float64)
+    return torch.where(loops > 0, overlapped_cycles(gemmini, cpu, 1.0 / terms["programs"]),
+                       explicit_stream_cycles(gemmini, cpu, terms["programs"], terms["k_steps"]))
 
 
 def fastest_fitting(variants: torch.Tensor, sp_rows, pe, sp_kb, *, loop=None, acc_rows=None, acc_kb=None
