@@ -635,7 +635,8 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
         fill, fill_mvins = sum(local_move_cycles(r, k) for r in zeros) + bias_load, len(zeros) + bias_mvins
     computes = sum(len(col_tiles) * column(g) for _, _, g in steps) + \
         (len(col_tiles) == 1) * (len(steps) - 1) * (same - group)
-    steady = max(computes, sum(ld for ld, _, _ in steps))
+    # the first step's loads are `load` (under the previous program's tail), not also behind computes
+    steady = max(computes, sum(ld for ld, _, _ in steps[1:]))
     commands = sum(n for _, n, _ in steps) + len(row_tiles) * len(col_tiles) + fill_mvins
     return {"load": steps[0][0], "steady": steady, "store_wait": store_wait, "tail": tail, "fill": fill,
             "commands": commands, "groups": groups, "pairs": groups * len(row_tiles),
