@@ -592,7 +592,8 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
                            out_int8: bool, k: TimingConstants = DEFAULT_CONSTANTS, bias: bool = False) -> dict:
     """One explicit-stream program of a rows x cols C block over K steps of `ksteps` columns of A,
     as the cycle model charges its commands (dma_cycles, local_move_cycles; a compute feeds its A
-    rows, at least MIN_FEED_ROWS, and new weights take DIM cycles): `load`, the first step's A and B
+    rows, at least MIN_FEED_ROWS, new weights take DIM cycles, and one accumulating onto the rows the
+    one before wrote waits for the array's pipeline, accumulating_spacing): `load`, the first step's A and B
     mvins; `steady`, the steps' computes or the next steps' loads behind them, whichever is longer;
     `store_wait`, the last step's stores of column j-1 its computes of column j do not hide; `tail`,
     the last column's stores its own last computes do not hide, then one store; `fill`, with a bias,
