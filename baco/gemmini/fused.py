@@ -409,7 +409,7 @@ class _Timeline:
         feeds = [max(r, MIN_FEED_ROWS) + k.compute_overhead for r in pieces(rows, d)]
         tn, tk, group, depth = _tiles(cols, d), _tiles(inner, d), sum(feeds), k.array_depth_factor * d
         new = max(group, group - feeds[-1] + d)                    # a group onto other rows
-        same = max(new, feeds[0] + depth)                            # onto the rows the group before wrote
+        same = k.accumulating_spacing(new, feeds[0], d)             # onto the rows the group before wrote
         dispatch = self.ld_done[0] if len(self.ld_done) > self.cfg.rs_ld else 0.0
         start = max(self.ex, a_ready, dispatch)
         columns = []

@@ -625,7 +625,8 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
                            out_int8: bool, k: TimingConstants = DEFAULT_CONSTANTS, bias: bool = False) -> dict:
     """One explicit-stream program of a rows x cols C block over K steps of `ksteps` columns of A,
     as the cycle model charges its commands (dma_cycles, local_move_cycles; a compute feeds its A
-    rows, at least MIN_FEED_ROWS, and new weights take DIM cycles): `load`, the first step's A and B
+    rows, at least MIN_FEED_ROWS, new weights take DIM cycles, and one accumulating onto the rows the
+    one before wrote waits for the array's pipeline, accumulating_spacing): `load`, the first step's A and B
     mvins; `steady`, the steps' computes or the next steps' loads behind them, whichever is longer;
     `store_wait`, the last step's stores of column j-1 its computes of column j do not hide; `tail`,
     the last column's stores its own last computes do not hide, then one store; `fill`, with a bias,
@@ -640,7 +641,16 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
         chunks = pieces(width, blocks * d)
         return sum(dma_cycles(r, c * esize, cfg, k) for r in tile_rows for c in chunks), len(tile_rows) * len(chunks)
 
-    group = max(sum(max(r, MIN_FEED_ROWS) + k.compute_overhead for r in row_tiles), d + k.compute_overhead)
+    feeds = [max(r, MIN_FEED_ROWS) + k.compute_overhead for r in row_tiles]
+    group = max(sum(feeds), d + k.compute_overhead)
+    # a column's groups after its first accumulate onto the rows the one before wrote, and so does a
+    # K step's first onto the step before's when the block is one column wide
+    same = k.accumulating_spacing(group, feeds[0], d)
+
+    def column(inner_tiles):
+        """The cycles of one column's groups of computes over `inner_tiles` weight blocks."""
+        return group + (inner_tiles - 1) * same
+
     steps, groups = [], 0
     for kk in ksteps:
         (a, a_mvins), (b, b_mvins) = moves(row_tiles, kk, cfg.input_bytes, mbl), moves(pieces(kk, d), cols,
@@ -650,14 +660,17 @@ def explicit_program_costs(rows: int, cols: int, ksteps: list, s: GemmSchedule, 
         groups += step_groups
     store_col = [sum(dma_cycles(r, c * out_bytes, cfg, k) + k.acc_scale_latency for r in row_tiles) for c in col_tiles]
     last_k = steps[-1][2]
-    store_wait = sum(max(0.0, st - last_k * group) for st in store_col[:-1])
+    store_wait = sum(max(0.0, st - column(last_k)) for st in store_col[:-1])
     tail = max(0.0, store_col[-1] - group) + store_col[-1] / len(row_tiles)
     fill, fill_mvins = 0.0, 0
     if bias:
         zeros = bias_zero_moves(rows, cols, s.block_m, s.block_n, cfg)
         bias_load, bias_mvins = moves(row_tiles, cols, cfg.acc_bytes, cfg.max_block_len_acc)
         fill, fill_mvins = sum(local_move_cycles(r, k) for r in zeros) + bias_load, len(zeros) + bias_mvins
-    steady = max(sum(g * len(col_tiles) * group for _, _, g in steps), sum(ld for ld, _, _ in steps))
+    computes = sum(len(col_tiles) * column(g) for _, _, g in steps) + \
+        (len(col_tiles) == 1) * (len(steps) - 1) * (same - group)
+    # the first step's loads are `load` (under the previous program's tail), not also behind computes
+    steady = max(computes, sum(ld for ld, _, _ in steps[1:]))
     commands = sum(n for _, n, _ in steps) + len(row_tiles) * len(col_tiles) + fill_mvins
     return {"load": steps[0][0], "steady": steady, "store_wait": store_wait, "tail": tail, "fill": fill,
             "commands": commands, "groups": groups, "pairs": groups * len(row_tiles),
