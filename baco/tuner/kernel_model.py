@@ -191,7 +191,8 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor
     counts, as default_gemm_schedule costs them): one LOOP_WS per K step where `loop_ws` (bool or
     [B]: the programs the compiler emits as LOOP_WS; then `dims`, the launch's M x N x K, numbers or
     [B], say which sizes the specialization folds), else the explicit stream; the two overlap as
-    gemm_program_cycles says (explicit_stream_cycles: one K step's share of the shorter exposed).
+    gemm_program_cycles says (explicit_stream_cycles: one K step's share of the shorter exposed, at
+    least EXPLICIT_EXPOSED_SHARE of it for the explicit stream).
     Differentiable (the form is a discrete choice)."""
     pe = torch.as_tensor(hw_t[0], dtype=torch.float64).detach()
     programs, steps = terms["programs"], terms["k_steps"]
@@ -205,15 +206,17 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor
                 "fill_mvins": terms[f"{kind}_fills"],
                 **{name: terms[f"{kind}_{name}"] for name in ("groups", "pairs", "stores", "commands")},
                 **({"unfused_commands": terms["interior_unfused_commands"]} if kind == "interior" else {})}
-    explicit = explicit_gemm_instructions(explicit_gemm_terms(counts("edge"), counts("interior"), counts("ragged_k")))
+    cpi = DEFAULT_CONSTANTS.cpu_cycles_per_instruction
+    explicit = explicit_stream_cycles(gemmini, cpi * explicit_gemm_instructions(
+        explicit_gemm_terms(counts("edge"), counts("interior"), counts("ragged_k"))), programs, steps)
     if loop_ws is False:
-        instructions = explicit
-    elif dims is None:
+        return explicit
+    if dims is None:
         raise ValueError("gemm_end_to_end: dims (the launch's M, N, K) are needed to cost LOOP_WS programs")
-    else:
-        N, K = (torch.as_tensor(v, dtype=torch.float64).detach() for v in dims[1:])
-        instructions = torch.where(torch.as_tensor(loop_ws), loop_ws_instructions(programs, steps, N, K), explicit)
-    return explicit_stream_cycles(gemmini, instructions * DEFAULT_CONSTANTS.cpu_cycles_per_instruction, programs, steps)
+    N, K = (torch.as_tensor(v, dtype=torch.float64).detach() for v in dims[1:])
+    # a LOOP_WS program's few instructions: one K step's share of them exposed, no contention floor
+    loop = overlapped_cycles(gemmini, cpi * loop_ws_instructions(programs, steps, N, K), 1.0 / (programs * steps))
+    return torch.where(torch.as_tensor(loop_ws), loop, explicit)
 
 
 def _ceil_blocks(block, pe):
