@@ -10,9 +10,11 @@ the ISS; its RISC-V instructions (the harness's grid loop and the kernel) are th
 The terms each constant multiplies are the cost model's: for the GEMM kernel per program, per
 program K step, per program C column block (DIM-wide), per weight block (a column block's DIM rows
 of a K step), per preload/compute pair, per store and per accumulator fill mvin (a bias's rows and
-the zeros under them) of the edge programs, and per program, K step and command of the interior
-ones (all blocks full, the clamp-free version: EXPLICIT_INTERIOR_INSTRUCTIONS, "interior_*"), as
-explicit_gemm_program_cycles counts them (schedule.explicit_gemm_terms), on programs with and
+the zeros under them) of the edge programs, per program, K step and command of the interior
+ones (all blocks full, the clamp-free version: EXPLICIT_INTERIOR_INSTRUCTIONS, "interior_*") and per
+program, K step, weight block and command of the ragged-K ones (M and N blocks full, the last K
+step short: EXPLICIT_RAGGED_K_INSTRUCTIONS, "ragged_k_*"), as explicit_gemm_program_cycles counts
+them (schedule.explicit_gemm_terms), on programs with and
 without a bias; for the conv and depthwise kernels per program K step, per output row's A slice of a step and per
 command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
@@ -59,14 +61,19 @@ from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model
 
 # (DIM, M, N, K, bias): kernels.py-like shapes (ragged, GEMV, square, tiny K, one row, interior-rich:
-# many full programs), the default schedule's blocks, int32 out or with a bias and int8 out
-# (benchmarks/explicit_gemm_iss.py's shapes, against which the fit is checked, are none of these)
+# many full programs; ragged-K-rich: K not a multiple of the K block under full M and N blocks, K of
+# 2-100; K = 1, the K loop specialized away), the default schedule's blocks, int32 out or with a
+# bias and int8 out (benchmarks/explicit_gemm_iss.py's shapes, against which the fit is checked,
+# are none of these)
 GEMMS = [(dim, M, N, K, bias) for dim, M, N, K in
          [(16, 17, 33, 65), (16, 93, 116, 258), (16, 200, 1, 300), (16, 267, 41, 3), (16, 160, 139, 41),
           (32, 93, 116, 258), (32, 17, 33, 65), (32, 256, 64, 128), (16, 64, 48, 16), (16, 1, 128, 64),
           (16, 250, 70, 20), (32, 40, 300, 90), (16, 48, 48, 160), (32, 512, 32, 32), (16, 130, 130, 130),
           (32, 100, 9, 70), (16, 128, 256, 256), (16, 64, 64, 512), (32, 128, 256, 256), (16, 256, 256, 64),
-          (16, 100, 70, 128), (32, 512, 128, 256), (32, 80, 200, 64)] for bias in (False, True)]
+          (16, 100, 70, 128), (32, 512, 128, 256), (32, 80, 200, 64),
+          (16, 256, 96, 5), (16, 320, 128, 40), (32, 256, 128, 100), (16, 64, 256, 7), (32, 200, 96, 2),
+          (16, 256, 128, 24), (32, 512, 64, 9), (32, 384, 64, 1), (16, 128, 64, 1), (16, 97, 70, 1)]
+         for bias in (False, True)]
 # (DIM, R, stride, P, C, K, rows, block_m, block_n, block_k): explicit conv programs (P = Q, no padding)
 CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32), (16, 3, 2, 7, 64, 32, 2, 7, 32, 32),
          (16, 7, 2, 8, 3, 32, 1, 8, 32, 16), (16, 7, 2, 8, 3, 32, 8, 8, 32, 16), (16, 3, 1, 14, 16, 64, 2, 14, 64, 16),
@@ -86,7 +93,13 @@ FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 
          (16, "resadd", 256, 192, 32, 128, 32, 64), (16, "resadd", 16, 384, 64, 16, 64, 128),
          (16, "resadd", 64, 576, 96, 16, 96, 192), (32, "resadd", 256, 192, 64, 64, 64, 64),
          (16, "resadd", 33, 65, 17, 16, 32, 32), (16, "resadd", 97, 65, 33, 32, 32, 32), (16, "resadd", 1, 17, 33, 16, 32, 32),
-         (32, "resadd", 97, 96, 65, 64, 64, 64), (32, "resadd", 33, 97, 65, 32, 64, 64)]
+         (32, "resadd", 97, 96, 65, 64, 64, 64), (32, "resadd", 33, 97, 65, 32, 64, 64),
+         # ragged-K ones: full row (and column) blocks, K not a multiple of the K block
+         (16, "chain", 64, 65, 32, 16, 32, 32), (16, "chain", 128, 40, 64, 32, 32, 32),
+         (32, "chain", 128, 80, 64, 64, 64, 64), (16, "chain", 96, 100, 48, 32, 32, 64),
+         (16, "chain", 256, 24, 64, 64, 64, 32), (16, "resadd", 64, 40, 32, 32, 32, 32),
+         (16, "resadd", 128, 100, 64, 64, 64, 64), (32, "resadd", 128, 72, 64, 64, 64, 64),
+         (16, "resadd", 256, 20, 64, 64, 64, 32)]
 # tiny chains (8-64 rows, 16-32 wide: a whole model's small MLP), fitted with the chain's FUSED ones
 TINY_CHAINS = [(16, "chain", 20, 16, 16, 16, 16, 16), (16, "chain", 20, 16, 16, 16, 32, 16),
                (32, "chain", 8, 32, 32, 32, 32, 32), (16, "chain", 64, 32, 32, 32, 32, 32),
@@ -138,7 +151,13 @@ LOOP_CONVS = [(16, 3, 1, 14, 64, 64, False, 7, 14, 64), (16, 3, 1, 14, 64, 64, F
               (16, 3, 1, 4, 576, 576, True, None, None, None, True),
               (16, 3, 1, 28, 64, 64, True, None, None, None, True),
               (16, 3, 1, 14, 64, 64, False, None, None, None, True),
-              (16, 3, 2, 14, 64, 64, False, None, None, None, True)]
+              (16, 3, 2, 14, 64, 64, False, None, None, None, True),
+              # outputs of one row (P = 1: the row arithmetic folded away), 1x1 outputs (a small image's
+              # last layers), strided, depthwise, with a bias, DIM 32, several channel blocks
+              (16, 3, 1, 1, 64, 64, False, None, None, None), (16, 3, 2, 2, 64, 64, False, None, None, None),
+              (16, 3, 1, 1, 64, 64, True, None, None, None), (16, 3, 2, 2, 96, 96, True, None, None, None),
+              (32, 3, 1, 1, 64, 64, False, None, None, None), (16, 3, 1, 1, 64, 64, False, None, None, None, True),
+              (16, 3, 1, 1, 576, 576, True, None, None, None, True), (16, 3, 1, 1, 800, 64, False, None, None, None)]
 # (DIM, M, K, H, N): the fused chain on the loop unit (Gemmini's default sizes with the ext-spad
 # commands): one and many programs, one and many tiles a layer, ragged widths, DIM 8
 CHAIN_LOOPS = [(16, 64, 64, 64, 64), (16, 128, 64, 64, 64), (16, 17, 33, 65, 17), (16, 65, 17, 33, 65),
@@ -243,7 +262,7 @@ def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn, bias=False):
     if info["commands"] > programs * loops * 12:
         raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {info['commands']} commands, "
                          f"not LOOP_CONV_WS programs")
-    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise, stride != 1, bias).items()} \
+    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise, stride != 1, bias, P > 1).items()} \
         | {"launch": 1.0}
     kind = "depthwise" if depthwise else "conv"
     return (f"LOOP_CONV_WS {kind} {R}x{R}/{stride} {H}x{H} {C}>{K} DIM {dim} {s.rows}x{s.block_m}/{s.block_n}, "
@@ -346,7 +365,8 @@ def main(argv=None) -> int:
     torch.set_num_threads(1)
     if "gemm" in args.only:
         gemms = [gemm_row(*g) for g in (SMOKE_GEMMS if args.smoke else GEMMS)]
-        report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS, EXPLICIT_INTERIOR_INSTRUCTIONS as interior_*)", gemms,
+        report("GEMM explicit stream (EXPLICIT_INSTRUCTIONS, EXPLICIT_INTERIOR_INSTRUCTIONS as interior_*, "
+               "EXPLICIT_RAGGED_K_INSTRUCTIONS as ragged_k_*)", gemms,
                list(EXPLICIT_TERM_TABLE), EXPLICIT_TERM_TABLE)
     if "loop_ws" in args.only:
         loop_ws = [loop_ws_row(*g) for g in (SMOKE_LOOP_WS if args.smoke else LOOP_WS_GEMMS)]

@@ -13,7 +13,7 @@ BENCH = ROOT / "benchmarks"
 
 # script -> (arguments of its smallest run, expected exit code); runs over ~8 s here are
 # marked slow (SLOW) so the default suite stays fast; `-m slow` runs them
-SLOW = {"costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "dw_pw_programs.py", "fused_programs.py", "fusion.py", "fuzz_report.py", "loop_check.py", "models.py", "network.py", "rtl_calibration.py",
+SLOW = {"conv_end_to_end.py", "costmodel_vs_timeloop.py", "cpu_issue.py", "cpu_ops.py", "dw_pw_programs.py", "fused_programs.py", "fusion.py", "fuzz_report.py", "loop_check.py", "models.py", "network.py", "rtl_calibration.py",
         "single_op.py", "train_cost_residual.py", "tuned_models.py"}
 # the built gemmini-rocc-tests programs, when the reference folder is beside the checkout
 ROCC_BIN = next((d / "shared" / "reference" / "gemmini-rocc-tests" / "bin" for d in ROOT.parents
@@ -21,6 +21,7 @@ ROCC_BIN = next((d / "shared" / "reference" / "gemmini-rocc-tests" / "bin" for d
 SMOKE = {
     "clib_check.py": (["--smoke"] + (["--bin", str(ROCC_BIN)] if ROCC_BIN else []), 0),
     "compile_time.py": (["--repeat", "1"], 0),
+    "conv_end_to_end.py": (["--smoke", "--dims", "64"], 0),
     "conv_explicit_bias.py": (["--smoke"], 0),
     "conv_pool.py": (["--smoke", "--end-to-end"], 0),
     "cpu_constants.py": (["--smoke"], 0),

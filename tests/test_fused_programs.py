@@ -193,10 +193,11 @@ def test_a_fused_chain_runs_the_tuned_blocks_and_beats_its_pair(chain_search):
     assert gemmini_cycles(compiled) < gemmini_cycles(baco.compile_model(model, x, design=result_dict(g.layers, unfused)))
 
 
-@pytest.mark.xfail(strict=True, reason="the explicit chain's Gemmini estimate (fused._Program, phases in series) is "
-                   "10-18% high at DIM 32 and 64, so the search prices this chain 11,713 against its pair's "
-                   "11,443 and declines it, where it runs 13,407 against 15,160 cycles on the ISS")
 def test_the_search_fuses_the_chain_that_wins(chain_search):
+    """The search fuses the first chain, which wins on the ISS with the cycle model (its step 10,653
+    cycles against the pair's 6,136 + 6,247; the whole model 13,411 against 15,156): its program's
+    Gemmini side priced as the three queues overlap (fused._Timeline: 10,459 against the cycle
+    model's 10,466; as phases in series 11,590), so 10,582 end to end against the pair's 11,443."""
     _, _, _, result = chain_search
     assert [e["fused"] for e in result.fusion["edges"]] == [True, False]
 
@@ -305,6 +306,18 @@ def test_fused_program_models_against_the_cycle_model(kind, shape):
     assert abs(predicted - simulated) <= 0.15 * simulated, (predicted, simulated)
 
 
+@pytest.mark.parametrize("dim,shape", [
+    (32, (128, 128, 64, 96, 32, 64)), (32, (17, 65, 97, 33, 64, 32)), (64, (64, 64, 128, 64, 64, 64)),
+    (64, (97, 65, 97, 33, 64, 32))])
+def test_chain_model_at_dim_32_and_64(dim, shape):
+    """The chain's Gemmini side as the three queues overlap (fused._Timeline: each product's computes
+    behind their operands' mvins and chained through the array's pipeline, the next blocks' mvins
+    and the stores under the computes): 0.998, 1.059, 0.999, 0.973 of the cycle model here (as
+    phases in series 1.231, 1.072, 1.043, 1.063)."""
+    launch, model = _fused_launch_and_model("chain", shape, dim)
+    assert model["gemmini"] == pytest.approx(launch.cycles()["cycles"], rel=0.08)
+
+
 @pytest.mark.parametrize("kind,shape,gemmini_bound", [
     ("chain", (17, 33, 65, 17, 16, 32), False), ("chain", (256, 64, 128, 64, 64, 64), True),
     ("resadd", (256, 192, 32, 128, 32, 64), True)])
@@ -345,7 +358,7 @@ def test_fused_program_models_count_the_ragged_streams_commands(dim, kind, shape
 
 
 @pytest.mark.parametrize("dim,shape,measured", [
-    (16, (20, 16, 16, 16, 32, 16), 0.97), (16, (20, 16, 16, 16, 16, 16), 1.03), (32, (8, 32, 32, 32, 32, 32), 0.99)])
+    (16, (20, 16, 16, 16, 32, 16), 0.95), (16, (20, 16, 16, 16, 16, 16), 1.01), (32, (8, 32, 32, 32, 32, 32), 1.00)])
 def test_tiny_chains_core_instructions(dim, shape, measured):
     """A tiny chain (a whole model's 20-row 16-16-16 MLP) pays the chain's column loops per DIM-wide
     block of H and N, not a large chain's fixed per-program share: FUSED_INSTRUCTIONS['chain'] prices
@@ -366,15 +379,16 @@ def test_ragged_fused_programs_end_to_end_on_the_iss(dim, kind, shape):
     within 13% of the ISS with the cycle model (the 97x96x65 DIM 32 residual add was 1.65x when
     priced as whole blocks; the 14 ragged probes of M, N, K in 1-97 are 0.84-1.41x, median error 9.9%).
     10% until FUSED_INSTRUCTIONS split interior from edge programs: the chain's edge table prices
-    97x65x33x17 at DIM 16 at 0.82x of its instructions (end to end 0.88x). 20% until the chain's
-    tables price the ragged-K version (baco.passes.interior) its full-row programs of that shape
-    (K 65 at block 32) now run: 9,710 cycles on the ISS, the model's 11,531 (1.19x; the table with
-    its column term, fitted before that version, prices them as the general code)."""
+    97x65x33x17 at DIM 16 at 0.82x of its instructions (end to end 0.88x). 20% while the tables
+    priced the ragged-K version (baco.passes.interior) as the general code: its full-row programs of
+    that shape (K 65 at block 32) run it, 9,710 cycles on the ISS, the model's 11,451 (1.18x); with
+    the ragged-K tables 9,355 (0.96x), and the four 0.96x, 0.97x, 0.89x and 0.89x (before 1.18x,
+    0.97x, 1.08x, 0.90x)."""
     from baco.sim.timing import TimingModel
     launch, model = _fused_launch_and_model(kind, shape, dim)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     simulated = compiled.run(launch.grid, launch.args, timing=TimingModel(launch.config))["kernel_cycles"]
-    assert abs(model["cycles"] - simulated) <= 0.20 * simulated, (model, simulated)
+    assert abs(model["cycles"] - simulated) <= 0.13 * simulated, (model, simulated)
 
 
 class PooledStem(nn.Module):

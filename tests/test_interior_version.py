@@ -7,7 +7,7 @@ import numpy as np
 from mlir.passmanager import PassManager
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, explicit_interior, explicit_ragged_k, pieces
+from baco.gemmini.schedule import GemmSchedule, explicit_program_version, pieces
 from baco.kernels.matmul import matmul_launch, reference
 from baco.options import CompileOptions
 from baco.passes.interior import _clamped_end, version_interior
@@ -84,6 +84,8 @@ def test_ragged_k_programs_are_bit_exact_and_classified():
     launch.kernel[launch.grid](*launch.args, target="sim", **dict(launch.options, loop_ws=False))
     np.testing.assert_array_equal(launch.y, reference(a, b, out="int32", schedule=schedule))
     ksteps = pieces(250, 64)
-    assert explicit_ragged_k(32, 16, ksteps, schedule) and not explicit_interior(32, 16, ksteps, schedule)
-    assert not explicit_ragged_k(1, 16, ksteps, schedule) and not explicit_ragged_k(32, 16, pieces(256, 64), schedule)
-    assert explicit_ragged_k(32, 16, pieces(17, 64), schedule)      # K < the block: one short step
+    assert explicit_program_version(32, 16, ksteps, schedule) == "ragged_k"
+    assert explicit_program_version(1, 16, ksteps, schedule) == "edge"
+    assert explicit_program_version(32, 16, pieces(256, 64), schedule) == "interior"
+    assert explicit_program_version(32, 16, pieces(17, 64), schedule) == "ragged_k"   # K < the block: one short step
+    assert explicit_program_version(32, 16, pieces(1, 64), schedule) == "interior"    # K = 1: the K loop folded

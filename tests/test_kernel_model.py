@@ -220,20 +220,24 @@ def test_explicit_stream_end_to_end_hides_the_cpu_under_a_gemmini_bound_stream()
 
 
 @pytest.mark.parametrize("dim", [16, 32])
-@pytest.mark.parametrize("M,N,K,blocks", [(128, 256, 256, (64, 128, 128)), (256, 256, 64, (64, 64, 64)),
-                                          (256, 128, 512, (128, 64, 64))])
-def test_tuner_prices_interior_explicit_programs_as_the_schedule_model(dim, M, N, K, blocks):
+@pytest.mark.parametrize("M,N,K,blocks,version", [
+    (128, 256, 256, (64, 128, 128), "interior"), (256, 256, 64, (64, 64, 64), "interior"),
+    (256, 128, 512, (128, 64, 64), "interior"), (128, 256, 250, (64, 128, 128), "ragged_k"),
+    (256, 256, 65, (64, 64, 64), "ragged_k"), (256, 128, 100, (128, 64, 64), "ragged_k")])
+def test_tuner_prices_interior_explicit_programs_as_the_schedule_model(dim, M, N, K, blocks, version):
     """The tuner's explicit GEMM stream (compiled_program_terms, gemm_end_to_end) splits the programs
-    into interior and edge ones with schedule.explicit_interior_programs, as
-    explicit_gemm_program_cycles does: on launches of interior programs only, with the same
-    Gemmini cycles, the two agree (the tuner priced them at the edge table: 1.02-1.74x)."""
+    into interior, ragged-K and edge ones with schedule.explicit_program_versions, as
+    explicit_gemm_program_cycles does: on launches of interior programs only, or of ragged-K ones
+    only, with the same Gemmini cycles, the two agree (the tuner priced interior ones at the edge
+    table: 1.02-1.74x)."""
     from baco.gemmini.config import GemminiConfig
     from baco.gemmini.schedule import GemmSchedule, explicit_gemm_program_cycles
     from baco.problem.layer import Layer
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
     s = GemmSchedule(*(-(-b // dim) * dim for b in blocks), "WS", True)
     model = explicit_gemm_program_cycles(M, N, K, s, cfg)
-    assert model["terms"]["program"] == 0 and model["terms"]["interior_program"] > 0
+    t = model["terms"]
+    assert t["program"] == 0 and t[f"{version}_program"] == t["interior_program"] + t["ragged_k_program"] > 0
     layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1)
     temporal, sC, sK = residual.block_factors(layer, {"BLOCK_M": s.block_m, "BLOCK_N": s.block_n,
                                                        "BLOCK_K": s.block_k}, dim)

@@ -26,7 +26,7 @@ Pure Python: imports only baco.gemmini.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import replace
 from itertools import product
 from typing import NamedTuple
@@ -35,7 +35,7 @@ from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
 from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles,
-                                   explicit_interior_programs, instructions, overlapped_cycles, pieces)
+                                   explicit_program_versions, instructions, overlapped_cycles, pieces)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -268,11 +268,6 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
     return whole * tile_row(d) + (tile_row(ragged) if ragged else 0)
 
 
-# the share of the shorter of a double-buffered K step's loads and computes that runs behind the
-# other (fitted to the cycle model's times of the two fused kernels, DIM 16 and 32)
-PREFETCH_HIDDEN = 0.75
-
-
 # RISC-V instructions the core runs issuing a fused program's explicit stream, one table per kernel
 # (their loops differ: the residual add's K step costs more and its program less): per program,
 # per K step and per RoCC command (the commands the model counts, the compiled stream's), a
@@ -285,19 +280,28 @@ PREFETCH_HIDDEN = 0.75
 # once those ran the version without boundary clamps (baco.passes.interior). The chain's edge
 # programs pay per DIM-wide column block of H and of N ("column": each layer's column loops),
 # which a tiny chain has few of (a per-program share priced tiny chains 1.14-1.86x of the ISS), and
-# so do the interior ones: fitted (benchmarks/cpu_constants.py --only fused) on its 16 chains, 11
-# of 48-1024 rows and 5 tiny ones, 0.84-1.23x, median error 7.5% (without the interior column
-# term 0.83-1.23x, 11.3%; the table before, one per-program share for either kind, 0.85-1.58x).
-FUSED_INSTRUCTIONS = {"chain": {"program": 342.0, "step": 139.1, "command": 14.8, "column": 58.1,
-                                "interior_program": 0.0, "interior_step": 79.3, "interior_command": 3.2,
-                                "interior_column": 133.9},
-                      "resadd": {"program": 34.4, "step": 533.6, "command": 9.0,
-                                 "interior_program": 256.7, "interior_step": 0.0, "interior_command": 4.3}}
+# so do the interior ones. Refitted with a ragged-K table ("ragged_k_*": full row and column
+# blocks, only the last K step short, _Launch.ragged_k; the chain's programs classified by their
+# rows and K steps alone, its H and N windows being left clamped in every version) once those ran
+# the ragged-K version (benchmarks/cpu_constants.py --only fused): the chain's 21 programs (16 of
+# 48-1024 rows, 5 tiny, 9 with ragged-K programs) within 0.91-1.11x, median error 4.6%, the
+# residual add's 15 within 0.65-1.26x, median error 2.3% (the tables before, which priced
+# ragged-K programs, and the chain's full-row programs of an H or N not a multiple of DIM, as edge
+# ones: 0.84-1.91x, 10.1%, and 0.66-2.46x, 17.4%).
+FUSED_INSTRUCTIONS = {"chain": {"program": 25.7, "step": 457.0, "command": 10.7, "column": 89.0,
+                                "interior_program": 0.0, "interior_step": 52.4, "interior_command": 3.1,
+                                "interior_column": 139.7,
+                                "ragged_k_program": 489.2, "ragged_k_step": 196.6, "ragged_k_command": 6.0,
+                                "ragged_k_column": 38.8},
+                      "resadd": {"program": 65.5, "step": 504.9, "command": 8.9,
+                                 "interior_program": 274.3, "interior_step": 0.0, "interior_command": 4.2,
+                                 "ragged_k_program": 48.2, "ragged_k_step": 300.0, "ragged_k_command": 3.5}}
 
 
 class _Program:
     """One program's command stream as the cost sums it: its phases run one after another (a load
-    waits for the computes reading its block before), but for the K loop's double-buffered steps."""
+    waits for the computes reading its block before). The depthwise -> pointwise programs (the
+    chain's and the residual add's run on _Timeline)."""
 
     def __init__(self, cfg, k):
         self.cfg, self.k, self.cycles, self.commands = cfg, k, 0.0, 0
@@ -310,33 +314,12 @@ class _Program:
         row_tiles = rows if row_count is None else min(rows, _tiles(row_count, self.cfg.dim))
         self.commands += row_tiles * _tiles(cols, block_len)
 
-    def zero_under(self, rows, cols, block_rows, block_cols, hidden: bool = False):
+    def zero_under(self, rows, cols, block_rows, block_cols):
         """The zero mvins the compiler lays under a boundary-checked load of rows x cols into a
-        block_rows x block_cols accumulator block where the load does not cover it (bias_zero_moves);
-        `hidden` as zero's."""
+        block_rows x block_cols accumulator block where the load does not cover it (bias_zero_moves)."""
         zeros = bias_zero_moves(rows, cols, block_rows, block_cols, self.cfg)
-        self.cycles += 0.0 if hidden else sum(local_move_cycles(r, self.k) for r in zeros)
+        self.cycles += sum(local_move_cycles(r, self.k) for r in zeros)
         self.commands += len(zeros)
-
-    def window(self, rows, cols, elem_bytes, block_len=None):
-        """A boundary-checked load of the rows x cols elements that exist (the compiler's mvins of
-        a clipped window): per DIM-row tile, a mvin per chunk of up to `block_len` (default
-        max_block_len) tiles, each moving the tile's rows and the chunk's columns that exist."""
-        d = self.cfg.dim
-        width = (block_len or self.cfg.max_block_len) * d
-        for r, n_rows in _block_sizes(rows, d).items():
-            for c, n_chunks in _block_sizes(cols, width).items():
-                self.cycles += n_rows * n_chunks * dma_cycles(r, c * elem_bytes, self.cfg, self.k)
-                self.commands += n_rows * n_chunks
-
-    def zero(self, tiles, hidden: bool = False):
-        """`tiles` DIM x DIM tiles zeroed, an mvin without DRAM each: the padding the compiler lays
-        under a boundary-checked load into the accumulator before the load itself. `hidden`: they
-        cost no cycles of the phase sum (the fused kernels' zero a block nothing before reads, in the
-        load queue while the execute queue runs the phase before: the cycle model's times of their
-        30 probes, ragged ones included, median error 17.9% with them, 8.8% without)."""
-        self.cycles += 0.0 if hidden else tiles * local_move_cycles(self.cfg.dim, self.k)
-        self.commands += tiles
 
     def compute(self, tiles, weights):
         """`tiles` DIM x DIM products (DIM rows through the array each) with `weights` weight tiles
@@ -347,34 +330,6 @@ class _Program:
             self.cycles += weights * self.cfg.dim
         self.commands += 2 * tiles      # a preload and a compute each
 
-    def product(self, rows, cols, inner):
-        """A dot over the tiles of its operands' extents (rows x inner times inner x cols elements),
-        as compute() but each compute feeding its A tile's rows (at least MIN_FEED_ROWS: the
-        ExecuteController's WS feed), not DIM."""
-        d = self.cfg.dim
-        tm, tn, tk = (_tiles(v, d) for v in (rows, cols, inner))
-        self.compute(tm * tn * tk, tn * tk)
-        self.cycles -= sum(n * tn * tk * (d - max(r, MIN_FEED_ROWS)) for r, n in _block_sizes(rows, d).items())
-
-    def k_steps(self, rows, K, block_k, cols, double_buffer: bool):
-        """A blocked product's K loop over K in steps of block_k (the last one ragged): per step the
-        A (rows x step) and B (step x cols) windows in, then their computes. Double buffered, a
-        step's loads are spread through the previous step's computes (the prefetch pass), which
-        hides PREFETCH_HIDDEN of the shorter of the two."""
-        previous = None
-        for width, steps in _block_sizes(K, block_k).items():
-            start, start_commands = self.cycles, self.commands
-            self.window(rows, width, self.cfg.input_bytes)
-            self.window(width, cols, self.cfg.input_bytes)
-            loads = self.cycles - start
-            self.product(rows, cols, width)
-            step, computes = self.cycles - start, self.cycles - start - loads
-            hide = lambda before: PREFETCH_HIDDEN * min(loads, before) if double_buffer else 0.0  # noqa: E731
-            self.cycles = start + steps * step - (steps - 1) * hide(computes) - \
-                (hide(previous) if previous is not None else 0.0)
-            self.commands = start_commands + steps * (self.commands - start_commands)
-            previous = computes
-
     def store(self, rows, cols):
         """The rows x cols elements that exist out of the accumulator, one mvout per DIM x DIM tile."""
         d = self.cfg.dim
@@ -382,6 +337,117 @@ class _Program:
             for c, n_cols in _block_sizes(cols, d).items():
                 self.cycles += n_rows * n_cols * (dma_cycles(r, c, self.cfg, self.k) + self.k.acc_scale_latency)
                 self.commands += n_rows * n_cols
+
+
+class _Timeline:
+    """Programs' command streams on the three queues as the cycle model runs them (baco.sim.timing):
+    the load, execute and store units each in order, in parallel, a command starting when its unit
+    is free and its rows are (a compute once its operands' mvins are done, a mvin once the computes
+    reading the rows it overwrites are), a product's computes of one output column chained through
+    the array's pipeline (a compute accumulating onto the rows the previous one wrote waits for
+    them); dispatched in program order, so the commands after a run of mvins wait for the load
+    station to take them (GemminiConfig.rs_ld) and the mvins after a product for the execute
+    station (rs_ex). Kept at block granularity: a product's columns, a window's mvins."""
+
+    def __init__(self, cfg, k):
+        self.cfg, self.k, self.commands = cfg, k, 0
+        self.ld = self.ex = self.st = self.end = 0.0
+        self.ld_gate = 0.0                            # the mvins after a product: its commands dispatched
+        self.ld_done = deque(maxlen=cfg.rs_ld + 1)    # the latest mvins' done times (the load station)
+
+    def shift(self, dt: float):
+        """Every time later by dt (identical programs repeated: each starts dt after the one before)."""
+        self.ld, self.ex, self.st, self.end, self.ld_gate = (t + dt for t in (self.ld, self.ex, self.st, self.end,
+                                                                              self.ld_gate))
+        self.ld_done = deque((t + dt for t in self.ld_done), maxlen=self.ld_done.maxlen)
+
+    def _mvin(self, cycles: float, gate: float, dram: bool = True) -> float:
+        """One mvin of `cycles` into rows free at `gate`: its done time."""
+        start = max(self.ld, self.ld_gate, gate)
+        self.ld = start + cycles
+        self.ld_done.append(self.ld + (self.k.dram_latency if dram else 0.0))
+        self.commands += 1
+        return self.ld_done[-1]
+
+    def zeros(self, moves, gate: float = 0.0):
+        """Zero mvins (no DRAM) of the given rows each, into rows free at `gate`."""
+        for rows in moves:
+            self._mvin(local_move_cycles(rows, self.k), gate, dram=False)
+
+    def window(self, rows, cols, elem_bytes, block_len=None, gate: float = 0.0) -> tuple:
+        """A boundary-checked load of the rows x cols elements that exist (the compiler's mvins:
+        per DIM-row tile, one per chunk of up to `block_len`, default max_block_len, tiles), into
+        rows free at `gate`: the done time of each chunk of the last row tile, and a row tile's
+        load time."""
+        d = self.cfg.dim
+        chunks = pieces(cols, (block_len or self.cfg.max_block_len) * d)
+        row_tiles = pieces(rows, d)
+        moves = {r: [dma_cycles(r, c * elem_bytes, self.cfg, self.k) for c in chunks] for r in set(row_tiles)}
+        # the last row tiles mvin by mvin (the load station's latest), those before at once
+        exact = -(-(self.cfg.rs_ld + 1) // len(chunks))
+        bulk = row_tiles[:-exact]
+        if bulk:
+            self.ld = max(self.ld, self.ld_gate, gate) + sum(sum(moves[r]) for r in bulk)
+            self.commands += len(bulk) * len(chunks)
+        for r in row_tiles[-exact:]:
+            start = self.ld
+            done = [self._mvin(cycles, gate) for cycles in moves[r]]
+        return done, self.ld - start
+
+    def product(self, rows, cols, inner, b_ready: list, b_row_cycles: float, a_ready: float,
+                block_len: int, prefetched: bool = False) -> "_Product":
+        """The computes of a dot over its operands' tiles (rows x inner times inner x cols elements),
+        the compiler's order (output column outer, inner tile, then row tile), B's last row tile's
+        chunks of `block_len` tiles done at b_ready (a row tile every b_row_cycles before), A at
+        a_ready. A compute feeds its A tile's rows (at least MIN_FEED_ROWS) after its weights, which
+        stream in during the compute before (DIM rows); one onto the same output rows as the one
+        before waits for those to leave the array's pipeline (array_depth_factor x DIM).
+        `prefetched`: the mvins after it come before it in program order (the prefetch pass moves
+        a double-buffered K loop's next step's loads ahead of this step's computes), so they do not
+        wait for its commands' dispatch."""
+        d, k = self.cfg.dim, self.k
+        feeds = [max(r, MIN_FEED_ROWS) + k.compute_overhead for r in pieces(rows, d)]
+        tn, tk, group, depth = _tiles(cols, d), _tiles(inner, d), sum(feeds), k.array_depth_factor * d
+        new = max(group, group - feeds[-1] + d)                    # a group onto other rows
+        same = k.accumulating_spacing(new, feeds[0], d)             # onto the rows the group before wrote
+        dispatch = self.ld_done[0] if len(self.ld_done) > self.cfg.rs_ld else 0.0
+        start = max(self.ex, a_ready, dispatch)
+        columns = []
+        for n in range(tn):
+            ready = b_ready[min(n // block_len, len(b_ready) - 1)]
+            last = max(start + (tk - 1) * same, ready + d + (tk - 1) * max(0.0, same - b_row_cycles))
+            columns.append(last + group + depth)                     # its last computes' results out
+            start = last + new
+        self.ex = start - new + group
+        computes = _tiles(rows, d) * tn * tk
+        self.commands += 2 * computes
+        # the mvins after it wait for its last commands' dispatch: until no more than the execute
+        # station holds (a preload and a compute each) are left to start
+        held = self.cfg.rs_ex // 2
+        if not prefetched and computes > held:
+            first = columns[0] - group - depth - (tk - 1) * same
+            self.ld_gate = max(self.ld_gate, self.ex - held * (self.ex - first) / computes)
+        return _Product(columns, last - (tk - 1) * same + feeds[0] + depth)
+
+    def store(self, rows, cols, columns: list) -> float:
+        """The rows x cols elements that exist out of the accumulator, one mvout per DIM x DIM tile,
+        a column's once its computes' results are out (`columns`): the first column's done time."""
+        d, first = self.cfg.dim, None
+        for c, ready in zip(pieces(cols, d), columns):
+            self.st = max(self.st, ready)
+            for r in pieces(rows, d):
+                self.st += dma_cycles(r, c, self.cfg, self.k) + self.k.acc_scale_latency
+                self.commands += 1
+            first = first if first is not None else self.st + self.k.dram_latency
+        self.end = max(self.end, self.st + self.k.dram_latency, self.ex)
+        return first
+
+
+class _Product(NamedTuple):
+    """A product on the timeline: when each output column's results are out, and when the rows
+    its operands are read from are free again (its last column's first computes out)."""
+    columns: list
+    released: float
 
 
 def _block_sizes(total, block) -> dict:
@@ -393,8 +459,10 @@ def _block_sizes(total, block) -> dict:
 class _Launch(NamedTuple):
     """A fused kernel's programs summed: Gemmini's cycles and RoCC commands (configs aside), and
     the counts the core's instructions scale with (programs, their K steps, their column blocks),
-    `interior` of the programs (issuing `interior_commands`) with all blocks full (the compiler's
-    version without boundary clamps, baco.passes.interior)."""
+    `interior` of the programs (issuing `interior_commands`) with all blocks full and `ragged_k`
+    (issuing `ragged_k_commands`) with full row and column blocks and only the last K step short
+    (the compiler's versions without boundary clamps, baco.passes.interior;
+    schedule.explicit_program_versions)."""
     gemmini: float
     commands: int
     programs: int
@@ -402,25 +470,33 @@ class _Launch(NamedTuple):
     columns: int
     interior: int = 0
     interior_commands: int = 0
+    ragged_k: int = 0
+    ragged_k_commands: int = 0
 
     def terms(self) -> dict:
         """FUSED_INSTRUCTIONS' terms: per edge program, its K steps, commands and column blocks, the
-        same per interior one."""
+        same per interior one and per ragged-K one."""
         per_program = (self.steps / self.programs, self.columns / self.programs) if self.programs else (0, 0)
-        edge = self.programs - self.interior
-        return {"program": edge, "step": edge * per_program[0], "command": self.commands - self.interior_commands,
-                "column": edge * per_program[1], "interior_program": self.interior,
-                "interior_step": self.interior * per_program[0], "interior_command": self.interior_commands,
-                "interior_column": self.interior * per_program[1]}
+        edge = self.programs - self.interior - self.ragged_k
+        out = {"program": edge, "step": edge * per_program[0],
+               "command": self.commands - self.interior_commands - self.ragged_k_commands,
+               "column": edge * per_program[1]}
+        for version, n, commands in (("interior", self.interior, self.interior_commands),
+                                     ("ragged_k", self.ragged_k, self.ragged_k_commands)):
+            out |= {f"{version}_program": n, f"{version}_step": n * per_program[0], f"{version}_command": commands,
+                    f"{version}_column": n * per_program[1]}
+        return out
 
 
-def _launch(programs, steps: int, columns: int = 0) -> _Launch:
-    """The sum of (one program as _Program, how many run it, whether it is interior) over a
-    launch's distinct programs, each of `steps` K steps and `columns` column blocks."""
+def _launch(gemmini: float, programs, steps: int, columns: int = 0) -> _Launch:
+    """A launch of `gemmini` cycles: the sum of (one program's RoCC commands, how many run it, its
+    version: explicit_program_versions' (interior, ragged-K) counts of its one block) over its
+    distinct programs, each of `steps` K steps and `columns` column blocks."""
     n = sum(count for _, count, _ in programs)
-    return _Launch(sum(count * p.cycles for p, count, _ in programs), sum(count * p.commands for p, count, _ in programs),
-                   n, n * steps, n * columns, sum(count for _, count, full in programs if full),
-                   sum(count * p.commands for p, count, full in programs if full))
+    version_sums = [(sum(count * v[i] for _, count, v in programs),
+                     sum(count * v[i] * commands for commands, count, v in programs)) for i in (0, 1)]
+    return _Launch(gemmini, sum(count * commands for commands, count, _ in programs), n, n * steps, n * columns,
+                   *version_sums[0], *version_sums[1])
 
 
 def _acc_zero_tiles(block_rows, block_cols, cfg) -> int:
@@ -429,53 +505,142 @@ def _acc_zero_tiles(block_rows, block_cols, cfg) -> int:
     return _tiles(block_rows, cfg.dim) * _tiles(block_cols, cfg.max_block_len_acc * cfg.dim)
 
 
+class _Released(dict):
+    """When a program's blocks are free for the next program's mvins to overwrite (block -> time;
+    "steps": the K loop's X and W homes, read by each K step's product, in order)."""
+
+    def later(self, dt: float) -> "_Released":
+        return _Released({name: [s + dt for s in v] if name == "steps" else v + dt for name, v in self.items()})
+
+
+def _k_loop(t: _Timeline, rows, K, bk, cols, double_buffer: bool, steps: list) -> float:
+    """A blocked product's K loop on the timeline: per step of bk (the last one ragged) the A (rows x
+    step) and B (step x cols) windows into a home free once the product before that read it is
+    (the step before's, or with double buffering the one before that: `steps`, extended with
+    this loop's), then their product. When its last results are out."""
+    cfg = t.cfg
+    widths, back = pieces(K, bk), 2 if double_buffer else 1
+    for i, width in enumerate(widths):
+        home = steps[-back] if len(steps) >= back else 0.0
+        a_done = t.window(rows, width, cfg.input_bytes, gate=home)[0][-1]
+        b_ready, b_row = t.window(width, cols, cfg.input_bytes, gate=home)
+        p = t.product(rows, cols, width, b_ready, b_row, a_done, cfg.max_block_len,
+                      prefetched=double_buffer and i < len(widths) - 1)
+        steps.append(p.released)
+    return p.columns[-1]
+
+
+def _chain_program(t: _Timeline, rows, K, H, N, bm, bk, double_buffer: bool, freed: _Released) -> _Released:
+    """One program of the fused chain on the timeline: the hidden block's zero padding and bias
+    rows, the K loop into it, the output block's padding and bias rows, W2, the second product
+    (reading the hidden block) and the stores; each mvin once the program before has read the rows
+    it overwrites (`freed`)."""
+    cfg, d = t.cfg, t.cfg.dim
+    bh, bn = (_tiles(v, d) * d for v in (H, N))
+    t.zeros(bias_zero_moves(rows, H, bm, bh, cfg), freed["hidden"])
+    t.window(rows, H, cfg.acc_bytes, cfg.max_block_len_acc, freed["hidden"])
+    steps = list(freed["steps"])
+    hidden = _k_loop(t, rows, K, bk, H, double_buffer, steps)
+    t.zeros(bias_zero_moves(rows, N, bm, bn, cfg), freed["out"])
+    t.window(rows, N, cfg.acc_bytes, cfg.max_block_len_acc, freed["out"])
+    b_ready, b_row = t.window(H, N, cfg.input_bytes, gate=freed["hidden"])
+    second = t.product(bm, N, H, b_ready, b_row, hidden, cfg.max_block_len)
+    out = t.store(rows, N, second.columns)
+    return _Released(hidden=second.released, out=out, steps=steps[-2:])
+
+
+def _resadd_program(t: _Timeline, rows, cols, K, bm, bn, bk, double_buffer: bool, freed: _Released) -> _Released:
+    """One program of the GEMM + residual add on the timeline: the first block's padding and bias
+    rows, the K loop into it; the second block's zeros, the identity and the product reading the
+    first block into it; the third block's zeros under the residual's window, the identity again
+    and the product reading the second block onto it; the stores; each mvin once the program
+    before has read the rows it overwrites (`freed`)."""
+    cfg, d = t.cfg, t.cfg.dim
+    t.zeros(bias_zero_moves(rows, cols, bm, bn, cfg), freed["first"])
+    t.window(rows, cols, cfg.acc_bytes, cfg.max_block_len_acc, freed["first"])
+    steps = list(freed["steps"])
+    layer = _k_loop(t, rows, K, bk, cols, double_buffer, steps)
+    t.zeros([d] * _acc_zero_tiles(bm, bn, cfg), freed["second"])
+    b_ready, b_row = t.window(bn, bn, cfg.input_bytes, gate=freed["first"])
+    exact = t.product(bm, bn, bn, b_ready, b_row, layer, cfg.max_block_len)
+    t.zeros([d] * (_tiles(bm, d) * _tiles(bn, d) - (rows // d) * (cols // d)), freed["out"])
+    residual = t.window(rows, cols, cfg.input_bytes, gate=freed["out"])[0][-1]
+    b_ready, b_row = t.window(bn, bn, cfg.input_bytes, gate=freed["second"])
+    total = t.product(bm, bn, bn, b_ready, b_row, max(exact.columns[-1], residual), cfg.max_block_len)
+    out = t.store(rows, cols, total.columns)
+    return _Released(first=exact.released, second=total.released, out=out, steps=steps[-2:])
+
+
+# identical programs timed in a row before the rest are taken to repeat the last one's increment
+TIMED_REPEATS = 3
+
+
+def _timed(t: _Timeline, count: int, run, freed: _Released) -> _Released:
+    """run(freed) -> freed (a program, or a sequence of them, on t) `count` times in a row: the
+    first TIMED_REPEATS timed, the rest taken to repeat the last one's increment."""
+    ends = []
+    for _ in range(min(count, TIMED_REPEATS)):
+        freed = run(freed)
+        ends.append(t.end)
+    if count > TIMED_REPEATS:
+        dt = (count - TIMED_REPEATS) * (ends[-1] - ends[-2])
+        t.shift(dt)
+        freed = freed.later(dt)
+    return freed
+
+
 def _chain_launch(M, K, H, N, block_m, block_k, cfg, k) -> _Launch:
-    """The fused chain's programs at the launch's blocks (gemm_chain_blocks), each priced at its
-    own rows (the last row block's are those left)."""
+    """The fused chain's programs at the launch's blocks (gemm_chain_blocks), in the grid's order on
+    one timeline (each program's mvins overlap the computes and stores of the one before), each at
+    its own rows (the last row block's are those left)."""
     bm, bk = gemm_chain_blocks(M, K, H, N, block_m, block_k, cfg) or (block_m, block_k)
     double_buffer = gemm_chain_double_buffered(bm, bk, H, N, cfg)
-    bh, bn = (_tiles(v, cfg.dim) * cfg.dim for v in (H, N))
+    t, freed, commands = _Timeline(cfg, k), _Released(hidden=0.0, out=0.0, steps=[]), {}
 
     def program(rows):
-        p = _Program(cfg, k)
-        p.zero_under(rows, H, bm, bh, hidden=True)
-        p.window(rows, H, cfg.acc_bytes, cfg.max_block_len_acc)
-        p.k_steps(rows, K, bk, H, double_buffer)
-        p.zero_under(rows, N, bm, bn, hidden=True)
-        p.window(rows, N, cfg.acc_bytes, cfg.max_block_len_acc)
-        p.window(H, N, cfg.input_bytes)
-        p.product(bm, N, H)
-        p.store(rows, N)
-        return p
-    full = K % bk == 0 and H % cfg.dim == 0 and N % cfg.dim == 0    # H and N blocks padded to DIM
-    return _launch([(program(rows), n, full and rows == bm) for rows, n in _block_sizes(M, bm).items()], _tiles(K, bk),
+        def run(freed):
+            before = t.commands
+            freed = _chain_program(t, rows, K, H, N, bm, bk, double_buffer, freed)
+            commands[rows] = t.commands - before
+            return freed
+        return run
+    runs = _block_sizes(M, bm)
+    for rows, n in runs.items():
+        freed = _timed(t, n, program(rows), freed)
+    # a program's version (baco.passes.interior) is its rows' and K steps': its H and N windows start
+    # at 0 and end at min(BLOCK_H, H) and min(BLOCK_N, N) (a clamp without its max, left in every
+    # version), so a program's one column block spans H
+    return _launch(t.end, [(commands[rows], n, explicit_program_versions(rows, H, K, bm, H, bk))
+                           for rows, n in runs.items()], _tiles(K, bk),
                    _tiles(H, cfg.dim) + _tiles(N, cfg.dim))
 
 
 def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
-    """The GEMM + residual add's programs, each priced at its own rows and columns."""
-    d = cfg.dim
+    """The GEMM + residual add's programs in the grid's order (pid_m innermost) on one timeline,
+    each at its own rows and columns."""
     double_buffer = gemm_resadd_double_buffered(block_m, block_n, block_k, cfg)
+    t, freed, commands = _Timeline(cfg, k), _Released(first=0.0, second=0.0, out=0.0, steps=[]), {}
+    rows_runs, cols_runs = _block_sizes(M, block_m), _block_sizes(N, block_n)
 
     def program(rows, cols):
-        p = _Program(cfg, k)
-        p.zero_under(rows, cols, block_m, block_n, hidden=True)
-        p.window(rows, cols, cfg.acc_bytes, cfg.max_block_len_acc)
-        p.k_steps(rows, K, block_k, cols, double_buffer)
-        p.zero(_acc_zero_tiles(block_m, block_n, cfg), hidden=True)   # the second block, then the layer's output into it
-        p.window(block_n, block_n, cfg.input_bytes)      # (the identity's mvins)
-        p.product(block_m, block_n, block_n)
-        # the residual into the third block: zero mvins under the tiles its window does not cover
-        p.zero(_tiles(block_m, d) * _tiles(block_n, d) - (rows // d) * (cols // d), hidden=True)
-        p.window(rows, cols, cfg.input_bytes)
-        p.window(block_n, block_n, cfg.input_bytes)      # again, for the add
-        p.product(block_m, block_n, block_n)
-        p.store(rows, cols)
-        return p
-    return _launch([(program(rows, cols), m * n,
-                     explicit_interior_programs(rows, cols, K, block_m, block_n, block_k) == 1)
-                    for rows, m in _block_sizes(M, block_m).items() for cols, n in _block_sizes(N, block_n).items()],
-                   _tiles(K, block_k))
+        def run(freed):
+            before = t.commands
+            freed = _resadd_program(t, rows, cols, K, block_m, block_n, block_k, double_buffer, freed)
+            commands[rows, cols] = t.commands - before
+            return freed
+        return run
+
+    def column(cols):
+        def run(freed):
+            for rows, m in rows_runs.items():
+                freed = _timed(t, m, program(rows, cols), freed)
+            return freed
+        return run
+    for cols, n in cols_runs.items():
+        freed = _timed(t, n, column(cols), freed)
+    return _launch(t.end, [(commands[rows, cols], m * n, explicit_program_versions(rows, cols, K, block_m, block_n,
+                                                                                   block_k))
+                           for rows, m in rows_runs.items() for cols, n in cols_runs.items()], _tiles(K, block_k))
 
 
 # the share of the shorter of Gemmini's work and the core's issue that a fused kernel's explicit
@@ -513,10 +678,11 @@ def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, bloc
                               k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
     """Cycles of the fused chain's programs (baco.kernels.fused.gemm_chain_kernel), as
     gemm_program_cycles reports a GEMM's: Gemmini's (`gemmini`: per program the bias rows into the
-    hidden block, per K step the X and W1 blocks then their computes, then the output's bias rows,
-    W2, the second product's computes and the stores; each program at its own rows, each K step
-    at its own width, its RoCC commands the compiled stream's), the core's issuing them (`cpu`) and
-    end to end (`cycles`)."""
+    hidden block, per K step the X and W1 blocks and their computes, then the output's bias rows,
+    W2, the second product's computes and the stores, the three queues overlapping as the cycle
+    model runs them (_Timeline); each program at its own rows, each K step at its own width, its
+    RoCC commands the compiled stream's), the core's issuing them (`cpu`) and end to end
+    (`cycles`)."""
     return _end_to_end(_chain_launch(M, K, H, N, block_m, block_k, cfg, k), "chain", k)
 
 

@@ -27,5 +27,11 @@ class TimingConstants:
     # tiled_matmul compute the tile's bounds, pads and addresses; 7 RoCC commands)
     library_tile_instructions: float = 400.0
 
+    def accumulating_spacing(self, spacing: float, feed: float, dim: int) -> float:
+        """Cycles from the start of a group of computes to the next's when the next accumulates onto
+        the rows the group's first compute (`feed` cycles) wrote: the group's own `spacing`, or until
+        that compute's results have left the array's pipeline (array_depth_factor x DIM), the later."""
+        return max(spacing, feed + self.array_depth_factor * dim)
+
 
 DEFAULT_CONSTANTS = TimingConstants()

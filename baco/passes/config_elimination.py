@@ -81,6 +81,7 @@ class ValueKeys:
     def __init__(self, func_args):
         self.func_args = {a: i for i, a in enumerate(func_args)}
         self.memo = {}
+        self.conditions = {}        # key -> its _Condition; value -> its _Condition
 
     def key(self, value):
         if value not in self.memo:
@@ -105,6 +106,17 @@ class ValueKeys:
             attrs = tuple(sorted((a, str(owner.attributes[a])) for a in owner.attributes))
             return (owner.name, attrs, index, tuple(self.key(v) for v in owner.operands))
         return ("opaque", value)
+
+    def condition(self, value) -> "_Condition":
+        """The one _Condition of i1 `value`'s key (values of equal keys share it)."""
+        found = self.conditions.get(value)
+        if found is None:
+            key = self.key(value)
+            found = self.conditions.get(key)
+            if found is None:
+                found = self.conditions[key] = _Condition(key)
+            self.conditions[value] = found
+        return found
 
     def strides(self, memref):
         """Key of the strides of `memref` (a view's strides do not depend on its offsets)."""
@@ -160,18 +172,13 @@ def _taken(k) -> bool:
 
 
 class _Condition:
-    """A condition's key in a taken key, its hash computed once: taken keys are hashed at every
-    meet, and a condition's key is a deep tuple (the whole arithmetic of both sides)."""
-    __slots__ = ("key", "hash")
+    """A condition's key in a taken key, one object per key (ValueKeys.condition), so compared and
+    hashed by identity: taken keys are hashed at every meet and tested at every loop's entry, and a
+    condition's key is a deep tuple (the whole arithmetic of both sides)."""
+    __slots__ = ("key", "predicate")
 
     def __init__(self, key):
-        self.key, self.hash = key, hash(key)
-
-    def __hash__(self):
-        return self.hash
-
-    def __eq__(self, other):
-        return self is other or (isinstance(other, _Condition) and self.hash == other.hash and self.key == other.key)
+        self.key, self.predicate = key, _predicate(key)
 
 
 def _sets(k):
@@ -191,17 +198,17 @@ def _predicate(ck) -> int | None:
     return int(text.split(":")[0]) if text.split(":")[0].strip().isdigit() else None
 
 
-def _less(ck, lo, hi) -> bool:
-    """`ck` is the key of lo < hi (as `slt lo, hi` or `sgt hi, lo`)."""
-    p = _predicate(ck)
-    return (p == 2 and ck[3] == (lo, hi)) or (p == 4 and ck[3] == (hi, lo))
+def _less(cond, lo, hi) -> bool:
+    """_Condition `cond` is lo < hi (as `slt lo, hi` or `sgt hi, lo`)."""
+    p = cond.predicate
+    return (p == 2 and cond.key[3] == (lo, hi)) or (p == 4 and cond.key[3] == (hi, lo))
 
 
 def _assume(state: dict, holds) -> dict:
-    """`state` when the conditions for which holds(condition key) is true were true."""
+    """`state` when the conditions (_Condition) for which holds(condition) is true were true."""
     out = dict(state)
     for k, v in state.items():
-        if _taken(k) and holds(k[1].key):
+        if _taken(k) and holds(k[1]):
             out[k[2]] = v
     return out
 
@@ -211,9 +218,17 @@ class Flow:
     pass over each region, at its fixpoint)."""
     MAX_ROUNDS = 16
 
-    def __init__(self, keys: ValueKeys):
+    def __init__(self, keys: ValueKeys, before: "Flow | None" = None):
         self.keys = keys
         self.redundant = set()
+        # block -> [(op, name, holds a block)], config op -> (state key, operand keys): read through
+        # the bindings once (also for a second analysis of the same function, `before`)
+        self.block_ops = before.block_ops if before else {}
+        self.configs = before.configs if before else {}
+        # loop op -> [[state it was entered with, entry at the fixpoint, state after it, recorded]]:
+        # the analysis of a loop is a function of its entry state, and an outer loop's rounds enter
+        # an inner loop with the same state again and again (rounds^depth walks of the innermost body)
+        self.loops = {}
 
     def restores_config_st(self, loop_conv, state: dict) -> bool:
         """A pooling LOOP_CONV_WS ends with config_st(activation, stride = config 4's out_stride,
@@ -236,18 +251,28 @@ class Flow:
                 for f in pooling)
 
     def block(self, block, state: dict, record: bool) -> dict:
+        ops = self.block_ops.get(block)
+        if ops is None:
+            ops = self.block_ops[block] = [(op.operation, op.operation.name,
+                                            any(len(r.blocks) for r in op.operation.regions))
+                                           for op in block.operations]
         state = dict(state)
-        for op in block.operations:
-            state = self.op(op.operation, state, record)
+        for op, name, nested in ops:
+            state = self.op(op, name, nested, state, record)
         return state
 
-    def op(self, op, state: dict, record: bool) -> dict:
-        name = op.name
+    def config(self, op) -> tuple:
+        """(the state `op` sets, its operands' keys), computed once."""
+        found = self.configs.get(op)
+        if found is None:
+            found = self.configs[op] = (state_of(op), tuple(self.keys.key(v) for v in op.operands))
+        return found
+
+    def op(self, op, name: str, nested: bool, state: dict, record: bool) -> dict:
         if name.startswith(PREFIX) and name[len(PREFIX):] in CONFIG_COMMANDS:
-            key = state_of(op)
+            key, value = self.config(op)
             if key is ALL:
                 return {k: v for k, v in state.items() if not _is_load_slot(k)}
-            value = tuple(self.keys.key(v) for v in op.operands)
             if record and state.get(key) == value:
                 self.redundant.add(op)
             for k in [k for k in state if _taken(k) and k[2] == key]:
@@ -270,28 +295,45 @@ class Flow:
             if len(op.regions[1].blocks):
                 return _meet(then, self.block(op.regions[1].blocks[0], state, record))
             out = _meet(then, state)
-            cond = _Condition(self.keys.key(op.operands[0]))
+            cond = self.keys.condition(op.operands[0])
             out.update({("taken", cond, k): v for k, v in then.items() if not _taken(k)})
             return out
         if name == "scf.for":
             return self.loop(op, state, record)
-        if name.startswith(PREFIX) or any(len(r.blocks) for r in op.regions) or name == "func.call":
+        if name.startswith(PREFIX) or nested or name == "func.call":
             return {}            # LOOP_WS / LOOP_CONV_WS and their configs, regions not modelled
         return state             # arithmetic, memref metadata, yields
 
     def loop(self, op, state: dict, record: bool) -> dict:
+        """The state after loop `op` entered with `state` (memoized: see self.loops)."""
+        seen = self.loops.setdefault(op, [])
+        memo = next((m for m in seen if m[0] == state), None)
+        if memo is None:
+            entry = self.fixpoint(op, state)
+            after = _meet(state, self.block(op.regions[0].blocks[0], entry, record))
+            seen.append([dict(state), entry, after, record])
+            return dict(after)
+        if record and not memo[3]:      # found before without recording: walk it once more to record
+            self.block(op.regions[0].blocks[0], memo[1], True)
+            memo[3] = True
+        return dict(memo[2])
+
+    def fixpoint(self, op, state: dict) -> dict:
+        """The state every iteration of loop `op` starts in, entered with `state`."""
         body = op.regions[0].blocks[0]
         lb, ub, step = (self.keys.key(v) for v in list(op.operands)[:3])
         iv = self.keys.key(body.arguments[0])
 
-        def next_runs(ck):      # (iv + step) < ub: the next iteration runs
-            if _predicate(ck) not in (2, 4):
-                return False
-            nxt = ck[3][0] if _predicate(ck) == 2 else ck[3][1]
-            return isinstance(nxt, tuple) and len(nxt) == 4 and nxt[0] == "arith.addi" and \
-                nxt[3] in ((iv, step), (step, iv)) and _less(ck, nxt, ub)
+        def next_runs(cond):    # (iv + step) < ub: the next iteration runs (asked again each round)
+            if cond not in tested:
+                p = cond.predicate
+                nxt = None if p not in (2, 4) else cond.key[3][0] if p == 2 else cond.key[3][1]
+                tested[cond] = isinstance(nxt, tuple) and len(nxt) == 4 and nxt[0] == "arith.addi" and \
+                    nxt[3] in ((iv, step), (step, iv)) and _less(cond, nxt, ub)
+            return tested[cond]
 
-        first = _assume(state, lambda ck: _less(ck, lb, ub))
+        tested = {}
+        first = _assume(state, lambda cond: _less(cond, lb, ub))
         entry = first
         for _ in range(self.MAX_ROUNDS):    # the lattice only shrinks: a few rounds at most
             end = self.block(body, entry, False)
@@ -301,8 +343,7 @@ class Flow:
             entry = nxt
         else:
             entry = {}
-        end = self.block(body, entry, record)
-        return _meet(state, end)
+        return entry
 
 
 def first_program(func, loc):
@@ -325,7 +366,7 @@ def eliminate(func) -> tuple[int, int]:
     carried = {k: v for k, v in exit_state.items() if keys.launch_invariant(v)}
     guarded = []
     if carried:
-        again = Flow(keys)
+        again = Flow(keys, flow)
         again.block(body, carried, True)
         guarded = [op for op in again.redundant if op not in removed]
     for op in removed:

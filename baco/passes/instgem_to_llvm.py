@@ -147,10 +147,15 @@ def lower_instgem(module_op):
     """One pattern per InstGem op, applied in one walk: the fence becomes a call of
     @"baco.fence", a command packs its fields into rs1/rs2 (one value_range memo for the
     module) and calls its intrinsic."""
-    ranges = {}
+    ranges, declared = {}, set()
+
+    def declare(name, signature, loc):      # once a name: _declare reads every function of the module
+        if name not in declared:
+            _declare(module_op, name, signature, loc)
+            declared.add(name)
 
     def fence(op, rewriter):
-        _declare(module_op, FENCE, "() -> ()", op.location)
+        declare(FENCE, "() -> ()", op.location)
         ir.create("func.call", attributes={"callee": Attribute.parse(f'@"{FENCE}"')})
         rewriter.erase_op(op)
         return True
@@ -159,7 +164,7 @@ def lower_instgem(module_op):
         cmd = COMMANDS[op.name[len(instgem.PREFIX):]]
         rs1, rs2 = pack(cmd, list(op.operands), ranges)
         ret = "i64" if cmd.name == "counter" else ""
-        _declare(module_op, intrinsic_name(cmd.name), f"(i64, i64, i64) -> ({ret})", op.location)
+        declare(intrinsic_name(cmd.name), f"(i64, i64, i64) -> ({ret})", op.location)
         site = ir.const_int(source_site(op.location), ir.i64())
         call = ir.create("func.call", operands=[rs1, rs2, site],
                          results=[ir.i64()] if ret else [],

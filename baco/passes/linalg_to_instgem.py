@@ -291,14 +291,11 @@ class LinalgToInstGem:
         for op in reversed(self.dead):
             op.erase()
         erase_unread_epilogues(func)
-        # placed buffers and their views are now unused
-        changed = True
-        while changed:
-            changed = False
-            for op in list(ir.walk_ops(func)):
-                if op.name in ("memref.subview", "memref.alloc") and all(not list(r.uses) for r in op.results):
-                    op.erase()
-                    changed = True
+        # placed buffers and their views are now unused: users last, so one pass erases a view's
+        # source too (a use follows its definition in pre-order; these ops hold no regions)
+        for op in reversed(ir.walk_ops(func)):
+            if op.name in ("memref.subview", "memref.alloc") and all(not list(r.uses) for r in op.results):
+                op.erase()
         for loop_op in pipelined:
             prefetch.pipeline_loads(loop_op, interleave[loop_op])
 

@@ -53,7 +53,7 @@ import torch
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.loop_conv_timing import program_tap_rows
-from baco.gemmini.schedule import explicit_interior_programs
+from baco.gemmini.schedule import explicit_k_loop_steps, explicit_program_versions, explicit_unfused_commands
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIM_INDEX, DIMS, NUM_LEVELS, RELEVANT
 from baco.problem.layer import Layer
@@ -493,21 +493,32 @@ def compiled_program_terms(layer: Layer, temporal, spatial, hw, *, out_int8: boo
                                  no_k_loop=four(torch.as_tensor(Kd) == 1), out_int8=out_int8,
                                  double_buffer=double_buffer, dataflow=dataflow, bias=four(_bias(layer)))
     out = {k: (v * share).view(4, B).sum(0) for k, v in terms.items() if k != "blocks"}
-    _interior_split(out, {k: v.view(4, B)[0] for k, v in terms.items() if k != "blocks"}, (M, N, Kd), (bm, bn, bk))
+    full, last_k = ({k: v.view(4, B)[i] for k, v in terms.items() if k != "blocks"} for i in (0, 1))
+    # a full row block's programs: their K steps full but the last (K % BLOCK_K)
+    full_rows = {k: v * k_share + last_k[k] * (1 - k_share) for k, v in full.items()}
+    _interior_split(out, full, full_rows, (M, N, Kd), (bm, bn, bk))
     return {**out, "blocks": (bm, bn, bk)}
 
 
-def _interior_split(out: dict, full: dict, dims, blocks) -> None:
+def _interior_split(out: dict, full: dict, ragged_k: dict, dims, blocks) -> None:
     """Adds to `out`, a GEMM launch's terms [B] of M x N x K `dims` in `blocks`, its interior
-    programs' ("interior_" + term) and edge programs' ("edge_" + term) commands, weight blocks,
-    pairs, stores and fills: the interior ones (all blocks full: explicit_interior_programs, a count,
-    detached) run the clamp-free version and issue what `full`, the full blocks' terms, says a
-    program issues."""
-    interior = explicit_interior_programs(*(torch.as_tensor(v).detach() for v in (*dims, *blocks))) \
-        / full["programs"].detach()
+    programs' ("interior_" + term), ragged-K programs' ("ragged_k_" + term) and edge programs'
+    ("edge_" + term) commands, weight blocks, pairs, stores and fills: the interior ones and the
+    ragged-K ones (schedule.explicit_program_versions, counts, detached) run the compiler's versions
+    without boundary clamps and issue what `full`, the terms of full blocks, and `ragged_k`, of full
+    row and column blocks whose last K step is short, say a program issues (of the interior ones'
+    commands, "interior_unfused_commands": schedule.explicit_unfused_commands); and "k_loop_steps",
+    the K steps a program's K loop runs (schedule.explicit_k_loop_steps)."""
+    programs = out["programs"].detach()
+    dims, blocks = (tuple(torch.as_tensor(v).detach() for v in vs) for vs in (dims, blocks))
+    out["k_loop_steps"] = explicit_k_loop_steps(dims[2], out["k_steps"])
+    versions = explicit_program_versions(*dims, *blocks)
     for k in ("programs", "commands", "groups", "pairs", "stores", "fills"):
-        out[f"interior_{k}"] = interior * full[k]
-        out[f"edge_{k}"] = out[k] - out[f"interior_{k}"]
+        out[f"edge_{k}"] = out[k]
+        for version, count, terms in zip(("interior", "ragged_k"), versions, (full, ragged_k)):
+            out[f"{version}_{k}"] = count / programs * terms[k]
+            out[f"edge_{k}"] = out[f"edge_{k}"] - out[f"{version}_{k}"]
+    out["interior_unfused_commands"] = explicit_unfused_commands(dims[2], out["interior_commands"])
 
 
 def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KERNEL_OUT_INT8,
@@ -553,7 +564,7 @@ def conv_program_terms(layer: Layer, blocks, pe, *, rows=1, out_int8: bool = KER
         out = {k: v * share for k, v in terms.items() if k != "blocks"} if out is None else \
             {k: out[k] + terms[k] * share for k in out}
     if pointwise:               # the GEMM kernel's program (kernel_model.gemm_end_to_end prices it)
-        _interior_split(out, full, (M, d.K, d.C), blocks)
+        _interior_split(out, full, out, (M, d.K, d.C), blocks)  # out: its programs' steps full but the last
     return {**out, "blocks": (rows_m, bn, bk)}
 
 
@@ -715,6 +726,21 @@ def _dma(p, rows, bytes_per_row, commands):
     return commands * (k.dma_cmd_overhead + per)
 
 
+def _slice_strips(slices, slice_rows, pe):
+    """DIM-row tiles (an mvin each, a column chunk) an A slice of slice_rows rows spans, on average
+    over a step's `slices` slices [B]: ceil(slice_rows / DIM) for one; several (a program of whole
+    output rows, slice s at block row s x slice_rows) split where a tile boundary falls inside a
+    slice, as the compiler moves them (baco.passes.linalg_to_instgem): the slices, plus the tile
+    boundaries inside the block, less those at a slice's start (14 slices of 14 rows at DIM 64: 17
+    mvins, at DIM 16: 25). The count is whole; its slope is ceil(slice_rows / DIM)'s."""
+    one = _ceil(slice_rows / pe)
+    n, rows, dim = (torch.round(v.detach()).clamp(min=1.0) for v in
+                    torch.broadcast_tensors(*(torch.as_tensor(v, dtype=torch.float64) for v in (slices, slice_rows, pe))))
+    block, lcm = n * rows, rows * dim / torch.gcd(rows.long(), dim.long()).double()
+    split = (n + torch.ceil(block / dim - 1e-9) - torch.ceil(block / lcm - 1e-9)) / n
+    return torch.where(n > 1, one + (split - one.detach()), one)
+
+
 def _step_loads(p, a_slices, zero_slices, padding=None):
     """A program's strips (p.mb, p.nb, p.kb of DIM) and a K step's loads of A and B into p (padding:
     kernel_program_terms')."""
@@ -724,15 +750,21 @@ def _step_loads(p, a_slices, zero_slices, padding=None):
     p.strip = strip = rows_m / mb       # mvins and mvouts move the rows that exist: ragged strips are short
     max_cols = torch.clamp(cfg.max_bytes / pe, min=1.0) * pe      # widest mvin (max_block_len blocks)
     slice_rows = rows_m / a_slices
-    slice_strips = _ceil(slice_rows / pe)
+    slice_strips = _slice_strips(a_slices, slice_rows, pe)
     a_chunks, b_chunks = _ceil(bk / max_cols), _ceil(bn / max_cols)
     column_share, zero_runs, run_rows = (0.0, 0.0, 0.0) if padding is None else padding
     if p.step_waits:    # mvins of the rows and columns that exist: ragged strips and chunks are short
         zero_fills = zero_slices * slice_strips * a_chunks * (k.dma_cmd_overhead + slice_rows / slice_strips) \
             + zero_runs * a_chunks * (k.dma_cmd_overhead + run_rows)
+        # an mvin of several DIM-wide blocks writes its rows of each: the cycle model's hazard range
+        # spans from its first row to its last block's, so each after the first into a row tile
+        # waits for the one before to land (5x5 7x7 17>33 in one program on DIM 16: 6 of a step's
+        # 10 A mvins); with several chunks the other chunks' mvins fill that wait
+        same_tile = torch.clamp(a_slices * slice_strips - p.mb, min=0.0).detach()
+        serial = torch.where((a_chunks.detach() == 1) & (bk.detach() > pe.detach()), same_tile * p.lat, 0.0)
         p.load_a = (a_slices - zero_slices) \
             * _dma(p, slice_rows * (1 - column_share) / slice_strips, bk / a_chunks, slice_strips * a_chunks) \
-            + zero_fills
+            + zero_fills + serial
         p.load_b = _dma(p, bk / kb, bn / b_chunks, kb * b_chunks)
     else:
         p.load_a = a_slices * _dma(p, strip, torch.minimum(bk, max_cols), slice_strips * a_chunks)
@@ -758,12 +790,19 @@ def _step_compute(p):
         return
     p.group = group = compute / (kb * nb)            # the rows of one column under one weight block
     tile = group / mb + drain                        # one tile's compute until its result lands
-    columns = nb * torch.maximum(group, pe) + nb * (kb - 1) * torch.maximum(torch.maximum(group, pe), tile)
+    # a group's weights come in over DIM cycles from its predecessor's last compute on (the last
+    # row strip's: a ragged one shorter than DIM leaves the array waiting, 49 rows on DIM 16)
+    last = k.compute_overhead + torch.maximum(rows_m - (mb - 1) * pe, torch.full_like(rows_m, 4.0))
+    pitch = group - last + torch.maximum(last, pe)
+    columns = nb * pitch + nb * (kb - 1) * torch.maximum(pitch, tile)
     # the last column's chain on one tile: double-buffered it overlaps the next step's first
     # columns; single-buffered, it follows the other columns' computes, whose weights came in
     # while they waited for the step's loads
     chain = kb * tile if p.double_buffer else (nb - 1) * kb * group + kb * tile
     p.compute = torch.maximum(columns, chain)
+    # a step whose first weight block is preloaded alone (DIM cycles, once its B has landed: the
+    # step's first single-buffered) runs its first group after it, the others' weights as above
+    p.compute_after_preload = pe + torch.maximum(columns - pitch + group, chain)
     p.out_wait = torch.where(chain >= columns, 0.0, drain)    # the chain on one tile ends landed
 
 
@@ -901,7 +940,10 @@ def _conv_step(p):
     last strip (trailing_loads: the step single-buffered)."""
     load, load_a, load_b, lat, compute, kb, nb = p.load, p.load_a, p.load_b, p.lat, p.compute, p.kb, p.nb
     sub_block = compute / (kb * nb)
-    trailing_loads = torch.maximum(load + lat + sub_block,
+    # the computes start with column 0's first weight block, preloaded alone once its strip of B
+    # has landed (3x3 14x14 32>64 in one program on DIM 64: 64 of a step's 264 execute cycles)
+    first = load_a + load_b / (kb * nb) + lat + p.compute_after_preload
+    trailing_loads = torch.maximum(torch.maximum(load + lat + sub_block, first),
                                    load_a + load_b * ((kb - 1) * nb + 1) / (kb * nb) + lat + compute
                                    - (kb - 1) * sub_block)
     return (torch.maximum(load + lat, compute) if p.double_buffer else trailing_loads), trailing_loads

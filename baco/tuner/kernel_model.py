@@ -191,26 +191,32 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor
     counts, as default_gemm_schedule costs them): one LOOP_WS per K step where `loop_ws` (bool or
     [B]: the programs the compiler emits as LOOP_WS; then `dims`, the launch's M x N x K, numbers or
     [B], say which sizes the specialization folds), else the explicit stream; the two overlap as
-    gemm_program_cycles says (explicit_stream_cycles: one K step's share of the shorter exposed).
+    gemm_program_cycles says (explicit_stream_cycles: one K step's share of the shorter exposed, at
+    least EXPLICIT_EXPOSED_SHARE of it for the explicit stream).
     Differentiable (the form is a discrete choice)."""
     pe = torch.as_tensor(hw_t[0], dtype=torch.float64).detach()
     programs, steps = terms["programs"], terms["k_steps"]
     columns = _ceil_blocks(terms["blocks"][1], pe)
 
     def counts(kind: str) -> dict:
-        """The edge or interior programs' totals (costmodel's "edge_*"/"interior_*"), as explicit_gemm_terms names them."""
+        """The edge, interior or ragged-K programs' totals (costmodel's "edge_*", "interior_*", "ragged_k_*"), as
+        explicit_gemm_terms names them."""
         n = terms[f"{kind}_programs"]
-        return {"programs": n, "steps": n * steps, "columns": n * columns, "fill_mvins": terms[f"{kind}_fills"],
-                **{name: terms[f"{kind}_{name}"] for name in ("groups", "pairs", "stores", "commands")}}
-    explicit = explicit_gemm_instructions(explicit_gemm_terms(counts("edge"), counts("interior")))
+        return {"programs": n, "steps": n * terms["k_loop_steps"], "columns": n * columns,
+                "fill_mvins": terms[f"{kind}_fills"],
+                **{name: terms[f"{kind}_{name}"] for name in ("groups", "pairs", "stores", "commands")},
+                **({"unfused_commands": terms["interior_unfused_commands"]} if kind == "interior" else {})}
+    cpi = DEFAULT_CONSTANTS.cpu_cycles_per_instruction
+    explicit = explicit_stream_cycles(gemmini, cpi * explicit_gemm_instructions(
+        explicit_gemm_terms(counts("edge"), counts("interior"), counts("ragged_k"))), programs, steps)
     if loop_ws is False:
-        instructions = explicit
-    elif dims is None:
+        return explicit
+    if dims is None:
         raise ValueError("gemm_end_to_end: dims (the launch's M, N, K) are needed to cost LOOP_WS programs")
-    else:
-        N, K = (torch.as_tensor(v, dtype=torch.float64).detach() for v in dims[1:])
-        instructions = torch.where(torch.as_tensor(loop_ws), loop_ws_instructions(programs, steps, N, K), explicit)
-    return explicit_stream_cycles(gemmini, instructions * DEFAULT_CONSTANTS.cpu_cycles_per_instruction, programs, steps)
+    N, K = (torch.as_tensor(v, dtype=torch.float64).detach() for v in dims[1:])
+    # a LOOP_WS program's few instructions: one K step's share of them exposed, no contention floor
+    loop = overlapped_cycles(gemmini, cpi * loop_ws_instructions(programs, steps, N, K), 1.0 / (programs * steps))
+    return torch.where(torch.as_tensor(loop_ws), loop, explicit)
 
 
 def _ceil_blocks(block, pe):
@@ -232,7 +238,7 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
         + terms["commands"] * pick("command")
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
     loop = loop_conv_instructions(programs, loops, depthwise, torch.as_tensor(layer.Hstride) != 1,
-                                  costmodel._bias(layer))
+                                  costmodel._bias(layer), torch.as_tensor(layer.P) > 1)
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
@@ -241,13 +247,17 @@ def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop) -> torch.Tensor:
     are `gemmini` [B] (conv_program_terms' `terms`; loop [B]: the LOOP_CONV_WS a program (one per
     input channel block), 0 for the explicit stream): a pointwise layer's explicit stream runs the
     GEMM kernel (gemm_end_to_end; its LOOP_WS programs are the walk's, loop_ws_program); any other
-    the conv or depthwise kernel, whose CPU issue
-    (conv_cpu_cycles) overlaps Gemmini program by program (the first program's issue or the last
-    one's work exposed: on the ISS, 3x3 programs of 3-16 output rows, explicit or LOOP_CONV_WS, end to
-    end within 1.3% of this at DIM 16)."""
+    the conv or depthwise kernel, whose CPU issue (conv_cpu_cycles) overlaps Gemmini's work: LOOP_CONV_WS
+    programs program by program (the first program's issue or the last one's work exposed), an
+    explicit stream K step by K step, as the GEMM kernel's (explicit_stream_cycles: the CPU issues a
+    step's commands while Gemmini runs the steps before; a 3x3 14x14 32>64 conv in one program of 9
+    steps on DIM 64 runs 8,718 cycles alone, its CPU 8,668 and both 9,832 on the ISS, which one
+    program's share of the shorter exposed priced 1.6x)."""
     if costmodel._one_program(layer):
         return gemm_end_to_end(gemmini, terms, hw_t, loop_ws=False)
-    return overlapped_cycles(gemmini, conv_cpu_cycles(layer, terms, rows, loop), 1.0 / terms["programs"])
+    cpu, loops = conv_cpu_cycles(layer, terms, rows, loop), torch.as_tensor(loop, dtype=torch.float64)
+    return torch.where(loops > 0, overlapped_cycles(gemmini, cpu, 1.0 / terms["programs"]),
+                       explicit_stream_cycles(gemmini, cpu, terms["programs"], terms["k_steps"]))
 
 
 def fastest_fitting(variants: torch.Tensor, sp_rows, pe, sp_kb, *, loop=None, acc_rows=None, acc_kb=None

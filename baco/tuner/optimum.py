@@ -73,7 +73,8 @@ def block_signature(b: int, n: int, role: str, pe: int) -> tuple:
     one, and for BLOCK_N/BLOCK_K (role "N", "K"; "M" is BLOCK_M) the widest mvin's chunks and b
     capped at its width (DMA rows and bytes), for BLOCK_N the accumulator zero-fill chunks too; then
     what the LOOP_WS walk reads of a block and of the last one (_loop_ws_extent), and whether the
-    last block is full (the explicit stream's interior programs, schedule.explicit_interior_programs)."""
+    last block is full (the explicit stream's interior and ragged-K programs,
+    schedule.explicit_program_versions)."""
     cfg = GemminiConfig()
     max_cols = max(1.0, cfg.max_bytes / pe) * pe
     zero_cols = max(1, cfg.max_bytes // (pe * cfg.acc_bytes)) * pe

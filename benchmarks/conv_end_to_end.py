@@ -1,0 +1,134 @@
+"""The convolution model's two sides and their sum against the ISS, on narrow and wide arrays.
+
+For each probe (a convolution on a DIM 16, 32 or 64 Gemmini: 1x1, 3x3, 5x5, strided, depthwise,
+ragged channels 17/33, images of 1x1 to 14x14 outputs) under the schedule the conv kernel runs
+when given none (kernel_model.default_program_schedule) and under the whole-tile schedule a search
+returns (every output row and column in one program, all input channels a step, where it fits):
+- Gemmini: kernel_model.conv_schedule_cycles(end_to_end=False) against the cycle model's cycles
+  of the launch's commands (launch.cycles(): the commands arriving for free);
+- CPU: the model's cycles of the CPU issuing the program (kernel_model.conv_cpu_cycles; for a
+  pointwise layer, which runs the GEMM kernel, not printed) against the RISC-V instructions the
+  launch runs on the ISS without the cycle model (rdcycle around its grid loop);
+- end to end: conv_schedule_cycles (what the search costs) against the launch's ELF on the ISS with
+  the cycle model attached (baco.design.conv_end_to_end: the CPU issuing every command).
+Printed per probe the three ratios model / measured, the program form (explicit, LOOP_CONV_WS,
+LOOP_WS) and, per DIM and side, the range and median error.
+
+    python benchmarks/conv_end_to_end.py [--smoke] [--dims 16,32,64]
+"""
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+import torch
+
+from baco import design
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.problem.layer import Layer
+from baco.tuner import costmodel
+from baco.tuner.kernel_model import (_schedule_blocks, conv_cpu_cycles, conv_schedule_cycles, default_program_schedule,
+                                     is_pointwise, loop_conv_loops, pointwise_loop_conv_default,
+                                     runs_pointwise_loop_ws)
+from baco.tuner.mapping import KERNEL_OUT_INT8
+
+# (DIM, scratchpad KB, accumulator KB): narrow arrays with the default's memories, 32x32 arrays and
+# the 64x64 design tests/test_emitted_header.py's unconstrained search returns (and one with more memory)
+# (small scratchpads, where LoopConv's halves do not hold the whole-tile programs: the explicit stream)
+HARDWARE = {16: [(16, 256, 64), (16, 16, 16)], 32: [(32, 256, 64), (32, 32, 32)], 64: [(64, 32, 64), (64, 256, 256)]}
+# (R, stride, P = Q output, C, K, depthwise)
+LAYERS = [(3, 1, 14, 32, 64, False), (1, 1, 8, 33, 17, False), (5, 1, 7, 17, 33, False), (3, 2, 7, 32, 64, False),
+          (3, 1, 14, 48, 48, True), (3, 1, 1, 64, 64, False), (3, 1, 3, 33, 17, False), (3, 1, 7, 17, 33, False),
+          (3, 2, 4, 64, 64, True), (3, 1, 5, 64, 128, False)]
+SMOKE = [(3, 1, 3, 33, 17, False)]
+
+
+def layer_of(R, stride, P, C, K, depthwise) -> Layer:
+    return Layer(R=R, S=R, P=P, Q=P, C=1 if depthwise else C, K=K, N=1, Hstride=stride, Wstride=stride,
+                 depthwise=depthwise)
+
+
+def whole_tile(layer: Layer, cfg: GemminiConfig) -> GemmSchedule | None:
+    """Every output row and column in one program, all output channels, all input channels a K step
+    (the tile the emitted-header search returns), single-buffered; None where it does not fit."""
+    channels = layer.K if layer.depthwise else layer.C
+    s = GemmSchedule(layer.Q, layer.K, channels, rows=layer.P) if layer.R > 1 else \
+        GemmSchedule(layer.P * layer.Q, layer.K, channels)
+    return None if schedule_problems(s, cfg, KERNEL_OUT_INT8) else s
+
+
+def form(layer: Layer, s: GemmSchedule, cfg: GemminiConfig) -> str:
+    if is_pointwise(layer):
+        return "LOOP_WS" if runs_pointwise_loop_ws(layer, s, cfg) else "explicit"
+    return "LOOP_CONV_WS" if loop_conv_loops(layer, s, cfg) else "explicit"
+
+
+def model_cpu(layer: Layer, s: GemmSchedule, cfg: GemminiConfig) -> float:
+    """The model's CPU cycles issuing a (not pointwise) convolution's programs (nan for a pointwise one)."""
+    if is_pointwise(layer):
+        return float("nan")
+    terms = costmodel.conv_program_terms(layer, _schedule_blocks(layer, s), float(cfg.dim), rows=s.rows,
+                                         out_int8=KERNEL_OUT_INT8, double_buffer=s.double_buffer)
+    return float(conv_cpu_cycles(layer, terms, s.rows, torch.tensor([float(loop_conv_loops(layer, s, cfg))]))[0])
+
+
+def measured(layer: Layer, s: GemmSchedule, cfg: GemminiConfig) -> tuple[float, float, float]:
+    """(Gemmini's cycles, the CPU's cycles alone, end-to-end cycles) of the launch."""
+    launch, _ = design._conv_launch(layer, design.conv_shape(layer), cfg, s, 0, reference=False)
+    gemmini = launch.cycles()["cycles"]
+    alone = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.runtime_args())
+    return gemmini, alone["kernel_cycles"], design.conv_end_to_end(layer, cfg, s).cycles
+
+
+def summary(label: str, ratios: list) -> str:
+    r = np.array([x for x in ratios if np.isfinite(x)])
+    if not r.size:
+        return f"{label}: -"
+    err = np.abs(r - 1)
+    return f"{label} {r.min():.2f}-{r.max():.2f}x, median error {np.median(err):.1%} (worst {err.max():.1%})"
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--smoke", action="store_true", help="one probe at each DIM's first design")
+    p.add_argument("--dims", default="16,32,64", help="array sizes (of 16, 32, 64)")
+    p.add_argument("--hardware", help="one design DIM,SP_KB,ACC_KB (of HARDWARE's) instead of all")
+    a = p.parse_args(argv)
+    dims = [int(d) for d in a.dims.split(",")]
+    designs = HARDWARE
+    if a.hardware:
+        hw = tuple(int(v) for v in a.hardware.split(","))
+        if hw not in HARDWARE.get(hw[0], []):
+            raise SystemExit(f"--hardware {a.hardware} is none of {HARDWARE}")
+        dims, designs = [hw[0]], {hw[0]: [hw]}
+    print(f"{'hardware':<10} {'layer':<22} {'schedule':<22} {'form':<12} {'gemmini':>20} {'cpu':>20} "
+          f"{'end to end':>20}  (model/measured ratio)")
+    for dim in dims:
+        ratios = {"gemmini": [], "cpu": [], "end to end": []}
+        for hw in designs[dim][:1] if a.smoke else designs[dim]:
+            cfg = GemminiConfig.from_capacity(*hw)
+            for shape in SMOKE if a.smoke else LAYERS:
+                layer = layer_of(*shape)
+                schedules = {default_program_schedule(layer, cfg), whole_tile(layer, cfg)} - {None}
+                for s in sorted(schedules, key=str):
+                    if pointwise_loop_conv_default(layer, cfg) == s:
+                        continue        # a pointwise LoopConv program: conv_schedule_cycles prices the GEMM
+                    model = (conv_schedule_cycles(layer, s, hw, end_to_end=False), model_cpu(layer, s, cfg),
+                             conv_schedule_cycles(layer, s, hw))
+                    sim = measured(layer, s, cfg)
+                    for key, m, x in zip(ratios, model, sim):
+                        ratios[key].append(m / x)
+                    R, stride, P, C, K, dw = shape
+                    name = f"{R}x{R}/{stride} {P}x{P} {'dw ' + str(K) if dw else f'{C}>{K}'}"
+                    sched = f"{s.rows}x{s.block_m},{s.block_n},{s.block_k}{' db' if s.double_buffer else ''}"
+                    cells = " ".join(f"{f'{m:.0f}/{x:.0f} {m / x:.2f}' if np.isfinite(m) else '-':>20}"
+                                     for m, x in zip(model, sim))
+                    print(f"{'/'.join(map(str, hw)):<10} {name:<22} {sched:<22} {form(layer, s, cfg):<12} {cells}",
+                          flush=True)
+        print(f"DIM {dim}: " + "; ".join(summary(k, v) for k, v in ratios.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
