@@ -226,11 +226,12 @@ LOOP_WS_STEP_COMMANDS = 6
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
 # A slice of a step (its address) and per RoCC command, a non-negative least-squares fit (relative
 # error) of the ISS's counts (benchmarks/cpu_constants.py) of 12 conv programs (3x3, 5x5 and 7x7,
-# strided, 1-8 output rows a program, DIM 16 and 32; within 0.76-1.12x, median 1.04, stride 2 the
-# low end) and 8 depthwise ones (DIM 16 and 32; within 0.71-1.23x, median 0.95), the commands
-# counted by the tuner's program model; refitted after a slice in one row tile lost its window-tile
-# divisions and row clipping (the tables these replace, on the new code: 0.81-1.45x, median 1.09, and
-# 0.88-1.63x, median 1.13). A LOOP_CONV_WS program (its
+# strided, 1-8 output rows a program, DIM 16 and 32; within 0.58-1.30x, median 0.95: the 3-channel
+# 7x7 stems 0.58-0.77x, their input channels not a whole block, so still checked each step, the
+# others 0.82-1.30x) and 8 depthwise ones (DIM 16 and 32; within 0.63-1.26x, median 0.95), the
+# commands counted by the tuner's program model; refitted after whole channel blocks lost their
+# channel checks (baco/kernels/conv.py: constant extents, ~40% fewer instructions; the tables these
+# replace, on the new code: 0.97-2.26x, median 1.69, and 0.81-1.52x, median 1.26). A LOOP_CONV_WS program (its
 # grid step, the pass's run-time guards and address arithmetic, LoopConv's configuration and the
 # loop: ~7 commands): per conv program, per depthwise program, per further LOOP_CONV_WS of a
 # program split into input channel blocks (its six configs, the loop and the block's addresses),
@@ -243,11 +244,13 @@ LOOP_WS_STEP_COMMANDS = 6
 # a bias, 8 of one output row (1x1 outputs, strided, depthwise, biased, 4 channel blocks), DIM 16
 # and 32: within 0.78-1.27x of the ISS, median 1.00 (the table before the output-rows term, 588.0,
 # 558.0, 63.2, 78.6 and 55.2: 0.73-1.60x, median 0.97; its one-row programs 1.38-1.60x, now
-# 0.92-1.20x).
-CONV_EXPLICIT_INSTRUCTIONS = {"step": 259.3, "slice": 12.9, "command": 19.5}
-DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 94.3, "slice": 11.5, "command": 18.0}
-LOOP_CONV_INSTRUCTIONS = {"conv": 396.1, "depthwise": 348.9, "block": 57.5, "strided": 77.8, "bias": 39.6,
-                          "output_rows": 235.1}
+# 0.92-1.20x); refitted after whole channel blocks lost their checks (the pass's guards and
+# addresses fold with them): 0.87-1.25x, median 0.99 (the table before, on the new code: 0.98-1.41x,
+# median 1.13).
+CONV_EXPLICIT_INSTRUCTIONS = {"step": 149.1, "slice": 26.0, "command": 5.9}
+DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 63.1, "slice": 15.9, "command": 13.7}
+LOOP_CONV_INSTRUCTIONS = {"conv": 343.2, "depthwise": 245.5, "block": 39.7, "strided": 61.4, "bias": 34.1,
+                          "output_rows": 215.5}
 
 
 def explicit_gemm_terms(edge: dict, interior: dict, ragged_k: dict) -> dict:

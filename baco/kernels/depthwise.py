@@ -17,6 +17,8 @@ B = DIM ('block-diagonal', the default) or B = 1 ('per-channel': one 1x1 weight 
 The schedule (depthwise_schedule) is default_conv_schedule's for the channel block's B x B
 convolution (whole output rows when they fit; shrunk to LoopConv's halves), with
 BLOCK_N = BLOCK_K = B. Layouts: x (N,H,W,C), w (R,S,C), y (N,P,Q,C), all NHWC.
+With C a multiple of B (WHOLE_C, set by DepthwiseLaunch) every block has B channels and the
+loads and the store check only their pixel dimensions (baco.kernels.conv's whole channel blocks).
 """
 from __future__ import annotations
 
@@ -67,19 +69,22 @@ def diagonal_tile_ptr(w_ptr, c0, cw, t, R, S, BLOCK_K: bl.constexpr, BLOCK_N: bl
 @jit
 def depthwise_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                      scale, BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr, RELU: bl.constexpr,
-                     OUT_INT8: bl.constexpr, ROWS: bl.constexpr = 1, bias_ptr=None):
+                     OUT_INT8: bl.constexpr, ROWS: bl.constexpr = 1, WHOLE_C: bl.constexpr = False, bias_ptr=None):
     groups = bl.cdiv(P, ROWS)              # programs per image along P
     n = bl.program_id(0) // groups
     p0 = bl.program_id(0) % groups * ROWS  # the program's first output row
     q0 = bl.program_id(1) * BLOCK_M
     c0 = bl.program_id(2) * BLOCK_N        # the channel block's first channel (BLOCK_K = BLOCK_N)
-    cw = min(BLOCK_N, C - c0)              # its channels
+    cw = BLOCK_N if WHOLE_C else min(BLOCK_N, C - c0)     # its channels (WHOLE_C: C a multiple of BLOCK_N)
+    c_check = () if WHOLE_C else (1,)      # whole channel blocks go unchecked
+    x_check = ((0,) if ROWS == 1 else (0, 1)) + (() if WHOLE_C else ((1,) if ROWS == 1 else (2,)))
     h0 = p0 * stride_h - pad_h             # input row of output row p0, filter row 0
     w0 = q0 * stride_w - pad_w             # input column of output column q0, filter column 0
     r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * stride_h, dil_h))     # taps reaching the image from some row
     r_hi = min(R, bl.cdiv(H - h0, dil_h))
     if bias_ptr is not None:    # the channel block's bias
-        acc = bl.load(bias_rows_ptr(bias_ptr + c0, Q, cw, q0, 0, ROWS, BLOCK_M, BLOCK_N), boundary_check=(0, 1))
+        acc = bl.load(bias_rows_ptr(bias_ptr + c0, Q, cw, q0, 0, ROWS, BLOCK_M, BLOCK_N),
+                      boundary_check=(0,) + c_check)
     else:
         acc = bl.zeros((ROWS * BLOCK_M, BLOCK_N), dtype=bl.int32)
     for t in range(r_lo * S, r_hi * S):
@@ -89,17 +94,17 @@ def depthwise_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, R, S, stride_h, stride_
         x_blk = channel_block_input_ptr(x_ptr, c0, cw, n, h0, r, w, H, W, C, stride_h, stride_w, dil_h, ROWS,
                                         BLOCK_M, BLOCK_K)
         w_blk = diagonal_tile_ptr(w_ptr, c0, cw, t, R, S, BLOCK_K, BLOCK_N)
-        a = bl.load(x_blk, boundary_check=(0, 1) if ROWS == 1 else (0, 1, 2))
-        b = bl.load(w_blk, boundary_check=(0, 1))
+        a = bl.load(x_blk, boundary_check=x_check)
+        b = bl.load(w_blk, boundary_check=() if WHOLE_C else (0, 1))
         acc += bl.dot(a, b)
     y_blk = output_rows_ptr(y_ptr + c0, n, p0, q0, 0, P, Q, cw, C, ROWS, BLOCK_M, BLOCK_N)
     if OUT_INT8:
         out = acc * scale
         if RELU:
             out = bl.relu(out)
-        bl.store(y_blk, out.to(bl.int8), boundary_check=(0, 1))
+        bl.store(y_blk, out.to(bl.int8), boundary_check=(0,) + c_check)
     else:
-        bl.store(y_blk, acc, boundary_check=(0, 1))
+        bl.store(y_blk, acc, boundary_check=(0,) + c_check)
 
 
 def block_width(formulation: str, config: GemminiConfig) -> int:
@@ -150,7 +155,8 @@ class DepthwiseLaunch(ConvLaunch):
         grid = (N * bl.cdiv(P, schedule.rows), bl.cdiv(Q, schedule.block_m), bl.cdiv(C, width))
         args = [x, depthwise_weight_blocks(w, width), y, H, W, C, P, Q, R, S, *stride, *padding, *dilation,
                 real_scalar(scale)]
-        options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, config=config, schedule=schedule)
+        options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, config=config, schedule=schedule,
+                       WHOLE_C=C % width == 0)
         return cls(depthwise_kernel, grid, args, options, y, bias_vector(bias, C))
 
 

@@ -38,7 +38,8 @@ from baco.kernels.launch import KernelLaunch
 def dw_pw_kernel(x_ptr, wd_ptr, y_ptr, wp_ptr, bd_ptr, bp_ptr, H, W, C, P, Q, K, pad_h, pad_w, scale1, scale2,
                  R: bl.constexpr, S: bl.constexpr, STRIDE_H: bl.constexpr, STRIDE_W: bl.constexpr,
                  DIL_H: bl.constexpr, DIL_W: bl.constexpr, BLOCK_M: bl.constexpr, BLOCK_C: bl.constexpr,
-                 BLOCK_N: bl.constexpr, RELU1: bl.constexpr, RELU2: bl.constexpr, ROWS: bl.constexpr = 1):
+                 BLOCK_N: bl.constexpr, RELU1: bl.constexpr, RELU2: bl.constexpr, ROWS: bl.constexpr = 1,
+                 WHOLE_C: bl.constexpr = False, WHOLE_K: bl.constexpr = False):
     groups = bl.cdiv(P, ROWS)              # programs per image along P
     n = bl.program_id(0) // groups
     p0 = bl.program_id(0) % groups * ROWS  # the program's first output row
@@ -48,31 +49,37 @@ def dw_pw_kernel(x_ptr, wd_ptr, y_ptr, wp_ptr, bd_ptr, bp_ptr, H, W, C, P, Q, K,
     w0 = q0 * STRIDE_W - pad_w             # input column of output column q0, filter column 0
     r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * STRIDE_H, DIL_H))     # taps reaching the image from some row
     r_hi = min(R, bl.cdiv(H - h0, DIL_H))
-    out = bl.load(bias_rows_ptr(bp_ptr, Q, K, q0, k0, ROWS, BLOCK_M, BLOCK_N), boundary_check=(0, 1))
+    # the channel dimensions of whole blocks (WHOLE_C: C a multiple of BLOCK_C, WHOLE_K: K of BLOCK_N) go unchecked
+    c_check = () if WHOLE_C else (1,)
+    k_check = () if WHOLE_K else (1,)
+    x_check = ((0,) if ROWS == 1 else (0, 1)) + (() if WHOLE_C else ((1,) if ROWS == 1 else (2,)))
+    out = bl.load(bias_rows_ptr(bp_ptr, Q, K, q0, k0, ROWS, BLOCK_M, BLOCK_N), boundary_check=(0,) + k_check)
     for cb in range(0, bl.cdiv(C, BLOCK_C)):
         c0 = cb * BLOCK_C
-        cw = min(BLOCK_C, C - c0)          # the block's channels
+        cw = BLOCK_C if WHOLE_C else min(BLOCK_C, C - c0)     # the block's channels
         # the depthwise block, from its bias
-        hidden = bl.load(bias_rows_ptr(bd_ptr + c0, Q, cw, q0, 0, ROWS, BLOCK_M, BLOCK_C), boundary_check=(0, 1))
+        hidden = bl.load(bias_rows_ptr(bd_ptr + c0, Q, cw, q0, 0, ROWS, BLOCK_M, BLOCK_C),
+                         boundary_check=(0,) + c_check)
         for r in range(r_lo, r_hi):
             for s in range(0, S):
                 w = w0 + s * DIL_W             # input column of the block's first output pixel
                 x_blk = channel_block_input_ptr(x_ptr, c0, cw, n, h0, r, w, H, W, C, STRIDE_H, STRIDE_W, DIL_H, ROWS,
                                                 BLOCK_M, BLOCK_C)
                 w_blk = diagonal_tile_ptr(wd_ptr, c0, cw, r * S + s, R, S, BLOCK_C, BLOCK_C)
-                a = bl.load(x_blk, boundary_check=(0, 1) if ROWS == 1 else (0, 1, 2))
-                hidden += bl.dot(a, bl.load(w_blk, boundary_check=(0, 1)))
+                a = bl.load(x_blk, boundary_check=x_check)
+                hidden += bl.dot(a, bl.load(w_blk, boundary_check=() if WHOLE_C else (0, 1)))
         h8 = hidden * scale1
         if RELU1:
             h8 = bl.relu(h8)
         wp_blk = bl.make_block_ptr(wp_ptr, shape=(C, K), strides=(K, 1), offsets=(c0, k0),
                                    block_shape=(BLOCK_C, BLOCK_N))
-        out += bl.dot(h8.to(bl.int8), bl.load(wp_blk, boundary_check=(0, 1)))   # read from the accumulator
+        wp = bl.load(wp_blk, boundary_check=(() if WHOLE_C else (0,)) + k_check)
+        out += bl.dot(h8.to(bl.int8), wp)   # read from the accumulator
     y = out * scale2
     if RELU2:
         y = bl.relu(y)
     bl.store(output_rows_ptr(y_ptr, n, p0, q0, k0, P, Q, K, K, ROWS, BLOCK_M, BLOCK_N), y.to(bl.int8),
-             boundary_check=(0, 1))
+             boundary_check=(0,) + k_check)
 
 
 def _flag(v, name):
@@ -140,7 +147,8 @@ def dw_pw_launch(x, w_dw, b_dw, w_pw, b_pw, *, stride=1, padding=0, dilation=1, 
     return KernelLaunch(dw_pw_kernel, grid, args,
                         dict(R=R, S=S, STRIDE_H=stride[0], STRIDE_W=stride[1], DIL_H=dilation[0], DIL_W=dilation[1],
                              BLOCK_M=blocks.block_m, BLOCK_C=config.dim, BLOCK_N=blocks.block_n, RELU1=relu1,
-                             RELU2=relu2, ROWS=blocks.rows), y, config)
+                             RELU2=relu2, ROWS=blocks.rows, WHOLE_C=C % config.dim == 0,
+                             WHOLE_K=K % blocks.block_n == 0), y, config)
 
 
 def dw_pw(x, w_dw, b_dw, w_pw, b_pw, *, target="sim", **kw):

@@ -87,7 +87,8 @@ def conv_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, K, PH, scale,
 def conv2d_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, K, PH, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                        scale, PR: bl.constexpr, ROWS: bl.constexpr, Q: bl.constexpr, PW: bl.constexpr,
                        BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr, POOL: bl.constexpr,
-                       POOL_STRIDE: bl.constexpr, POOL_PAD: bl.constexpr, RELU: bl.constexpr, bias_ptr=None):
+                       POOL_STRIDE: bl.constexpr, POOL_PAD: bl.constexpr, RELU: bl.constexpr,
+                       WHOLE_C: bl.constexpr = False, WHOLE_K: bl.constexpr = False, bias_ptr=None):
     n = bl.program_id(0)
     pr0 = bl.program_id(1) * PR            # first pooled row of this program
     k0 = bl.program_id(2) * BLOCK_N
@@ -96,9 +97,12 @@ def conv2d_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, K, PH, R, S, stride_h, s
     steps = bl.cdiv(C, BLOCK_K)
     r_lo = max(0, bl.cdiv(-h0 - (ROWS - 1) * stride_h, dil_h))     # taps reaching the image from some slice
     r_hi = min(R, bl.cdiv(H - h0, dil_h))
+    # the channel dimensions of whole blocks (WHOLE_C: C a multiple of BLOCK_K, WHOLE_K: K of BLOCK_N) go unchecked
+    w_check = (() if WHOLE_C else (0,)) + (() if WHOLE_K else (1,))
+    k_check = () if WHOLE_K else (1,)      # of a (pixels, K) block
     if bias_ptr is not None:    # row stride 0: every output pixel starts from the bias row
         acc = bl.load(bl.make_block_ptr(bias_ptr, shape=(ROWS * Q, K), strides=(0, 1), offsets=(0, k0),
-                                        block_shape=(ROWS * Q, BLOCK_N)), boundary_check=(0, 1))
+                                        block_shape=(ROWS * Q, BLOCK_N)), boundary_check=(0,) + k_check)
     else:
         acc = bl.zeros((ROWS * Q, BLOCK_N), dtype=bl.int32)
     for t in range(r_lo * S * steps, r_hi * S * steps):
@@ -115,7 +119,8 @@ def conv2d_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, K, PH, R, S, stride_h, s
                                   offsets=(h // stride_h, w // stride_w, c0), block_shape=(ROWS, Q, BLOCK_K))
         w_blk = bl.make_block_ptr(w_ptr + (r * S + s) * C * K, shape=(C, K), strides=(K, 1),
                                   offsets=(c0, k0), block_shape=(BLOCK_K, BLOCK_N))
-        acc += bl.dot(bl.load(x_blk, boundary_check=(0, 1, 2)), bl.load(w_blk, boundary_check=(0, 1)))
+        acc += bl.dot(bl.load(x_blk, boundary_check=(0, 1) + (() if WHOLE_C else (2,))),
+                      bl.load(w_blk, boundary_check=w_check))
     out = acc * scale
     if RELU:
         out = bl.relu(out)
@@ -123,7 +128,7 @@ def conv2d_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, K, PH, R, S, stride_h, s
                            valid_rows=(max(0, -lo), min(ROWS, P - lo)))     # the tile's conv rows that exist
     y_blk = bl.make_block_ptr(y_ptr + n * PH * PW * K, shape=(PH * PW, K), strides=(K, 1),
                               offsets=(pr0 * PW, k0), block_shape=(PR * PW, BLOCK_N))
-    bl.store(y_blk, pooled, boundary_check=(0, 1))
+    bl.store(y_blk, pooled, boundary_check=(0,) + k_check)
 
 
 def pooled_shape(H: int, W: int, pool: int, stride: int, padding: int) -> tuple[int, int]:
@@ -274,7 +279,7 @@ class ConvPoolLaunch(KernelLaunch):
         else:
             self.kernel = conv2d_pool_kernel
             self.args = [self.x, self.w, self.y, H, W, C, P, K, PH, R, S, *cs, *cp, *dil, real_scalar(scale)]
-            self.options.update(Q=Q)
+            self.options.update(Q=Q, WHOLE_C=C % self.schedule.block_k == 0, WHOLE_K=K % self.schedule.block_n == 0)
 
 
 

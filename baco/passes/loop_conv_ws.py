@@ -11,6 +11,9 @@ baco.kernels.conv (or any kernel written the same way):
         B block = a weight window;  acc += A block @ B block
     C window = int8(relu(acc * scale))
 
+(a channel dimension the kernel leaves unchecked, its whole channel blocks, is a window inside
+its array, possibly folded to the whole view)
+
 and the index arithmetic proves that, with t = (r·S + s)·steps + cb (r, s, cb recovered
 from the floordiv/remainder terms of t), input element (slice i, row j, column c) of step t
 is input pixel (h + i·stride + r·dil, w + j·stride + s·dil), channel cb·BK + c, zero where
@@ -137,9 +140,12 @@ def _checked(facts, src_off, src_size, local_off, block, limit=None):
     window of a `block`-long window at x inside [0, limit): local element j is element x + j,
     masked outside [0, limit). Returns (x, limit) or None. A window whose lead is the constant
     0 (a negative offset is a boundary error there, not masked) needs x >= 0: the caller proves it
-    (`nonneg` is then True)."""
+    (`nonneg` is then True). An unchecked dimension (a kernel's whole channel block: offset x,
+    extent `block`, lead 0) is such a window that the kernel keeps inside [0, limit)."""
     if all(isinstance(v, int) for v in (src_off, src_size, local_off)):
         return _checked_static(src_off, src_size, local_off, block, limit)
+    if src_size == block and local_off == 0 and _clamp(src_off) is None:
+        return src_off, limit, True
     if isinstance(src_size, int) or getattr(src_size.owner, "name", None) != "arith.subi":
         return None
     end_v, start_v = list(src_size.owner.operands)
@@ -259,8 +265,9 @@ def match(func, cfg: GemminiConfig):
 
 
 def _outside(n: Conv, top) -> bool:
-    """The accumulator zeroed or loaded from a bias window before the loop, read by the int8
-    epilogue after it, whose block is stored once (as loop_ws.match checks it)."""
+    """The accumulator zeroed or loaded from a bias window (or both: zeros under the window)
+    before the loop, read by the int8 epilogue after it, whose block is stored once (as
+    loop_ws.match checks it)."""
     at = {op: i for i, op in enumerate(top)}
     i_loop = at[n.loop]
     inits, stores, epi_alloc = [], [], None
@@ -276,16 +283,20 @@ def _outside(n: Conv, top) -> bool:
                     or alloc_of(copies[0].operands[0]) is not None or n.bias_copy is not None:
                 return False
             n.bias_copy = copies[0]
+        elif user.name == "memref.copy" and user.operands[1] == n.acc.result and at.get(user, i_loop) < i_loop \
+                and alloc_of(user.operands[0]) is None and n.bias_copy is None:
+            n.bias_copy = user      # a bias window as whole as the block (its checks folded away)
         elif user.name == "linalg.generic" and "gemmini.epilogue" in user.attributes and user in at \
                 and at[user] > i_loop and n.epilogue is None and user.operands[0] == n.acc.result:
             n.epilogue = user
             epi_alloc = alloc_of(user.operands[1])
         else:
             return False
-    if len(inits) != 1 or n.epilogue is None or epi_alloc is None or \
-            (n.bias_copy is not None and at[n.bias_copy] < at[inits[0]]):
+    whole_bias = n.bias_copy is not None and n.bias_copy.operands[1] == n.acc.result     # nothing under it to zero
+    if len(inits) != (0 if whole_bias else 1) or n.epilogue is None or epi_alloc is None or \
+            (n.bias_copy is not None and inits and at[n.bias_copy] < at[inits[0]]):
         return False
-    n.acc_init = inits[0]
+    n.acc_init = inits[0] if inits else None
     for use in epi_alloc.result.uses:
         user = use.owner
         if user.name == "linalg.generic" and "gemmini.max_pool" in user.attributes and n.pool is None \
@@ -337,14 +348,21 @@ class InputSlice(NamedTuple):
 
 
 def _copy_window(view, local):
-    """(the reinterpret_cast under `view`, view's (offsets, sizes), local's) of a copy between two
-    subviews whose source views a reinterpret_cast, or None."""
-    if getattr(view.owner, "name", None) != "memref.subview" or getattr(local.owner, "name", None) != "memref.subview":
+    """(the reinterpret_cast under `view`, view's (offsets, sizes), local's) of a copy from a
+    subview of a reinterpret_cast (or a whole statically shaped one: an unchecked window the
+    canonicaliser folded) into a local subview or a whole block, or None."""
+    local_parts = local_window(local)
+    if local_parts is None:
+        return None
+    if getattr(view.owner, "name", None) == "memref.reinterpret_cast":
+        shape = MemRefType(view.type).shape
+        return None if ir.DYN in shape else (view, ([0] * len(shape), list(shape)), local_parts)
+    if getattr(view.owner, "name", None) != "memref.subview":
         return None
     rc = view.owner.operands[0]
     if getattr(rc.owner, "name", None) != "memref.reinterpret_cast":
         return None
-    return rc, subview_parts(view), subview_parts(local)
+    return rc, subview_parts(view), local_parts
 
 
 class Proof:
@@ -1173,7 +1191,7 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
         except Unavailable:
             return False
         explicit_end = program.branches()
-    head = [n.acc, n.acc_init]
+    head = [op for op in (n.acc, n.acc_init) if op is not None]
     if n.bias_copy is not None:
         head += subview_ops([n.bias_copy.operands[1]]) + [n.bias_copy]
     for op in sorted(set(head) | set(tail) | {n.loop}, key=at.get):

@@ -81,7 +81,7 @@ MATMUL_BIAS = dict(a_ptr=i8(40, 70), b_ptr=i8(70, 50), c_ptr=i8(40, 50), M=40, N
 # 3x3 'same' convolution of a 9x9x20 image to 24 channels with bias (one image row per program)
 CONV = dict(x_ptr=i8(9, 9, 20), w_ptr=i8(3, 3, 20, 24), y_ptr=i8(9, 9, 24), H=9, W=9, C=20, P=9, Q=9, K=24, R=3, S=3,
             stride_h=1, stride_w=1, pad_h=1, pad_w=1, dil_h=1, dil_w=1, scale=0.05, BLOCK_M=16, BLOCK_N=32,
-            BLOCK_K=32, RELU=True, OUT_INT8=True, ROWS=1, bias_ptr=i32(24))
+            BLOCK_K=32, RELU=True, OUT_INT8=True, ROWS=1, WHOLE_C=False, WHOLE_K=False, bias_ptr=i32(24))
 RESADD = dict(a_ptr=i8(40, 50), b_ptr=i8(40, 50), c_ptr=i8(40, 50), M=40, N=50, sa=0.5, sb=0.75, out_scale=1.0,
               BLOCK_M=32, BLOCK_N=32, RELU=True)
 # 1x1 conv of a 6x5x8 image to 20 channels with bias, ReLU, 3x3/2 max-pool padded by 1 (2 pooled rows per program)
@@ -112,11 +112,16 @@ CASES = {
     "ws_depthwise_strided": (depthwise_kernel, dict(x_ptr=i8(9, 9, 20), w_ptr=i8(6, 3, 16, 16), y_ptr=i8(5, 5, 20),
                                                     H=9, W=9, C=20, P=5, Q=5, R=3, S=3, stride_h=2, stride_w=2,
                                                     pad_h=1, pad_w=1, dil_h=1, dil_w=1, scale=0.05, BLOCK_M=5,
-                                                    BLOCK_N=16, BLOCK_K=16, RELU=True, OUT_INT8=True, ROWS=3, bias_ptr=None),
+                                                    BLOCK_N=16, BLOCK_K=16, RELU=True, OUT_INT8=True, ROWS=3, WHOLE_C=False,
+                                                    bias_ptr=None),
                              "WS", False),
     # stride 2, three output rows a program (a 3-D input block pointer), no bias
     "ws_conv2d_strided_rows": (conv2d_kernel, dict(CONV, y_ptr=i8(5, 5, 24), P=5, Q=5, stride_h=2, stride_w=2,
                                                    BLOCK_M=5, ROWS=3, bias_ptr=None), "WS", False),
+    # whole channel blocks (32 of 32 input and output channels): the channel dimensions unchecked, three rows
+    "ws_conv2d_whole_channels": (conv2d_kernel, dict(CONV, x_ptr=i8(9, 9, 32), w_ptr=i8(3, 3, 32, 32),
+                                                     y_ptr=i8(9, 9, 32), C=32, K=32, BLOCK_M=9, ROWS=3, WHOLE_C=True,
+                                                     WHOLE_K=True, bias_ptr=i32(32)), "WS", False),
     "ws_resadd_relu_int8": (resadd_kernel, RESADD, "WS", False),
     "ws_conv_max_pool": (conv_pool_kernel, CONV_POOL, "WS", False),
 }
