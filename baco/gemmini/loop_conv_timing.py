@@ -311,7 +311,7 @@ def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
     occ = [max(rows, 4) + k.compute_overhead for _, rows in compute_runs(t, d)]
     row_occ = sum(occ)
     per_block = B * orows * row_occ + max(0, d - occ[-1])      # new weights wait on a short last compute
-    block = max(per_block, occ[0] + k.array_depth_factor * d)
+    block = k.accumulating_spacing(per_block, occ[0], d)
     computes = blocks * block
     n_computes = blocks * len(compute_images(t, d)) * orows * len(occ)
     # output row o of tap row t reads input row o * stride + t * dilation (the tile's rows are

@@ -135,7 +135,7 @@ def loop_ws_lower_bound(loops, cfg: GemminiConfig, k: TimingConstants = DEFAULT_
                 occ = _compute_cycles(item, cfg, k)
                 group = _group_cycles(occ, cfg, item.b_transposed)
                 cpu += item.cpu
-                array += (item.K - 1) * max(item.J * group, occ[0] + k.array_depth_factor * cfg.dim) + item.J * group
+                array += (item.K - 1) * k.accumulating_spacing(item.J * group, occ[0], cfg.dim) + item.J * group
             else:
                 c, a = sums(item[0])
                 cpu, array = cpu + item[1] * c, array + item[1] * a
