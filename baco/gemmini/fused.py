@@ -34,8 +34,8 @@ from typing import NamedTuple
 from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
-from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles,
-                                   explicit_program_versions, instructions, overlapped_cycles, pieces)
+from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, default_gemm_schedule,
+                                   dma_cycles, explicit_program_versions, instructions, overlapped_cycles, pieces)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -82,6 +82,23 @@ def gemm_chain_double_buffered(block_m: int, block_k: int, H: int, N: int, cfg: 
 def gemm_resadd_double_buffered(block_m: int, block_n: int, block_k: int, cfg: GemminiConfig) -> bool:
     """Whether the GEMM + residual add's program double-buffers its K loop (as gemm_chain_double_buffered)."""
     return _fits(gemm_resadd_footprint(block_m, block_n, block_k, cfg.dim, double_buffer=True), cfg)
+
+
+# The blocks a fused program runs with when its producer has no schedule of its own (a design's
+# layer marked to run its kernel's default program, Cost.schedule_source "default", which
+# baco.model.lower compiles without one; or no design): the chain's requested (BLOCK_M, BLOCK_K),
+# clipped and halved by gemm_chain_blocks as any request, and the residual add's
+# gemm_resadd_default_blocks. The launches (baco.kernels.fused) and the tuner's price of a fused
+# group (fusion.fused_program_cycles) both take them from here.
+CHAIN_DEFAULT_BLOCKS = (32, 64)
+
+
+def gemm_resadd_default_blocks(M: int, N: int, K: int, cfg: GemminiConfig) -> tuple[int, int, int]:
+    """(BLOCK_M, BLOCK_N, BLOCK_K) of the GEMM + residual add without a schedule: the GEMM kernel's
+    default for its M x N x K with an int8 output (default_gemm_schedule; the program is WS
+    whatever dataflow that names)."""
+    s = default_gemm_schedule(M, N, K, cfg, out_int8=True)
+    return s.block_m, s.block_n, s.block_k
 
 
 def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int,
@@ -825,7 +842,8 @@ def dw_pw_blocks(N, H, P, Q, C, K, R, S, stride, padding, dilation, cfg: Gemmini
     return best
 
 
-__all__ = ["LOOP_TILE_BLOCKS", "chain_loop_tile_shape", "chain_loop_tiles", "DwPwBlocks", "dw_pw_footprint",
+__all__ = ["CHAIN_DEFAULT_BLOCKS", "gemm_resadd_default_blocks", "LOOP_TILE_BLOCKS", "chain_loop_tile_shape",
+           "chain_loop_tiles", "DwPwBlocks", "dw_pw_footprint",
            "dw_pw_blocks", "dw_pw_program_cycles", "dw_pw_program_terms", "DW_PW_INSTRUCTIONS", "gemm_chain_footprint",
            "gemm_chain_blocks", "gemm_resadd_footprint", "gemm_chain_double_buffered", "gemm_resadd_double_buffered",
            "gemm_chain_loop_ws_fits", "gemm_chain_loop_ws_loops", "gemm_chain_loop_ws_program_cycles",
