@@ -401,6 +401,17 @@ def test_tiny_chains_core_instructions(dim, shape, measured):
     assert model["cpu"] / instructions == pytest.approx(measured, abs=0.05), (model, instructions)
 
 
+def test_a_wide_residual_adds_core_instructions():
+    """A residual add of few rows and many column blocks (MobileNetV2 64x64's features.15 project
+    conv + add at its default blocks: 4 rows, 960 -> 160 at 16/160/64, 15 K steps of 10 column
+    blocks) pays each K step's column loop (FUSED_INSTRUCTIONS['resadd']'s column terms): its
+    instructions priced 0.99x of the ISS's 32,191 (0.76x before the column terms)."""
+    launch, model = _fused_launch_and_model("resadd", (4, 960, 160, 16, 160, 64))
+    compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    instructions = compiled.run(launch.grid, launch.args)["instructions"]
+    assert model["cpu"] / instructions == pytest.approx(0.99, abs=0.04), (model, instructions)
+
+
 @pytest.mark.parametrize("dim,kind,shape", [
     (16, "chain", (97, 65, 33, 17, 32, 32)), (32, "chain", (97, 33, 65, 17, 64, 32)),
     (16, "resadd", (65, 33, 97, 32, 64, 16)), (32, "resadd", (97, 96, 65, 64, 64, 64))])

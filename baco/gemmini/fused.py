@@ -305,14 +305,21 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # residual add's 15 within 0.65-1.26x, median error 2.3% (the tables before, which priced
 # ragged-K programs, and the chain's full-row programs of an H or N not a multiple of DIM, as edge
 # ones: 0.84-1.91x, 10.1%, and 0.66-2.46x, 17.4%).
+# The residual add's edge, interior and ragged-K programs pay per column block too ("column": the
+# DIM-wide columns of its block each K step's product loops over, _resadd_launch), refitted with
+# MobileNetV2 64x64's four project convs at their default blocks: its 4-row 960 -> 160 program (15
+# K steps of 10 columns) was priced 0.76x of the ISS's instructions (24,620 against 32,191), now
+# 0.99x; the 19 programs within 0.65-1.26x, median error 3.3% -> 0.69-1.17x, 2.8%.
 FUSED_INSTRUCTIONS = {"chain": {"program": 25.7, "step": 457.0, "command": 10.7, "column": 89.0,
                                 "interior_program": 0.0, "interior_step": 52.4, "interior_command": 3.1,
                                 "interior_column": 139.7,
                                 "ragged_k_program": 489.2, "ragged_k_step": 196.6, "ragged_k_command": 6.0,
                                 "ragged_k_column": 38.8},
-                      "resadd": {"program": 65.5, "step": 504.9, "command": 8.9,
-                                 "interior_program": 274.3, "interior_step": 0.0, "interior_command": 4.2,
-                                 "ragged_k_program": 48.2, "ragged_k_step": 300.0, "ragged_k_command": 3.5}}
+                      "resadd": {"program": 88.2, "step": 401.9, "command": 8.7, "column": 61.4,
+                                 "interior_program": 201.5, "interior_step": 0.0, "interior_command": 3.6,
+                                 "interior_column": 38.0,
+                                 "ragged_k_program": 123.6, "ragged_k_step": 105.4, "ragged_k_command": 2.7,
+                                 "ragged_k_column": 95.2}}
 
 
 class _Program:
@@ -655,9 +662,13 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
         return run
     for cols, n in cols_runs.items():
         freed = _timed(t, n, column(cols), freed)
+    # a program's column blocks (on average over the grid's column blocks): the DIM-wide columns of
+    # its block that each K step's product loops over
+    steps = _tiles(K, block_k)
+    columns = sum(n * steps * _tiles(cols, cfg.dim) for cols, n in cols_runs.items()) / sum(cols_runs.values())
     return _launch(t.end, [(commands[rows, cols], m * n, explicit_program_versions(rows, cols, K, block_m, block_n,
                                                                                    block_k))
-                           for rows, m in rows_runs.items() for cols, n in cols_runs.items()], _tiles(K, block_k))
+                           for rows, m in rows_runs.items() for cols, n in cols_runs.items()], steps, columns)
 
 
 # the share of the shorter of Gemmini's work and the core's issue that a fused kernel's explicit
