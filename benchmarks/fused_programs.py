@@ -32,8 +32,8 @@ linear and 1x1 -> 1x1 chains, a linear's or 1x1 convolution's residual add, and 
 convolution's max pool (the conv's pooled store; unfused, the conv stores its whole output and
 the max pool runs on the core, cpu_ops.max_pool2d). ResNet-18 offers only its stem's max pool (its
 residual adds follow 3x3 convolutions): at 64x64 on the default Gemmini the search fuses it
-(predicted 69k cycles against 1,397k unfused; simulated 78k against 1,416k) and the program with
-it runs 2.06M cycles against 3.40M without (EDP saving simulated 39.2%, predicted 39.4%; the CPU
+(predicted 69k cycles against 1,397k unfused; simulated 78k against 1,415k) and the program with
+it runs 2.03M cycles against 3.36M without (EDP saving simulated 39.6%, predicted 39.4%; the CPU
 cost table prices that 32x32x64 max pool at 1,329k cycles, the ISS retires 1,336k instructions
 on random data). "bert_layer": the BERT layer of benchmarks/models.py (baco.tuner.torch_models'
 bert_base_layer, input 1 x --sequence x 768); its fusion graph has no edge (its
