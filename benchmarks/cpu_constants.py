@@ -99,7 +99,10 @@ FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 
          (32, "chain", 128, 80, 64, 64, 64, 64), (16, "chain", 96, 100, 48, 32, 32, 64),
          (16, "chain", 256, 24, 64, 64, 64, 32), (16, "resadd", 64, 40, 32, 32, 32, 32),
          (16, "resadd", 128, 100, 64, 64, 64, 64), (32, "resadd", 128, 72, 64, 64, 64, 64),
-         (16, "resadd", 256, 20, 64, 64, 64, 32)]
+         (16, "resadd", 256, 20, 64, 64, 64, 32),
+         # MobileNetV2 64x64's project convs + add at their default blocks (fused.gemm_resadd_default_blocks)
+         (16, "resadd", 256, 144, 24, 32, 32, 48), (16, "resadd", 64, 192, 32, 32, 32, 48),
+         (16, "resadd", 4, 960, 160, 16, 160, 64), (16, "resadd", 16, 576, 96, 16, 48, 576)]
 # tiny chains (8-64 rows, 16-32 wide: a whole model's small MLP), fitted with the chain's FUSED ones
 TINY_CHAINS = [(16, "chain", 20, 16, 16, 16, 16, 16), (16, "chain", 20, 16, 16, 16, 32, 16),
                (32, "chain", 8, 32, 32, 32, 32, 32), (16, "chain", 64, 32, 32, 32, 32, 32),

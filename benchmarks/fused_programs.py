@@ -1,8 +1,9 @@
 """Fused programs that run (issue I, items 3-4): the tuner's fusion groups compiled by the
 whole-model compiler, with and without the chosen fusion, on the cycle model.
 
-    python benchmarks/fused_programs.py [--smoke] [--models mlp,resnet18,mobilenet_v2]
-        [--resolution 64] [--hardware 16,256,64] [--ext-spad] [--budget S] [--seed N]
+    python benchmarks/fused_programs.py [--smoke] [--models mlp,resnet18,mobilenet_v2,bert_layer]
+        [--resolution 64] [--sequence 128] [--hardware 16,256,64] [--ext-spad] [--budget S] [--seed N]
+    python benchmarks/fused_programs.py --programs
 
 Per model: `baco tune --fusion on` on a fixed Gemmini (--hardware, default Gemmini's default
 16x16, 256 KB scratchpad, 64 KB accumulator) with the compiled-program cycle model. Its design
@@ -31,16 +32,23 @@ linear and 1x1 -> 1x1 chains, a linear's or 1x1 convolution's residual add, and 
 convolution's max pool (the conv's pooled store; unfused, the conv stores its whole output and
 the max pool runs on the core, cpu_ops.max_pool2d). ResNet-18 offers only its stem's max pool (its
 residual adds follow 3x3 convolutions): at 64x64 on the default Gemmini the search fuses it
-(predicted 69k cycles against 1,397k unfused; simulated 78k against 1,416k) and the program with
-it runs 2.06M cycles against 3.40M without (EDP saving simulated 39.2%, predicted 39.4%; the CPU
+(predicted 69k cycles against 1,397k unfused; simulated 78k against 1,415k) and the program with
+it runs 2.03M cycles against 3.36M without (EDP saving simulated 39.6%, predicted 39.4%; the CPU
 cost table prices that 32x32x64 max pool at 1,329k cycles, the ISS retires 1,336k instructions
-on random data). The BERT layer (benchmarks/tuned_models.py's bert_layer) is not one of them: it
-has no chain the compiler runs (its torch.nn.TransformerEncoder is one leaf of the fusion graph,
-which finds no edge in it, and its one linear -> linear pair, the feed-forward's, has GELU
-between, a CPU lookup table).
+on random data). "bert_layer": the BERT layer of benchmarks/models.py (baco.tuner.torch_models'
+bert_base_layer, input 1 x --sequence x 768); its fusion graph has no edge (its
+torch.nn.TransformerEncoder is one leaf of it), so its three designs are one program, built and
+run once (any designs fusing the same edges are). Its capture (baco.model.graph) offers one pair
+the compiler could run fused, the feed-forward's second linear and the residual add reading it
+(linear2 -> add_1); its one linear -> linear pair (the feed-forward's) has GELU between, a CPU
+lookup table, the attention's products softmax, and its output projection shares its module
+path with the QKV projection and is reshaped before its add.
 
 --smoke: a 20-row 40-96-48-24 MLP, a short search (the tests' size; with --ext-spad its first
 chain runs on the loop unit). Exits 0 iff every program is bit-exact.
+--programs: no whole model; the GEMM + residual add programs of RESADD_PROGRAMS, each against
+baco.gemmini.fused's model: Gemmini's side against the cycle model, the core's instructions and
+the end-to-end cycles against the ISS (log r, median error and range of each).
 """
 from __future__ import annotations
 
@@ -70,14 +78,16 @@ from baco.tuner.emit import result_dict  # noqa: E402
 
 DEMO_MLP = (64, (256, 512, 256, 64))
 SMOKE_MLP = (20, (40, 96, 48, 24))
-SPECS = {"resnet18": "torchvision.models:resnet18", "mobilenet_v2": "torchvision.models:mobilenet_v2"}
+SPECS = {"resnet18": "torchvision.models:resnet18", "mobilenet_v2": "torchvision.models:mobilenet_v2",
+         "bert_layer": "baco.tuner.torch_models:bert_base_layer"}
+BERT_WIDTH = 768            # bert_base_layer's d_model: its input is (1, sequence, BERT_WIDTH)
 
 
-def model_and_input(name: str, resolution: int, seed: int, smoke: bool):
+def model_and_input(name: str, resolution: int, seed: int, smoke: bool, sequence: int = 128):
     if name == "mlp":
         rows, sizes = SMOKE_MLP if smoke else DEMO_MLP
         return mlp(sizes, seed=seed), seeded_inputs((rows, sizes[0]), 1, seed=seed + 1)[0]
-    shape = (1, 3, resolution, resolution)
+    shape = (1, sequence, BERT_WIDTH) if name == "bert_layer" else (1, 3, resolution, resolution)
     return build_model(SPECS[name], shape, seed), seeded_inputs(shape, 1, seed=seed + 1)[0]
 
 
@@ -140,9 +150,14 @@ def fused_groups(build, plain_build, runs, kind, info) -> list:
     return groups
 
 
-def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, tmp: Path) -> dict:
+def fused_set(design: dict) -> frozenset:
+    """The design's fused edges (designs fusing the same ones compile to the same program)."""
+    return frozenset((e["producer"], e["consumer"]) for e in design["fusion"]["edges"] if e["fused"])
+
+
+def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, tmp: Path, sequence: int = 128) -> dict:
     t0 = time.perf_counter()
-    model, x = model_and_input(name, resolution, seed, smoke)
+    model, x = model_and_input(name, resolution, seed, smoke, sequence)
     graph = fusion.graph_from_torch(model, x)
     quick = dict(steps=8, starts=2, random_pool=4, polish=False) if smoke else {}
     result = explore.coexplore(graph.layers, fusion_graph=graph, fixed_hw=hw, cycle_model="compiled", seed=seed,
@@ -157,8 +172,14 @@ def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, 
                            require_gain=False)
     designs = {k: result_dict(graph.layers, r) for k, r in results.items()}
     designs["unfused"] = unfused(designs["chosen"])
-    builds = {k: baco.compile_model(model, x, design=d, calibrate=calibrate) for k, d in designs.items()}
-    runs = {k: run(c, x, tmp / f"{name}_{k}.elf") for k, c in builds.items()}
+    # each distinct program built and run once (a design that fuses what another does is that program)
+    first = {}
+    for k, d in designs.items():
+        first.setdefault(fused_set(d), k)
+    same = {k: first[fused_set(d)] for k, d in designs.items()}
+    built = {k: baco.compile_model(model, x, design=designs[k], calibrate=calibrate) for k in set(same.values())}
+    ran = {k: run(c, x, tmp / f"{name}_{k}.elf") for k, c in built.items()}
+    builds, runs = {k: built[v] for k, v in same.items()}, {k: ran[v] for k, v in same.items()}
     edp = {k: r["cycles"] * r["energy_uj"] for k, r in runs.items()}
     info = designs["chosen"]["fusion"]
     return {"name": name, "hw": result.hw, "tune_s": tune_s, "edges": len(info["edges"]), "runs": runs,
@@ -167,13 +188,14 @@ def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, 
                             "sim_saving": 1 - edp[k] / edp["unfused"],
                             "pred_saving": 1 - r.edp / r.fusion["unfused_edp"], "pred": (r.cycles, r.energy_uj)}
                         for k, r in results.items()},
-            "seconds": time.perf_counter() - t0}
+            "programs": len(built), "seconds": time.perf_counter() - t0}
 
 
 def print_row(r: dict) -> None:
     hw = r["hw"]
     print(f"{r['name']}: {r['edges']} fusable edges on {hw.pe_dim}x{hw.pe_dim} {hw.sp_kb:g}/{hw.acc_kb:g} KB"
-          f"{' ext-spad' if hw.ext_spad else ''} (tuned {r['tune_s']:.0f} s); {r['seconds']:.0f} s")
+          f"{' ext-spad' if hw.ext_spad else ''} (tuned {r['tune_s']:.0f} s; {r['programs']} distinct programs "
+          f"built and run); {r['seconds']:.0f} s")
     u = r["runs"]["unfused"]
     print(f"  {'unfused':8s} {u['cycles']:>12,} cycles end to end, Gemmini energy {u['energy_uj']:9.2f} uJ "
           f"(predicted over the layers: {r['pred_unfused'][0]:,.0f} cycles, {r['pred_unfused'][1]:.2f} uJ); "
@@ -205,11 +227,67 @@ def accuracy(groups: list) -> tuple[float, float]:
     return r, statistics.median(errors)
 
 
+# GEMM + residual add programs (DIM, M, K, N, BLOCK_M, BLOCK_N, BLOCK_K) for --programs: the tests'
+# (tests/test_fused_programs.py: against the cycle model, ragged command counts, on the ISS), the
+# CPU table's fit (benchmarks/cpu_constants.py's FUSED), MobileNetV2 64x64's project convs at their
+# default blocks (fused.gemm_resadd_default_blocks) and DIM 64 ones
+RESADD_PROGRAMS = [
+    (16, 64, 96, 16, 64, 16, 96), (16, 1024, 96, 24, 64, 32, 96), (16, 256, 192, 32, 128, 32, 64),
+    (16, 16, 384, 64, 16, 64, 128), (16, 64, 576, 96, 16, 96, 192),
+    (16, 97, 65, 33, 32, 32, 32), (16, 1, 17, 33, 16, 32, 32), (16, 65, 33, 97, 32, 64, 16),
+    (32, 97, 96, 65, 64, 64, 64), (32, 17, 33, 1, 32, 32, 32),
+    (32, 256, 192, 64, 64, 64, 64), (16, 33, 65, 17, 16, 32, 32), (32, 33, 97, 65, 32, 64, 64),
+    (16, 64, 40, 32, 32, 32, 32), (16, 128, 100, 64, 64, 64, 64), (32, 128, 72, 64, 64, 64, 64),
+    (16, 256, 20, 64, 64, 64, 32),
+    (16, 256, 144, 24, 32, 32, 48), (16, 64, 192, 32, 32, 32, 48), (16, 4, 960, 160, 16, 160, 64),
+    (16, 16, 576, 96, 16, 48, 576),
+    (64, 64, 96, 64, 64, 64, 96), (64, 97, 65, 33, 64, 64, 64), (64, 256, 192, 64, 64, 64, 64),
+    (64, 17, 33, 65, 64, 64, 64), (64, 1024, 64, 64, 64, 64, 64)]
+
+
+def resadd_programs(shapes) -> list:
+    """Each GEMM + residual add program (random int8 operands, Gemmini's default capacities at its
+    DIM) against baco.gemmini.fused's model: Gemmini's side against the cycle model's time of the
+    command stream (commands arriving for free), the core's instructions against the ISS's count,
+    and end to end against the ISS with the cycle model (rdcycle around the launch)."""
+    import numpy as np
+    from baco.gemmini.config import GemminiConfig
+    from baco.gemmini.fused import gemm_resadd_program_cycles
+    from baco.gemmini.schedule import GemmSchedule
+    from baco.kernels.fused import gemm_resadd_launch
+    rows = []
+    for dim, M, K, N, bm, bn, bk in shapes:
+        cfg, rng = GemminiConfig.from_capacity(dim, 256, 64), np.random.default_rng(0)
+        i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+        launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
+                                    r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk),
+                                    config=cfg)
+        model = gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
+        compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+        rows.append({"program": f"DIM {dim} {M}x{K}x{N} at {bm}/{bn}/{bk}", "model": model,
+                     "gemmini": launch.cycles()["cycles"],
+                     "instructions": compiled.run(launch.grid, launch.args)["instructions"],
+                     "cycles": compiled.run(launch.grid, launch.args, timing=TimingModel(cfg))["kernel_cycles"]})
+        r = rows[-1]
+        print(f"  {r['program']:34s} Gemmini {model['gemmini']:>9,.0f} / {r['gemmini']:>9,.0f} cycle model "
+              f"({model['gemmini'] / r['gemmini']:.3f})  core {model['cpu']:>9,.0f} / {r['instructions']:>9,} "
+              f"instructions ({model['cpu'] / r['instructions']:.3f})  end to end {model['cycles']:>9,.0f} / "
+              f"{r['cycles']:>9,} ISS ({model['cycles'] / r['cycles']:.3f})", flush=True)
+    for side, measured in (("gemmini", "gemmini"), ("cpu", "instructions"), ("cycles", "cycles")):
+        groups = [{"predicted": r["model"][side], "simulated": r[measured]} for r in rows]
+        lr, median = accuracy(groups)
+        ratios = [g["predicted"] / g["simulated"] for g in groups]
+        print(f"{side:8s} over {len(rows)} programs: log r {lr:.4f}, median error {median:.1%}, "
+              f"{min(ratios):.2f}-{max(ratios):.2f}x")
+    return rows
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--models", default="mlp,resnet18,mobilenet_v2",
                    help=f"comma-separated, of mlp, {', '.join(SPECS)}")
     p.add_argument("--resolution", type=int, default=64)
+    p.add_argument("--sequence", type=int, default=128, help="the BERT layer's sequence length")
     p.add_argument("--hardware", default="16,256,64", help="DIM,SP_KB,ACC_KB of the fixed Gemmini")
     p.add_argument("--ext-spad", action="store_true",
                    help="the fixed Gemmini has Gemmini master's ext-spad commands (a chain on the loop unit)")
@@ -219,7 +297,13 @@ def main(argv=None) -> int:
     p.add_argument("--forced", action=argparse.BooleanOptionalAction, default=True,
                    help="also every fitting edge fused (default on)")
     p.add_argument("--smoke", action="store_true")
+    p.add_argument("--programs", action="store_true",
+                   help="instead of whole models: the GEMM + residual add programs of RESADD_PROGRAMS, model against "
+                        "the cycle model (Gemmini's side) and the ISS (the core's instructions, end to end)")
     a = p.parse_args(argv)
+    if a.programs:
+        resadd_programs(RESADD_PROGRAMS)
+        return 0
     names = ["mlp"] if a.smoke else a.models.split(",")
     unknown = [n for n in names if n != "mlp" and n not in SPECS]
     if unknown:
@@ -230,7 +314,7 @@ def main(argv=None) -> int:
     with tempfile.TemporaryDirectory(prefix="baco-fused-") as tmp:
         for name in names:
             r = measure(name, hw, a.budget, a.seed, a.smoke, a.resolution, 2 if a.smoke else a.calibrate,
-                        a.forced, Path(tmp))
+                        a.forced, Path(tmp), a.sequence)
             print_row(r)
             rows.append(r)
             ok &= all(run["exact"] for run in r["runs"].values())

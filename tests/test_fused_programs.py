@@ -265,6 +265,36 @@ def test_pointwise_residual_add_fused_bit_exact():
         assert compiled.check(x, target=target)["bit_exact"]
 
 
+def test_a_default_producers_fused_residual_add_priced_at_the_blocks_it_runs():
+    """A producer marked to run its kernel's default program (the build without a design, which the
+    time-budgeted search returns for MobileNetV2 at 64x64) has no schedule in the design, so its fused
+    residual add runs the default blocks (fused.gemm_resadd_default_blocks): the group is priced at
+    those, not at its mapping's tile (MobileNetV2's features.3 + add: 11,776 cycles at the tile,
+    24,207 at the default 32/32/48 it runs, 23,298 on the ISS)."""
+    from baco.gemmini.fused import gemm_resadd_program_cycles
+    from baco.model.zoo import with_bn_statistics
+    from baco.tuner.mapping import tile_dims
+    torch.manual_seed(1)
+    model = with_bn_statistics(InvertedResidual(), (1, 3, 16, 16))
+    x = seeded_inputs((1, 3, 16, 16), 1)[0]
+    g = fusion.graph_from_torch(model, x)
+    problem = explore.NetworkProblem(g.layers, cycle_model="compiled", fusion_graph=g)
+    result = explore.default_build(problem)
+    fusion.fuse_result(problem, result, torch.ones(len(problem.fusion.edges), dtype=torch.bool), require_gain=False)
+    (edge,) = [e for e in result.fusion["edges"] if e["fused"]]
+    i = g.instances[g.names.index(edge["producer"])]
+    assert result.per_layer[i].schedule_source == "default"
+    compiled = baco.compile_model(model, x, design=result_dict(g.layers, result))
+    (step,) = [s for s in compiled.lowered.steps if isinstance(s, GemminiStep) and s.fused]
+    launch = step.launches[0]
+    M, K, N = launch.args[0].shape + launch.args[1].shape[1:]
+    o, cfg = launch.options, launch.config
+    blocks = (o["BLOCK_M"], o["BLOCK_N"], o["BLOCK_K"])
+    t = tile_dims(result.mappings[i], 2, g.layers[i])
+    assert blocks != (t["N"] * t["P"] * t["Q"], t["K"], t["C"])      # the tile is not what runs
+    assert edge["group_cycles"] == gemm_resadd_program_cycles(M, N, K, *blocks, cfg)["cycles"]
+
+
 def test_a_fused_edge_of_another_model_is_an_error(mlp_design):
     model, x, design = mlp_design
     wrong = with_fused(design, [("0", "2")])
@@ -369,6 +399,17 @@ def test_tiny_chains_core_instructions(dim, shape, measured):
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     instructions = compiled.run(launch.grid, launch.args)["instructions"]
     assert model["cpu"] / instructions == pytest.approx(measured, abs=0.05), (model, instructions)
+
+
+def test_a_wide_residual_adds_core_instructions():
+    """A residual add of few rows and many column blocks (MobileNetV2 64x64's features.15 project
+    conv + add at its default blocks: 4 rows, 960 -> 160 at 16/160/64, 15 K steps of 10 column
+    blocks) pays each K step's column loop (FUSED_INSTRUCTIONS['resadd']'s column terms): its
+    instructions priced 0.99x of the ISS's 32,191 (0.76x before the column terms)."""
+    launch, model = _fused_launch_and_model("resadd", (4, 960, 160, 16, 160, 64))
+    compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    instructions = compiled.run(launch.grid, launch.args)["instructions"]
+    assert model["cpu"] / instructions == pytest.approx(0.99, abs=0.04), (model, instructions)
 
 
 @pytest.mark.parametrize("dim,kind,shape", [

@@ -34,8 +34,8 @@ from typing import NamedTuple
 from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
-from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, dma_cycles,
-                                   explicit_program_versions, instructions, overlapped_cycles, pieces)
+from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, default_gemm_schedule,
+                                   dma_cycles, explicit_program_versions, instructions, overlapped_cycles, pieces)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -82,6 +82,23 @@ def gemm_chain_double_buffered(block_m: int, block_k: int, H: int, N: int, cfg: 
 def gemm_resadd_double_buffered(block_m: int, block_n: int, block_k: int, cfg: GemminiConfig) -> bool:
     """Whether the GEMM + residual add's program double-buffers its K loop (as gemm_chain_double_buffered)."""
     return _fits(gemm_resadd_footprint(block_m, block_n, block_k, cfg.dim, double_buffer=True), cfg)
+
+
+# The blocks a fused program runs with when its producer has no schedule of its own (a design's
+# layer marked to run its kernel's default program, Cost.schedule_source "default", which
+# baco.model.lower compiles without one; or no design): the chain's requested (BLOCK_M, BLOCK_K),
+# clipped and halved by gemm_chain_blocks as any request, and the residual add's
+# gemm_resadd_default_blocks. The launches (baco.kernels.fused) and the tuner's price of a fused
+# group (fusion.fused_program_cycles) both take them from here.
+CHAIN_DEFAULT_BLOCKS = (32, 64)
+
+
+def gemm_resadd_default_blocks(M: int, N: int, K: int, cfg: GemminiConfig) -> tuple[int, int, int]:
+    """(BLOCK_M, BLOCK_N, BLOCK_K) of the GEMM + residual add without a schedule: the GEMM kernel's
+    default for its M x N x K with an int8 output (default_gemm_schedule; the program is WS
+    whatever dataflow that names)."""
+    s = default_gemm_schedule(M, N, K, cfg, out_int8=True)
+    return s.block_m, s.block_n, s.block_k
 
 
 def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int,
@@ -288,14 +305,21 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # residual add's 15 within 0.65-1.26x, median error 2.3% (the tables before, which priced
 # ragged-K programs, and the chain's full-row programs of an H or N not a multiple of DIM, as edge
 # ones: 0.84-1.91x, 10.1%, and 0.66-2.46x, 17.4%).
+# The residual add's edge, interior and ragged-K programs pay per column block too ("column": the
+# DIM-wide columns of its block each K step's product loops over, _resadd_launch), refitted with
+# MobileNetV2 64x64's four project convs at their default blocks: its 4-row 960 -> 160 program (15
+# K steps of 10 columns) was priced 0.76x of the ISS's instructions (24,620 against 32,191), now
+# 0.99x; the 19 programs within 0.65-1.26x, median error 3.3% -> 0.69-1.17x, 2.8%.
 FUSED_INSTRUCTIONS = {"chain": {"program": 25.7, "step": 457.0, "command": 10.7, "column": 89.0,
                                 "interior_program": 0.0, "interior_step": 52.4, "interior_command": 3.1,
                                 "interior_column": 139.7,
                                 "ragged_k_program": 489.2, "ragged_k_step": 196.6, "ragged_k_command": 6.0,
                                 "ragged_k_column": 38.8},
-                      "resadd": {"program": 65.5, "step": 504.9, "command": 8.9,
-                                 "interior_program": 274.3, "interior_step": 0.0, "interior_command": 4.2,
-                                 "ragged_k_program": 48.2, "ragged_k_step": 300.0, "ragged_k_command": 3.5}}
+                      "resadd": {"program": 88.2, "step": 401.9, "command": 8.7, "column": 61.4,
+                                 "interior_program": 201.5, "interior_step": 0.0, "interior_command": 3.6,
+                                 "interior_column": 38.0,
+                                 "ragged_k_program": 123.6, "ragged_k_step": 105.4, "ragged_k_command": 2.7,
+                                 "ragged_k_column": 95.2}}
 
 
 class _Program:
@@ -638,9 +662,13 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
         return run
     for cols, n in cols_runs.items():
         freed = _timed(t, n, column(cols), freed)
+    # a program's column blocks (on average over the grid's column blocks): the DIM-wide columns of
+    # its block that each K step's product loops over
+    steps = _tiles(K, block_k)
+    columns = sum(n * steps * _tiles(cols, cfg.dim) for cols, n in cols_runs.items()) / sum(cols_runs.values())
     return _launch(t.end, [(commands[rows, cols], m * n, explicit_program_versions(rows, cols, K, block_m, block_n,
                                                                                    block_k))
-                           for rows, m in rows_runs.items() for cols, n in cols_runs.items()], _tiles(K, block_k))
+                           for rows, m in rows_runs.items() for cols, n in cols_runs.items()], steps, columns)
 
 
 # the share of the shorter of Gemmini's work and the core's issue that a fused kernel's explicit
@@ -825,7 +853,8 @@ def dw_pw_blocks(N, H, P, Q, C, K, R, S, stride, padding, dilation, cfg: Gemmini
     return best
 
 
-__all__ = ["LOOP_TILE_BLOCKS", "chain_loop_tile_shape", "chain_loop_tiles", "DwPwBlocks", "dw_pw_footprint",
+__all__ = ["CHAIN_DEFAULT_BLOCKS", "gemm_resadd_default_blocks", "LOOP_TILE_BLOCKS", "chain_loop_tile_shape",
+           "chain_loop_tiles", "DwPwBlocks", "dw_pw_footprint",
            "dw_pw_blocks", "dw_pw_program_cycles", "dw_pw_program_terms", "DW_PW_INSTRUCTIONS", "gemm_chain_footprint",
            "gemm_chain_blocks", "gemm_resadd_footprint", "gemm_chain_double_buffered", "gemm_resadd_double_buffered",
            "gemm_chain_loop_ws_fits", "gemm_chain_loop_ws_loops", "gemm_chain_loop_ws_program_cycles",

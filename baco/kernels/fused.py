@@ -29,8 +29,9 @@ import numpy as np
 import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.config import as_config
-from baco.gemmini.fused import (gemm_chain_blocks, gemm_chain_double_buffered, gemm_chain_footprint,
-                                gemm_chain_loop_ws_blocks, gemm_resadd_double_buffered, gemm_resadd_footprint)
+from baco.gemmini.fused import (CHAIN_DEFAULT_BLOCKS, gemm_chain_blocks, gemm_chain_double_buffered,
+                                gemm_chain_footprint, gemm_chain_loop_ws_blocks, gemm_resadd_default_blocks,
+                                gemm_resadd_double_buffered, gemm_resadd_footprint)
 from baco.gemmini.schedule import GemmSchedule, capacity_problems, padded_rows
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.launch import KernelLaunch
@@ -79,8 +80,9 @@ def _whole_row_blocks(w, rows, dim):
     return padded
 
 
-def gemm_chain_launch(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=False, block_m=32, block_k=64,
-                      config=None, y=None) -> KernelLaunch:
+def gemm_chain_launch(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=False,
+                      block_m=CHAIN_DEFAULT_BLOCKS[0], block_k=CHAIN_DEFAULT_BLOCKS[1], config=None, y=None
+                      ) -> KernelLaunch:
     """The prepared launch of Y = f2(f1(X·W1 + b1)·W2 + b2) (int8 X (M, K), W1 (K, H), W2 (H, N),
     int32 biases b1 (H,), b2 (N,)) as one program per block_m rows of X. block_m and block_k (the
     producer's schedule) are halved where one program would not fit `config`; a chain that does
@@ -192,7 +194,8 @@ def gemm_resadd_launch(x, w, bias, residual, *, scale, relu, a_scale, r_scale, o
     for name, v in (("relu", relu), ("relu_out", relu_out)):
         if not isinstance(v, (bool, np.bool_)):
             raise TypeError(f"{name} must be a bool, got {type(v).__name__} {v!r}")
-    s = resolve_schedule(schedule, shape=(M, N, K), config=config, out_int8=True)
+    s = resolve_schedule(schedule) if schedule is not None else \
+        GemmSchedule(*gemm_resadd_default_blocks(M, N, K, config))
     f = gemm_resadd_footprint(s.block_m, s.block_n, s.block_k, config.dim)
     problems = capacity_problems(config, f.sp_rows, f.acc_rows, f"X {s.block_m}x{s.block_k}, W {s.block_k}x"
                                  f"{s.block_n}, identity {s.block_n}x{s.block_n} twice", f"3 blocks {s.block_m}x{s.block_n}")

@@ -76,10 +76,10 @@ from baco.gemmini.arith import pool_field_problems
 from baco.gemmini.config import Footprint, GemminiConfig, rows_to_kb
 from baco.gemmini.cpu_cost import max_pool_cycles
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
-from baco.gemmini.fused import (dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles, gemm_chain_footprint,
-                                gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint,
-                                gemm_chain_loop_ws_program_cycles, gemm_chain_program_cycles, gemm_resadd_footprint,
-                                gemm_resadd_program_cycles)
+from baco.gemmini.fused import (CHAIN_DEFAULT_BLOCKS, dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles,
+                                gemm_chain_footprint, gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint,
+                                gemm_chain_loop_ws_program_cycles, gemm_chain_program_cycles,
+                                gemm_resadd_default_blocks, gemm_resadd_footprint, gemm_resadd_program_cycles)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS
 from baco.problem.layer import Layer
@@ -681,12 +681,16 @@ def loop_chain_blocks(producer: Layer, consumer: Layer, hw: Hardware):
                                      hw.to_gemmini_config())
 
 
-def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
+def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw, default: bool = False) -> float:
     """End-to-end cycles (Gemmini's and the core's issuing) of a held edge's fused program
     (baco.gemmini.fused's models of baco.kernels.fused) at the producer's L2 tile (its mapping's: the
     blocks the compiler runs it with; a depthwise -> pointwise pair at the blocks its kernel picks;
     a chain on the loop unit, on hw with the ext-spad commands where it fits, at its own blocks)
-    on hardware hw."""
+    on hardware hw. `default`: the producer is marked to run its kernel's default program
+    (Cost.schedule_source "default"), so the compiler has no schedule for it and the fused program
+    runs the kernels' default blocks (fused.CHAIN_DEFAULT_BLOCKS, gemm_resadd_default_blocks), not
+    the mapping's tile (MobileNetV2 64x64's features.3 project conv + add priced 11,776 cycles at
+    its tile, running 23,298 at the default 32/32/48 on the ISS)."""
     layer = graph.layers[graph.instances[edge.producer]]
     cfg = hw.to_gemmini_config()
     if edge.kind == "dw-pw":
@@ -695,11 +699,16 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw) -> float:
     consumer = graph.layers[graph.instances[edge.consumer]] if edge.chain else None
     if edge.chain and loop_chain_blocks(layer, consumer, hw) is not None:     # (no mapping needed)
         return gemm_chain_loop_ws_program_cycles(M, layer.C, layer.K, consumer.K, cfg)["cycles"]
-    t = tile_dims(mapping, 2, layer)
-    block_m = t["N"] * t["P"] * t["Q"]
+    if default:
+        (block_m, block_k), block_n = CHAIN_DEFAULT_BLOCKS, None
+        if not edge.chain:
+            block_m, block_n, block_k = gemm_resadd_default_blocks(M, layer.K, layer.C, cfg)
+    else:
+        t = tile_dims(mapping, 2, layer)
+        block_m, block_n, block_k = t["N"] * t["P"] * t["Q"], t["K"], t["C"]
     if edge.chain:
-        return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, t["C"], cfg)["cycles"]
-    return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, t["K"], t["C"], cfg)["cycles"]
+        return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, block_k, cfg)["cycles"]
+    return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, block_n, block_k, cfg)["cycles"]
 
 
 def loop_chain_energy(graph: FusionGraph, edge: Edge, hw) -> float:
@@ -813,7 +822,9 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
                 alone[0, k] = 1.0
                 program = group_unfused(k) + network(alone)[0] - unfused[0]
             else:   # (no dw-pw edge under the compiled model: search_graph)
-                program = fused_program_cycles(graph, e, result.mappings[graph.instances[e.producer]], hw)
+                i = graph.instances[e.producer]
+                program = fused_program_cycles(graph, e, result.mappings[i], hw,
+                                               default=result.per_layer[i].schedule_source == "default")
             if problem.cycle_model == "timeloop" or not require_gain or gains(k, program):
                 group_cycles[k] = program
             else:
