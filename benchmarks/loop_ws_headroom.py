@@ -2,7 +2,7 @@
 1.3x geomean goal), shape by shape: kernels.py's tile floor beside a floor of the LOOP_WS programs
 baco and the library both run, and where baco's cycles go.
 
-    python benchmarks/loop_ws_headroom.py [--dims 16] [--shapes MxNxK ...] [--no-e2e]
+    python benchmarks/loop_ws_headroom.py [--dims 16] [--shapes MxNxK ...] [--no-e2e] [--smoke]
 
 kernels.py's tile floor (--bound-only, the "bound" column) lets every DMA request carry up to
 MAX_BLOCK_LEN·DIM contiguous elements of an operand and, for a GEMV (N = 1), of C: it treats A
@@ -31,8 +31,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
-from kernels import (LIBRARY_TILE, baco_end_to_end, checked_floor, dma_floor, gemm_floor,  # noqa: E402
-                     sampled_shapes, time_baco)
+from kernels import (LIBRARY_TILE, SMOKE_SHAPES, baco_end_to_end, checked_floor, dma_floor,  # noqa: E402
+                     gemm_floor, sampled_shapes, time_baco)
 from baco.gemmini.config import GemminiConfig  # noqa: E402
 from baco.gemmini.isa import MIN_FEED_ROWS  # noqa: E402
 from baco.gemmini.schedule import default_gemm_schedule  # noqa: E402
@@ -69,9 +69,12 @@ def main(argv=None) -> int:
     p.add_argument("--dims", type=int, nargs="+", default=[16])
     p.add_argument("--shapes", nargs="+", metavar="MxNxK", help="these shapes instead of kernels.py's 21")
     p.add_argument("--no-e2e", action="store_true", help="without baco's end-to-end run on the ISS")
+    p.add_argument("--smoke", action="store_true", help="kernels.py's two smoke shapes at DIM 16")
     args = p.parse_args(argv)
     shapes = [(512, 512, 512)] + sampled_shapes(20, 0)
-    if args.shapes:
+    if args.smoke:
+        shapes, args.dims = SMOKE_SHAPES, [16]
+    elif args.shapes:
         shapes = [tuple(int(v) for v in s.lower().split("x")) for s in args.shapes]
     geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
     for dim in args.dims:
