@@ -131,7 +131,9 @@ LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 1
                  (4, 64, 16, 4, 16, 16, 4, False), (16, 64, 16, 1, 16, 16, 16, False),
                  (16, 64, 1, 16, 16, 16, 16, False), (16, 64, 16, 16, 16, 16, 16, False),
                  (16, 1, 1000, 512, 16, 240, 512, False), (16, 1, 100, 64, 16, 32, 64, False),
-                 (32, 17, 200, 33, 32, 64, 64, False), (2, 5, 1, 1, 2, 1, 1, False)]
+                 (32, 17, 200, 33, 32, 64, 64, False), (2, 5, 1, 1, 2, 1, 1, False),
+                 (16, 1295, 1, 20, 128, 16, 32, False), (16, 1295, 1, 20, 176, 16, 32, False),
+                 (16, 389, 1, 25, 144, 16, 32, False), (16, 697, 1, 55, 96, 16, 64, False)]
 # (DIM, R, stride, H, C, K, depthwise, rows, BLOCK_M, BLOCK_N or None for the default schedule[, bias]):
 # LOOP_CONV_WS programs (padding R // 2), conv and depthwise, one LOOP_CONV_WS a program and a
 # program split into 2, 3 and more input channel blocks, few and many programs, DIM 16 and 32

@@ -39,6 +39,7 @@ SMOKE = {
     "instruction_mix.py": (["--smoke"], 0),
     "kernels.py": (["--smoke", "--top-k", "1"], 0),      # autotune timing one candidate and the default
     "loop_check.py": (["--smoke"], 0),
+    "loop_ws_headroom.py": (["--smoke"], 0),
     "loop_ws_walk.py": (["--smoke", "--dims", "16,128"], 0),
     "models.py": (["--smoke"], 0),
     "network.py": (["--smoke"], 0),

@@ -188,14 +188,17 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # of a launch whose K is not 1 ("k_loop": the K loop and A's row stride, which the specialization
 # of integers equal to 1 folds away) and whose N is not 1 ("n_strides": B's and C's row strides),
 # and per launch (its configs, the grid loop's set-up, the fence: the same for every schedule, but
-# a tenth of a tiny launch's), the same fit (loop_ws_launch_terms) of 40 launches' instructions
+# a tenth of a tiny launch's), the same fit (loop_ws_launch_terms) of 44 launches' instructions
 # (rdcycle around the grid loop): 1, 2 and many K steps,
 # split, padded and explicit-B steps, resident B, one-row grids (resident A), K = 1 and N = 1, DIM
 # 2, 4, 8, 16 and 32, within 0.96-1.06x of the ISS, median 1.00; refitted once a one-step program
 # tested for a one-row grid (a resident A: ~5-17 instructions; the table before, on that code:
 # 0.92-1.02x, median 0.96), and before that once an explicitly moved B went into both halves and
 # the steps lost their half's arithmetic (the table before: 0.94-1.09x; before the two
-# specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over).
+# specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over). Refitted once the loop-ws
+# pass divided a window's extents unsigned (~7% fewer instructions a program; the table before, on
+# that code: 1.02-1.15x, median 1.08), with four of kernels.py's GEMVs of many one-step programs
+# added: within 0.96-1.05x, median 0.99.
 EXPLICIT_INSTRUCTIONS = {"program": 149.3, "step": 353.9, "column": 84.3, "group": 21.0, "pair": 20.8, "store": 36.6,
                          "fill": 8.4}
 # An interior program of the explicit stream (all its blocks full, or K = 1 and its M and N blocks
@@ -219,8 +222,8 @@ EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
                        **{f"{version}_{name}": v for version, table in (("interior", EXPLICIT_INTERIOR_INSTRUCTIONS),
                                                                           ("ragged_k", EXPLICIT_RAGGED_K_INSTRUCTIONS))
                           for name, v in table.items()}}
-LOOP_WS_INSTRUCTIONS = {"program": 57.5, "step": 100.9, "steps": 20.8, "head": 20.2, "explicit_b": 18.9,
-                        "mvin": 27.6, "k_loop": 143.4, "n_strides": 48.1, "launch": 44.7}
+LOOP_WS_INSTRUCTIONS = {"program": 43.8, "step": 99.8, "steps": 14.2, "head": 21.3, "explicit_b": 12.6,
+                        "mvin": 27.5, "k_loop": 144.9, "n_strides": 32.1, "launch": 45.0}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's

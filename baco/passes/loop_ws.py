@@ -445,7 +445,7 @@ class _Step:
         self.rows, kk, self.cols = (cst(v) if isinstance(v, int) else i64(v) for v in (rows, kk, cols))
         self.empty = ir.cmpi("eq", kk, cst(0))
         self.kk = ir.binop("maxsi", kk, cst(1))
-        self.bi, self.bj, self.bk = (ir.binop("ceildivsi", v, cst(d)) for v in (self.rows, self.cols, self.kk))
+        self.bi, self.bj, self.bk = (_blocks(v, d) for v in (self.rows, self.cols, self.kk))
         # the operands' DRAM rows as (block count, extent): Aᵀ's are K, Bᵀ's are J
         self.a_dims = ((self.bk, self.kk), (self.bi, self.rows)) if n.a_t else ((self.bi, self.rows), (self.bk, self.kk))
         self.b_dims = ((self.bj, self.cols), (self.bk, self.kk)) if n.b_t else ((self.bk, self.kk), (self.bj, self.cols))
@@ -470,16 +470,24 @@ class _Step:
                         ir.binop("muli", ir.binop("muli", self.bk, self.bj), cst(cfg.dim)))
 
 
+def _blocks(extent, d: int):
+    """ceil(extent / d) of a count that is never negative nor near 2^63 (a window's rows, columns
+    or K, its DIM blocks), unsigned: (extent + d - 1) / d, a shift for a power of two, where the
+    backends would otherwise correct a signed division for a negative dividend the IR cannot
+    rule out (value_range does not bound a window's extent)."""
+    return ir.binop("divui", ir.binop("addi", extent, cst(d - 1)), cst(d))
+
+
 def _move(cfg: GemminiConfig, name, addr, stride, rows_dim, cols_dim, base, empty):
     """mvins (`name`: mvin A, mvin2 B) of an operand's DRAM rows into LoopMatmul's layout:
     row block r, column chunk c of MAX_BLOCK_LEN blocks at base + (r·col_blocks + c·MBL)·DIM,
     the rows and columns that exist (an empty step moves zeros from address 0)."""
     d, mbl = cfg.dim, cfg.max_block_len
     (row_blocks, row_extent), (col_blocks, col_extent) = rows_dim, cols_dim
-    chunks = ir.binop("ceildivsi", col_blocks, cst(mbl))
+    chunks = _blocks(col_blocks, mbl)
 
     def move(t):
-        r, c = ir.binop("divsi", t, chunks), ir.binop("remsi", t, chunks)
+        r, c = ir.binop("divui", t, chunks), ir.binop("remui", t, chunks)
         c0 = ir.binop("muli", c, cst(mbl * d))
         dram = ir.binop("addi", addr, ir.binop("addi", ir.binop("muli", ir.binop("muli", r, cst(d)), stride), c0))
         local = ir.binop("addi", base, ir.binop("muli", ir.binop("addi", ir.binop("muli", r, col_blocks),
@@ -559,7 +567,7 @@ def _kept_step(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, keep
 def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, keep: _Resident):
     """_step's LOOP_WSs and explicit moves of step `s`, keeping `keep`'s operands."""
     d = cfg.dim
-    whole = ir.cmpi("eq", ir.binop("remsi", s.cols if n.b_t else s.kk, cst(d)), cst(0))
+    whole = ir.cmpi("eq", ir.binop("remui", s.cols if n.b_t else s.kk, cst(d)), cst(0))
     split = ir.const_int(0, whole.type)
     if not n.b_t:
         whole = _or_else(whole, lambda: _b_holds_blocks(n, cfg, strides, s))
@@ -571,7 +579,7 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, kee
     moved = _and(_not(b_fsm), _not(keep.reuse_b))
     prefetch.when(moved, lambda: _load_b(n, cfg, strides, s, keep.b_halves()))
     prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s))
-    head = ir.binop("remsi", s.kk, cst(d))            # the columns the head took (0 unless split)
+    head = ir.binop("remui", s.kk, cst(d))            # the columns the head took (0 unless split)
     a_stride, b_stride = strides[:2]
     a_addr = ir.binop("addi", s.a_addr(n), ir.binop("muli", head, a_stride) if n.a_t else head)
     b_addr = ir.binop("addi", s.b_addr(n), ir.binop("muli", head, b_stride))
@@ -688,7 +696,7 @@ class _Resident:
         keep.a = keep_a     # (its test is the one-row branch's: _kept_step)
         if keep_b:
             keep.b, keep.reuse_b = True, ir.cmpi("sgt", _program_id(n.store, 0), cst(0))
-            keep.first_half = ir.binop("addi", ir.binop("remsi", _program_id(n.store, 1), cst(2)), cst(1))
+            keep.first_half = ir.binop("addi", ir.binop("remui", _program_id(n.store, 1), cst(2)), cst(1))
         return keep
 
     def with_a(self, n: Nest, cfg: GemminiConfig, s: _Step):
@@ -698,7 +706,7 @@ class _Resident:
         keep.reuse_a, keep.a_spad = ir.cmpi("sgt", _program_id(n.store, 1), cst(0)), cst(1)
         if not (n.b_t or (self.b and _one_column_block(n, cfg))):
             # a ragged K of at least DIM may be split (_step_loops), and whether it is depends on B's window
-            unsplit = ir.binop("ori", ir.cmpi("eq", ir.binop("remsi", s.kk, cst(d)), cst(0)),
+            unsplit = ir.binop("ori", ir.cmpi("eq", ir.binop("remui", s.kk, cst(d)), cst(0)),
                                ir.cmpi("slt", s.kk, cst(d)))
             keep.a_spad = ir.create("arith.extui", operands=[unsplit], results=[ir.i64()]).result
             keep.reuse_a = ir.binop("andi", unsplit, keep.reuse_a)
@@ -768,7 +776,7 @@ def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, keep: _R
     same accumulator half). LoopMatmul reads DIM rows of B from the step's first row: inside the
     window, since its K is at least DIM."""
     d, zero = cfg.dim, cst(0)
-    r = ir.binop("remsi", s.kk, cst(d))
+    r = ir.binop("remui", s.kk, cst(d))
     _emit_loop(n, cfg, strides, s, first=first, last=False, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
                a_addr=keep.addr("a", s.a_addr(n)), b_addr=keep.addr("b", s.b_addr(n)),
                b_spad=cst(1) if keep.b else zero, a_spad=zero)
