@@ -30,7 +30,7 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 from baco.gemmini.config import Footprint, GemminiConfig, loop_unit_half  # noqa: F401  (re-exported)
 from baco.gemmini.heuristics import tiled_matmul_auto
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
-from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
+from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles, program_tap_rows
 from baco.gemmini.loop_ws_timing import (LoopWs, dma_cycles, local_move_cycles,  # noqa: F401  (dma_cycles re-exported)
                                          loop_ws_end_to_end, loop_ws_lower_bound, loop_ws_stream_cycles)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
@@ -908,6 +908,23 @@ def pointwise_loop_conv_schedule(N: int, P: int, Q: int, K: int, C: int, cfg: Ge
     return s
 
 
+def _walked_channels(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
+                     cfg: GemminiConfig, padding: int, image: tuple[int, int] | None) -> int | None:
+    """loop_conv_channels' input channels a LOOP_CONV_WS, or, for a layer of one output row in a
+    padded image, the loop-conv-ws pass's for its one program row: its tile holds only the tap rows
+    inside the image (program_tap_rows; stride + dilation x (tap rows - 1) rows), so more channels
+    may fit (3x3/2 'same' 5x5 on a 2x2 image, 64->256 at DIM 32: all 64 in one LOOP_CONV_WS where
+    the unpadded tile takes two of 32)."""
+    channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg)
+    if P != 1 or image is None or channels is None:
+        return channels
+    r_lo, r_hi = program_tap_rows(0, 1, image[0], R, stride, dilation, padding)
+    krows, icols = r_hi - r_lo, loop_conv_tile(s, P, Q, K, R, S, stride, dilation)[3]
+    ds = loop_conv_downsamples(R, S, stride)
+    return loop_conv_channel_block(C, (stride + dilation * (krows - 1)) >> ds, icols >> ds, krows, S,
+                                   -(-min(s.block_n, K) // cfg.dim), cfg) or channels
+
+
 def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
                              s: GemmSchedule, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS,
                              bias: bool = False, padding: int = 0, image: tuple[int, int] | None = None) -> float:
@@ -920,7 +937,7 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
     or the last one's work after the CPU is done (two loops in flight: the CPU issues the next
     program while Gemmini runs this one). On the ISS with the cycle model, 3x3/2 'same' on a 2x2
     image, 3->256 channels at DIM 16: 4 programs 2,157 cycles, 2 programs 1,678, 1 program 2,179."""
-    channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg)
+    channels = _walked_channels(s, P, Q, K, C, R, S, stride, dilation, cfg, padding, image)
     downsample = loop_conv_downsamples(R, S, stride)
     tiles = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
                                channels=channels, downsample=downsample, padding=padding, image=image)
