@@ -929,14 +929,17 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
                              s: GemmSchedule, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS,
                              bias: bool = False, padding: int = 0, image: tuple[int, int] | None = None) -> float:
     """Estimated end-to-end cycles of one image's convolution run as LOOP_CONV_WS programs under `s`
-    (loop_conv_channels' input channels per LOOP_CONV_WS; `bias`: each program's first loads a
-    bias; `padding`, `image`: program_conv_tiles'): LoopConv's stream (loop_conv_timing's walk of
-    the programs' tiles, Gemmini alone) and the CPU issuing the programs (loop_conv_instructions)
-    overlapped program by program, as the tuner prices them (kernel_model.conv_end_to_end): the
-    slower plus one program's share of the faster, the first program's issue before Gemmini starts
-    or the last one's work after the CPU is done (two loops in flight: the CPU issues the next
-    program while Gemmini runs this one). On the ISS with the cycle model, 3x3/2 'same' on a 2x2
-    image, 3->256 channels at DIM 16: 4 programs 2,157 cycles, 2 programs 1,678, 1 program 2,179."""
+    (loop_conv_channels' input channels per LOOP_CONV_WS, or _walked_channels'; `bias`: each
+    program's first loads a bias; `padding`, `image`: program_conv_tiles'): LoopConv's stream
+    (loop_conv_timing's walk of the programs' tiles, Gemmini alone) and the CPU issuing the programs
+    (loop_conv_instructions) as a two-stage pipeline (two loops in flight: the CPU issues the next
+    program while Gemmini runs this one): the first program's issue, then Gemmini's work, or the
+    CPU's issue of every program, then the last program's work alone (the walk of its tiles: Gemmini
+    idles until it arrives), whichever is longer. The ranking charged one more program's issue
+    instead (max(Gemmini, CPU) + one issue), which a CPU-bound candidate of many programs does not
+    run: 3x3/2 'same' on a 2x2 image, 3->256 at DIM 16, on the ISS with the cycle model 4 programs
+    2,157 cycles, 2 programs 1,678, 1 program 2,179 (priced 2,091, 1,667, 2,195). The tuner
+    (kernel_model.conv_end_to_end) takes the last program's work as Gemmini's over the programs."""
     channels = _walked_channels(s, P, Q, K, C, R, S, stride, dilation, cfg, padding, image)
     downsample = loop_conv_downsamples(R, S, stride)
     tiles = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
@@ -947,7 +950,8 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
     programs = len(tiles) // loops
     issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias, output_rows=P > 1) \
         * k.cpu_cycles_per_instruction
-    return overlapped_cycles(gemmini, programs * issue, 1.0 / programs)
+    last = loop_conv_stream_cycles(tiles[-loops:], cfg, dilation=dilation, bias=bias, downsample=int(downsample))
+    return max(gemmini + issue, programs * issue + last)
 
 
 def pooled_column_tiles(pocols: int, columns: int, orows: int, och_banks: int, pool: int, pool_stride: int,
