@@ -243,11 +243,12 @@ def loop_conv_options(w, stride, dilation, pointwise: bool, bias: bool = False, 
     """default_conv_schedule's LoopConv arguments for a conv2d (`bias`: it has one; none for a
     pointwise one, a GEMM, or for different strides or dilations along H and W, which one
     LOOP_CONV_WS cannot take; `padding` (rows, columns) and `image` (H, W): the image its ranking
-    walks, where the padding is the same along H and W)."""
+    walks, where the padding is the same along H and W and less than the dilated filter's extent, as
+    a baco.problem.layer.Layer's)."""
     if pointwise or stride[0] != stride[1] or dilation[0] != dilation[1]:
         return {}
     options = {"filter_size": (w.shape[0], w.shape[1]), "stride": stride[0], "dilation": dilation[0], "bias": bias}
-    if image is not None and padding[0] == padding[1]:
+    if image is not None and padding[0] == padding[1] < (min(w.shape[:2]) - 1) * dilation[0] + 1:
         options.update(padding=padding[0], image=tuple(image))
     return options
 
