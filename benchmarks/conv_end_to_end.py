@@ -14,7 +14,12 @@ returns (every output row and column in one program, all input channels a step, 
 Printed per probe the three ratios model / measured, the program form (explicit, LOOP_CONV_WS,
 LOOP_WS) and, per DIM and side, the range and median error.
 
-    python benchmarks/conv_end_to_end.py [--smoke] [--dims 16,32,64]
+With --walk, instead: LoopConv's walk (loop_conv_timing.loop_conv_stream_cycles over
+program_conv_tiles with the layer's 'same' padding, what default_conv_schedule ranks with) against
+the cycle model's Gemmini cycles (launch.cycles()) of WALK_LAYERS' LoopConv programs, up to four
+of each layer's candidates (one-row 3-channel layers, strided, ragged, 1x1/2, DIM 16 and 32).
+
+    python benchmarks/conv_end_to_end.py [--smoke] [--dims 16,32,64] [--walk]
 """
 from __future__ import annotations
 
@@ -42,6 +47,50 @@ LAYERS = [(3, 1, 14, 32, 64, False), (1, 1, 8, 33, 17, False), (5, 1, 7, 17, 33,
           (3, 1, 14, 48, 48, True), (3, 1, 1, 64, 64, False), (3, 1, 3, 33, 17, False), (3, 1, 7, 17, 33, False),
           (3, 2, 4, 64, 64, True), (3, 1, 5, 64, 128, False)]
 SMOKE = [(3, 1, 3, 33, 17, False)]
+
+
+# (H = W, C, K, R, stride, DIM) of the --walk check, 'same' padding
+WALK_LAYERS = [(1, 3, 64, 3, 1, 16), (2, 3, 256, 3, 2, 16), (1, 3, 256, 3, 2, 16), (1, 64, 64, 3, 1, 16),
+               (2, 64, 64, 3, 2, 16), (4, 64, 64, 3, 2, 16), (7, 64, 64, 3, 1, 16), (14, 32, 64, 3, 1, 16),
+               (8, 33, 17, 1, 2, 16), (7, 17, 33, 5, 1, 16), (14, 64, 64, 3, 2, 16), (3, 33, 17, 3, 1, 16),
+               (28, 64, 64, 3, 1, 16), (13, 256, 256, 3, 1, 16), (1, 3, 64, 3, 1, 32), (2, 3, 256, 3, 2, 32),
+               (7, 64, 128, 3, 1, 32), (14, 32, 64, 3, 1, 32), (5, 64, 128, 3, 1, 32), (1, 64, 64, 3, 1, 32),
+               (16, 3, 32, 3, 2, 16), (28, 128, 64, 3, 1, 32)]
+
+
+def walk_check() -> int:
+    """The --walk check: per program walk / cycle model, then the range and median error."""
+    from dataclasses import replace
+
+    from baco.gemmini import schedule as sch
+    from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
+    from baco.kernels.conv import conv2d_launch
+    ratios = []
+    for H, C, K, R, stride, dim in WALK_LAYERS:
+        cfg = GemminiConfig.from_capacity(dim, 256, 64)
+        pad = R // 2
+        P = Q = (H + 2 * pad - R) // stride + 1
+        base = sch._default_conv_schedule(Q, K, C, cfg, True, P, R * R)
+        sizes = lambda n: sorted({min(n, dim << i) for i in range((-(-n // dim)).bit_length() + 1)})  # noqa: E731
+        shapes = [(r, Q) for r in sorted({-(-P // g) for g in range(1, P + 1)}) if 1 < r <= sch.MAX_CONV_ROWS]
+        fit = [f for f in (replace(base, rows=r, block_m=m, block_n=n)
+                           for r, m in shapes + [(1, m) for m in sizes(Q)] for n in sizes(K))
+               if sch.loop_conv_channels(f, P, Q, K, C, R, R, stride, 1, cfg) and not sch.schedule_problems(f, cfg, True)]
+        if len(fit) > 4:
+            fit = [fit[i] for i in np.linspace(0, len(fit) - 1, 4).astype(int)]
+        x, w = np.zeros((1, H, H, C), np.int8), np.zeros((R, R, C, K), np.int8)
+        for f in fit:
+            sim = conv2d_launch(x, w, stride=stride, padding=pad, scale=0.05, config=cfg, blocks=f).cycles()["cycles"]
+            ds = sch.loop_conv_downsamples(R, R, stride)
+            tiles = program_conv_tiles(1, P, Q, K, C, R, R, stride, 1, f.rows, f.block_m, f.block_n,
+                                       channels=sch.loop_conv_channels(f, P, Q, K, C, R, R, stride, 1, cfg),
+                                       downsample=ds, padding=pad, image=(H, H))
+            walk = loop_conv_stream_cycles(tiles, cfg, downsample=int(ds))
+            ratios.append(walk / sim)
+            print(f"DIM {dim} {R}x{R}/{stride} {H}x{H} {C}>{K} {f.rows}x{f.block_m},{f.block_n}: walk {walk:9.0f}  "
+                  f"cycle model {sim:9.0f}  {walk / sim:.3f}", flush=True)
+    print(summary(f"walk / cycle model, {len(ratios)} LoopConv programs:", ratios))
+    return 0
 
 
 def layer_of(R, stride, P, C, K, depthwise) -> Layer:
@@ -94,7 +143,10 @@ def main(argv=None) -> int:
     p.add_argument("--smoke", action="store_true", help="one probe at each DIM's first design")
     p.add_argument("--dims", default="16,32,64", help="array sizes (of 16, 32, 64)")
     p.add_argument("--hardware", help="one design DIM,SP_KB,ACC_KB (of HARDWARE's) instead of all")
+    p.add_argument("--walk", action="store_true", help="LoopConv's walk against the cycle model (WALK_LAYERS)")
     a = p.parse_args(argv)
+    if a.walk:
+        return walk_check()
     dims = [int(d) for d in a.dims.split(",")]
     designs = HARDWARE
     if a.hardware:

@@ -6,7 +6,12 @@ strips, ragged), K steps of 1-20 DIM strips with a short last one, one or severa
 single- and double-buffered. Prints every program (pred / sim) and per class (GEMV or GEMM,
 buffering, DIM) the median and largest relative error.
 
-    python benchmarks/explicit_gemm_model.py [--smoke] [--dims 16,32,64,128]
+With --gemms, the 82 GEMMs of session 23's check instead (DIM 16 / 32 / 64, single- and
+double-buffered, M, N, K of 1-256 with ragged 17 / 33 / 65, blocks of up to two DIM strips; the
+set session 22 checked was not kept, this one is built alike): beside the tuner's model the
+compiler's (baco.gemmini.schedule.explicit_gemm_program_cycles' Gemmini side).
+
+    python benchmarks/explicit_gemm_model.py [--smoke] [--dims 16,32,64,128] [--gemms]
 """
 import argparse
 import sys
@@ -16,7 +21,7 @@ import numpy as np
 import torch
 
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, schedule_problems
+from baco.gemmini.schedule import GemmSchedule, explicit_gemm_program_cycles, schedule_problems
 from baco.kernels.matmul import matmul_launch
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, residual
@@ -43,6 +48,25 @@ def programs(dims, smoke: bool):
     return out
 
 
+# (M, N, K) of the --gemms set: square and ragged, one and several programs, K = 1 and short K
+GEMMS = [(1, 17, 65), (17, 33, 65), (33, 17, 256), (65, 65, 65), (64, 64, 256), (128, 64, 33), (256, 33, 17),
+         (17, 256, 128), (33, 65, 1), (128, 128, 128), (65, 1, 256), (256, 256, 65), (97, 33, 300), (1, 256, 33)]
+
+
+def gemm_programs(dims):
+    """(M, N, K, blocks, dim, double_buffer) of the --gemms set: blocks of up to two DIM strips, each
+    shape single- and double-buffered (those whose blocks do not fit are left out by simulated)."""
+    return [(M, N, K, (min(M, 2 * dim), min(N, 2 * dim), min(K, 2 * dim)), dim, db)
+            for dim in dims for M, N, K in GEMMS for db in (False, True)]
+
+
+def compiler_predicted(M, N, K, blocks, dim, double_buffer) -> float:
+    """The compiler's estimate of the explicit stream's Gemmini side (explicit_gemm_program_cycles)."""
+    cfg = GemminiConfig.from_capacity(dim, *MEMORIES[dim])
+    return explicit_gemm_program_cycles(M, N, K, GemmSchedule(*blocks, double_buffer=double_buffer), cfg,
+                                        KERNEL_OUT_INT8)["gemmini"]
+
+
 def predicted(M, N, K, blocks, dim, double_buffer) -> float:
     layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1)
     temporal, sC, sK = residual.block_factors(layer, dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K"), blocks)), dim)
@@ -66,18 +90,29 @@ def simulated(M, N, K, blocks, dim, double_buffer) -> float | None:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="two programs a DIM")
-    p.add_argument("--dims", default="16,32,64,128", help="array sizes (comma-separated)")
+    p.add_argument("--dims", default=None, help="array sizes (comma-separated; default 16,32,64,128, "
+                                                "with --gemms 16,32,64)")
+    p.add_argument("--gemms", action="store_true", help="the 82 GEMMs (GEMMS) with the compiler's estimate too")
     a = p.parse_args(argv)
-    ratios = defaultdict(list)
-    for M, N, K, blocks, dim, db in programs([int(d) for d in a.dims.split(",")], a.smoke):
+    dims = [int(d) for d in (a.dims or ("16,32,64" if a.gemms else "16,32,64,128")).split(",")]
+    ratios, compiler = defaultdict(list), []
+    for M, N, K, blocks, dim, db in gemm_programs(dims) if a.gemms else programs(dims, a.smoke):
         sim = simulated(M, N, K, blocks, dim, db)
         if sim is None:
             continue
         pred = predicted(M, N, K, blocks, dim, db)
-        print(f"{M:4d}x{N:3d}x{K:5d} blocks {blocks} DIM {dim:3d} {'db' if db else 'sb'}  "
-              f"pred {pred:9.0f}  sim {sim:9.0f}  pred/sim {pred / sim:5.2f}", flush=True)
+        line = f"{M:4d}x{N:3d}x{K:5d} blocks {blocks} DIM {dim:3d} {'db' if db else 'sb'}  " \
+               f"pred {pred:9.0f}  sim {sim:9.0f}  pred/sim {pred / sim:5.2f}"
+        if a.gemms:
+            compiler.append(compiler_predicted(M, N, K, blocks, dim, db) / sim)
+            line += f"  compiler {compiler[-1]:5.2f}"
+        print(line, flush=True)
         ratios[f"{'GEMV' if N == 1 else 'GEMM'} {'double' if db else 'single'}-buffered DIM {dim}"].append(pred / sim)
     print()
+    if compiler:
+        err = np.abs(np.array(compiler) - 1)
+        print(f"the compiler's estimate (explicit_gemm_program_cycles' Gemmini side), {len(err)} programs: "
+              f"median error {np.median(err):.1%}, max {err.max():.1%}, pred/sim {min(compiler):.2f}-{max(compiler):.2f}")
     every = np.array([r for v in ratios.values() for r in v])
     for name, v in sorted(ratios.items()):
         err = np.abs(np.array(v) - 1)

@@ -39,9 +39,9 @@ def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: i
     after the stores that read those rows), its input loads also after the computes of the last
     tile on the same half; its computes after the previous tile's, its last load entering the
     reservation station, each compute's input row landing, and the stores reading its rows; its
-    stores after its computes are issued and its first rows left the array. 1 if it stores."""
+    stores after its computes are issued, each after the rows it reads left the array. 1 if it stores."""
     lat, depth = DEFAULT_CONSTANTS.dram_latency, DEFAULT_CONSTANTS.array_depth_factor * cfg.dim
-    before, inputs, computes, stores, n_c, n_s, per_block, first_rows, issued, ready = costs
+    before, inputs, computes, stores, n_c, n_s, first_store, stores_done, issued, ready = costs
     first_read, last_read = st[READ + 2 * out_half], st[READ + 2 * out_half + 1]
     ld_start = max(st[FREED + slot], st[LD], last_read if zero_fills else 0.0)
     in_start = max(ld_start + before, st[COMPUTED + half])
@@ -53,9 +53,12 @@ def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: i
     st[FREED + slot] = ex_issued
     if not n_s:
         return 0
-    st_start = max(st[ST], ex_issued, ex_end + depth - per_block + first_rows)
-    st[ST] = st_start + stores
-    st[READ + 2 * out_half], st[READ + 2 * out_half + 1] = st_start + stores / n_s, st[ST]
+    # the stores once the computes are issued, each after the rows it reads (from the computes' start)
+    ex_begin = ex_end - computes
+    st_start = max(st[ST], ex_issued)
+    st[ST] = max(st_start + stores, ex_begin + stores_done)
+    st[READ + 2 * out_half] = max(st_start, ex_begin + first_store) + stores / n_s
+    st[READ + 2 * out_half + 1] = st[ST]
     if n_s > cfg.rs_st:     # the store FSM issues its last command once all but rs_st are out
-        st[FREED + slot] = max(ex_issued, st_start + (n_s - cfg.rs_st) * stores / n_s + lat)
+        st[FREED + slot] = max(ex_issued, st[ST] - cfg.rs_st * stores / n_s + lat)
     return 1

@@ -210,3 +210,25 @@ def test_a_tune_output_folder_does_not_shadow_a_shipped_network(tmp_path, monkey
     (tmp_path / "bert" / "result.json").write_text("{}")
     monkeypatch.chdir(tmp_path)
     assert [l.key for l in load_network("bert")] == [l.key for l in load_network(WORKLOADS_DIR / "bert")]
+
+
+def test_single_buffered_gemm_prices_the_last_programs_tail():
+    """A single-buffered explicit GEMM's last program has no next one whose loads run under its
+    last column's stores: the tuner's model (compiled_program_cycles, no residual) prices them, as
+    benchmarks/explicit_gemm_model.py --gemms checks on 84 GEMMs (128x64x33 in one program on DIM
+    64: 0.59x of the cycle model's 1,356 cycles without, 0.95x with)."""
+    import numpy as np
+    from baco.kernels.matmul import matmul_launch
+    from baco.tuner import residual
+    M, N, K, blocks, dim, cycles = 128, 64, 33, (128, 64, 33), 64, 1356
+    cfg = GemminiConfig.from_capacity(dim, 256, 256)
+    launch = matmul_launch(np.zeros((M, K), np.int8), np.zeros((K, N), np.int8), out="int8", scale=1 / 256,
+                           schedule=GemmSchedule(*blocks, double_buffer=False), config=cfg)
+    launch.options["loop_ws"] = False
+    assert launch.cycles()["cycles"] == cycles
+    layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1)
+    temporal, sC, sK = residual.block_factors(layer, dict(zip(("BLOCK_M", "BLOCK_N", "BLOCK_K"), blocks)), dim)
+    hw = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (dim, 256, 256))
+    with torch.no_grad():
+        pred = float(costmodel.compiled_program_cycles(layer, temporal, (sC, sK), hw, double_buffer=False)[0])
+    assert 0.9 < pred / cycles < 1.1, pred

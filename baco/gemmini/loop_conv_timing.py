@@ -241,22 +241,48 @@ def _mvin(cfg: GemminiConfig, rows, row_bytes, zeros):
     return DEFAULT_CONSTANTS.dma_cmd_overhead + rows if zeros else _dma(cfg, rows, row_bytes)
 
 
-def _tile_loads(cfg: GemminiConfig, t: ConvTile, bias, first) -> tuple[list, int, list]:
+def _chained(cfg: GemminiConfig, cols: int, spad_stride: int) -> bool:
+    """Whether the cycle model takes a LoopConv mvin of `cols` columns (blocks of DIM columns,
+    spad_stride rows apart: config_ld's block_stride) for one range of rows that holds the rows the
+    next mvin of its kind writes (its next pixels, tap or channels), as it does when there are
+    several blocks and spad_stride is at most DIM: the next then waits for it to land
+    (baco.sim.timing's _mvin_cost and its hazards)."""
+    return cols > cfg.dim and spad_stride <= cfg.dim
+
+
+def _landing(occ: list, chained: list, landing: bool) -> list:
+    """The occupancies `occ` of a run of mvins of one kind; with `landing`, each chained one
+    (_chained) taking until it lands (its DRAM latency more) but the run's last, after which none
+    of its kind follows."""
+    lat = DEFAULT_CONSTANTS.dram_latency * landing
+    return [o + lat * (c and i < len(occ) - 1) for i, (o, c) in enumerate(zip(occ, chained))]
+
+
+def _tile_loads(cfg: GemminiConfig, t: ConvTile, bias, first, landing: bool = False) -> tuple[list, int, list]:
     """(occupancies, how many are the bias's and weights', input rows) of tile t's mvins in
     LoopConv's order (baco.gemmini.loop_conv_stream): the bias (from DRAM, int32) or a zero fill
     of the accumulator rows when `first`, the weights, then each image's stored input rows (a
     padding row's mvins from address 0); `input rows` lists, per image, the input loads' running
-    occupancy at the end of each stored input row (rows `1 << downsample` apart in the tile)."""
+    occupancy at the end of each stored input row (rows `1 << downsample` apart in the tile).
+    `landing`: a mvin the next of its kind waits for (_chained) is counted until it lands, as the
+    loader then runs them (else each command's own occupancy, the cycle model's _cost)."""
     d, ib = cfg.dim, cfg.input_bytes
+    pixels = ((t.irows + t.upad + t.dpad) >> t.downsample) * ((t.icols + t.lpad + t.rpad) >> t.downsample)
     occ = []
     if first:
-        occ += [_mvin(cfg, rows, cols * cfg.acc_bytes, not bias)
-                for _, _, rows, cols in bias_row(t, d, cfg.max_block_len_acc)] * (t.batches * t.orows)
-    for _, tap in weight_blocks(t, d, cfg.max_block_len):
-        occ += [_dma(cfg, rows, cols * ib) for _, rows, cols in tap] * (t.krows * t.kcols)
+        stride = t.batches * t.orows * t.ocols
+        row = bias_row(t, d, cfg.max_block_len_acc) * (t.batches * t.orows)
+        occ += _landing([_mvin(cfg, rows, cols * cfg.acc_bytes, not bias) for _, _, rows, cols in row],
+                        [_chained(cfg, cols, stride) for _, _, _, cols in row], landing)
+    stride = t.krows * t.kcols * (t.ochs if t.trans_weight_0132 else t.kchs)
+    mvins = [m for _, tap in weight_blocks(t, d, cfg.max_block_len) for m in tap * (t.krows * t.kcols)]
+    occ += _landing([_dma(cfg, rows, cols * ib) for _, rows, cols in mvins],
+                    [_chained(cfg, cols, stride) for _, _, cols in mvins], landing)
     commands = input_row(t, d, cfg.max_block_len)      # the same for every image (no transposed input)
-    row = [_mvin(cfg, rows, cols * ib, pad) for _, _, rows, cols, pad in commands]
-    zero_row = [_mvin(cfg, rows, cols * ib, True) for _, _, rows, cols, _ in commands]
+    lat = DEFAULT_CONSTANTS.dram_latency * landing * _chained(cfg, max((c for _, _, _, c, _ in commands), default=0),
+                                                    (t.kchs if t.trans_input else t.batches) * pixels)
+    row = [_mvin(cfg, rows, cols * ib, pad) + lat for _, _, rows, cols, pad in commands]
+    zero_row = [_mvin(cfg, rows, cols * ib, True) + lat for _, _, rows, cols, _ in commands]
     before, total, row_total, zero_total = len(occ), 0.0, sum(row), sum(zero_row)
     input_ends = []
     for _ in input_images(t, d, cfg.max_block_len):
@@ -289,30 +315,37 @@ def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
                 B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows, pad_cols, pool=None,
                 pixels=None):
     """(bias and weight loads, input loads, computes, stores occupancy, computes count, stores
-    count, one weight block's computes, a row's first compute, loads issued, rows ready) of one
-    LOOP_CONV_WS tile (loop_conv_stream_cycles' tuple), the last two from the input loads' start:
-    when the execute FSM may start (its loop's last load has entered the reservation station,
-    which holds rs_ld loads until they land) and the least time its computes take to start so that
-    each finds its input row landed (the computes run weight block by weight block, over the
-    images and output rows; the first output channel block's taps read every row before any later
-    block). The commands are baco.gemmini.loop_conv_stream's."""
+    count, first store ready, stores done, loads issued, rows ready) of one LOOP_CONV_WS tile
+    (loop_conv_stream_cycles' tuple). `first store ready` and `stores done` are from the start of
+    its computes: when the first store's rows have left the array, and the least time its stores
+    take to end with each mvout after the rows it reads (the store unit runs them in order, DIM
+    pixels by DIM channels, output channel blocks innermost, while the execute FSM runs output
+    channel block by block: on a tile of few output pixels the first blocks' stores run under the
+    later blocks' computes; a pooled tile's stores after its last block's first rows). The last
+    two are from the input loads' start: when the execute FSM may start (its loop's last load has
+    entered the reservation station, which holds rs_ld loads until they land) and the least time
+    its computes take to start so that each finds its input row landed (the computes run weight
+    block by weight block, over the images and output rows; the first output channel block's taps
+    read every row before any later block). The commands are baco.gemmini.loop_conv_stream's."""
     k, d = DEFAULT_CONSTANTS, cfg.dim
     lat = k.dram_latency
     t = conv_tile(d, dilation, downsample, B, orows, ocols, och, kr, kc, ich, irows, icols, first, last, pad_rows,
                   pad_cols, pixels=pixels)
-    occ, n_before, input_ends = _tile_loads(cfg, t, bias, first)
+    occ, n_before, input_ends = _tile_loads(cfg, t, bias, first, landing=True)
     n_loads, before = len(occ), sum(occ[:n_before])
     inputs = sum(occ) - before
     # the loop unit issues a command a cycle; the last load enters once the rs_ld-th before it has landed
     issued = max(n_loads - n_before, sum(occ[:n_loads - cfg.rs_ld]) - before + lat if n_loads > cfg.rs_ld else 0)
-    _, col_groups, kch_blocks = execute_blocks(t, d)
+    och_blocks, col_groups, kch_blocks = execute_blocks(t, d)
     tap_blocks = len(col_groups) * len(kch_blocks)      # weight blocks of one tap row
     blocks = execute_block_count(t, d)
     occ = [max(rows, 4) + k.compute_overhead for _, rows in compute_runs(t, d)]
     row_occ = sum(occ)
     per_block = B * orows * row_occ + max(0, d - occ[-1])      # new weights wait on a short last compute
     block = k.accumulating_spacing(per_block, occ[0], d)
-    computes = blocks * block
+    # a block accumulates onto the rows the one before wrote, except the first of an output channel
+    # block (LoopConv's order: och -> krow -> kcol -> kch), which starts its own rows
+    computes = blocks * block - len(och_blocks) * (block - per_block)
     n_computes = blocks * len(compute_images(t, d)) * orows * len(occ)
     # output row o of tap row t reads input row o * stride + t * dilation (the tile's rows are
     # orows * stride + (kr - 1) * dilation, padding included)
@@ -321,7 +354,38 @@ def _tile_costs(cfg: GemminiConfig, dilation, downsample, out_int8, bias,
                 - r * tap_blocks * block - (b * orows + o) * row_occ
                 for r in range(kr) for b, rows in enumerate(input_ends) for o in range(orows))
     stores, n_stores = _tile_stores(cfg, t, out_int8, pool) if last else (0.0, 0)
-    return before, inputs, computes, stores, n_computes, n_stores, per_block, occ[0], issued, ready
+    first_store, stores_done = _store_times(t, d, occ, row_occ, per_block, block, computes, stores, n_stores, pool)
+    return before, inputs, computes, stores, n_computes, n_stores, first_store, stores_done, issued, ready
+
+
+def _store_times(t: ConvTile, d: int, occ: list, row_occ: float, per_block: float, block: float, computes: float,
+                 stores: float, n_stores: int, pool) -> tuple[float, float]:
+    """(first store ready, stores done) of a tile from the start of its computes (_tile_costs): each
+    mvout (store_row's, for every image and output row) once the compute of its pixels in the last
+    weight block of its output channel block has left the array's pipeline, the store unit's mvouts
+    in order, each stores / n_stores; a pooled tile's (pooled_stores) all after the last weight
+    block's first rows."""
+    if not n_stores:
+        return 0.0, 0.0
+    depth = DEFAULT_CONSTANTS.array_depth_factor * d
+    if pool is not None:
+        ready = computes - per_block + occ[0] + depth
+        return ready, ready + stores
+    each, och_blocks = stores / n_stores, -(-t.ochs // d)
+    span = computes / och_blocks                    # one output channel block's weight blocks
+    ends = [sum(occ[:c + 1]) for c in range(len(occ))]
+    row = store_row(t, d)
+    first = last = None
+    left = n_stores
+    for b in range(t.batches):
+        for r in range(t.orows):
+            pixel = (b * t.orows + r) * row_occ
+            for ocol, och, _, _ in row:
+                ready = (och // d + 1) * span - per_block + pixel + ends[min(ocol // d, len(ends) - 1)] + depth
+                first = ready if first is None else first
+                last = max(last or 0.0, ready + left * each)
+                left -= 1
+    return first, last
 
 
 COUNT_KEYS = ("macs", "registers", "scratchpad_reads", "scratchpad_writes", "accumulator_reads",
@@ -379,7 +443,7 @@ def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: i
     """Advances the walk state `st` (indices LD..READ) by one tile of `costs` (_tile_costs) in loop
     `slot`, reading scratchpad `half` and writing accumulator half `out_half`; 1 if it stores, else 0."""
     lat, depth = DEFAULT_CONSTANTS.dram_latency, DEFAULT_CONSTANTS.array_depth_factor * cfg.dim
-    before, inputs, computes, stores, n_c, n_s, per_block, first_rows, issued, ready = costs
+    before, inputs, computes, stores, n_c, n_s, first_store, stores_done, issued, ready = costs
     first_read, last_read = st[READ + 2 * out_half], st[READ + 2 * out_half + 1]
     ld_start = max(st[FREED + slot], st[LD], last_read if zero_fills else 0.0)
     in_start = max(ld_start + before, st[COMPUTED + half])
@@ -391,9 +455,11 @@ def _walk_tile(st: list, costs: tuple, cfg: GemminiConfig, *, slot: int, half: i
     st[FREED + slot] = ex_issued
     if not n_s:
         return 0
-    st_start = max(st[ST], ex_issued, ex_end + depth - per_block + first_rows)
-    st[ST] = st_start + stores
-    st[READ + 2 * out_half], st[READ + 2 * out_half + 1] = st_start + stores / n_s, st[ST]
+    ex_begin = ex_end - computes
+    st_start = max(st[ST], ex_issued)
+    st[ST] = max(st_start + stores, ex_begin + stores_done)
+    st[READ + 2 * out_half] = max(st_start, ex_begin + first_store) + stores / n_s
+    st[READ + 2 * out_half + 1] = st[ST]
     if n_s > cfg.rs_st:     # the store FSM issues its last command once all but rs_st are out
-        st[FREED + slot] = max(ex_issued, st_start + (n_s - cfg.rs_st) * stores / n_s + lat)
+        st[FREED + slot] = max(ex_issued, st[ST] - cfg.rs_st * stores / n_s + lat)
     return 1

@@ -30,7 +30,7 @@ from dataclasses import MISSING, asdict, dataclass, fields, replace
 from baco.gemmini.config import Footprint, GemminiConfig, loop_unit_half  # noqa: F401  (re-exported)
 from baco.gemmini.heuristics import tiled_matmul_auto
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
-from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles
+from baco.gemmini.loop_conv_timing import loop_conv_stream_cycles, program_conv_tiles, program_tap_rows
 from baco.gemmini.loop_ws_timing import (LoopWs, dma_cycles, local_move_cycles,  # noqa: F401  (dma_cycles re-exported)
                                          loop_ws_end_to_end, loop_ws_lower_bound, loop_ws_stream_cycles)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
@@ -847,7 +847,8 @@ def loop_conv_fits(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: i
 
 def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: bool = False, *, P: int = 1,
                           taps: int = 1, filter_size: tuple[int, int] | None = None, stride: int = 1,
-                          dilation: int = 1, bias: bool = False) -> GemmSchedule:
+                          dilation: int = 1, bias: bool = False, padding: int = 0,
+                          image: tuple[int, int] | None = None) -> GemmSchedule:
     """The schedule a convolution runs when none is given (baco/kernels/conv.py).
 
     It starts from default_gemm_schedule of the image's GEMM, P*Q pixels x K x C (Q = all N*H*W
@@ -875,11 +876,17 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
     preloads then serves 280 pixels instead of 28). When even DIM-sized blocks do not fit, the explicit schedule
     stays. `bias`: the programs load a bias, which the ranking prices (its mvins cost the candidates
     unalike: DIM 32 28x28 64->64 3x3 ran 6 rows a program in 36,126 cycles and 4 rows, fastest
-    without a bias, in 41,258)."""
+    without a bias, in 41,258). `padding` and `image` (H, W): the image the layer reads, padded by
+    that many zero rows and columns each side (program_conv_tiles; by default the unpadded image the
+    outputs read), which the ranking walks as the kernel runs it: a one-row program at the padded
+    image's edge runs only its tap rows inside the image (3x3 'same' on a 1x1 image, 3->64 channels
+    at DIM 16: one program 336 cycles on the cycle model, walked 857 without the padding and chosen
+    against two, 413)."""
     s = _default_conv_schedule(Q, K, C, cfg, out_int8, P, taps)
     if filter_size is None or not out_int8:
         return s
-    return _fastest_loop_conv(s, P, Q, K, C, *filter_size, stride, dilation, cfg, bias) or s
+    return _fastest_loop_conv(s, P, Q, K, C, *filter_size, stride, dilation, cfg, bias, padding,
+                              None if image is None else tuple(image)) or s
 
 
 
@@ -904,26 +911,50 @@ def pointwise_loop_conv_schedule(N: int, P: int, Q: int, K: int, C: int, cfg: Ge
     return s
 
 
+def _walked_channels(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
+                     cfg: GemminiConfig, padding: int, image: tuple[int, int] | None) -> int | None:
+    """loop_conv_channels' input channels a LOOP_CONV_WS, or, for a layer of one output row in a
+    padded image, the loop-conv-ws pass's for its one program row: its tile holds only the tap rows
+    inside the image (program_tap_rows; stride + dilation x (tap rows - 1) rows), so more channels
+    may fit (3x3/2 'same' 5x5 on a 2x2 image, 64->256 at DIM 32: all 64 in one LOOP_CONV_WS where
+    the unpadded tile takes two of 32)."""
+    channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg)
+    if P != 1 or image is None or channels is None:
+        return channels
+    r_lo, r_hi = program_tap_rows(0, 1, image[0], R, stride, dilation, padding)
+    krows, icols = r_hi - r_lo, loop_conv_tile(s, P, Q, K, R, S, stride, dilation)[3]
+    ds = loop_conv_downsamples(R, S, stride)
+    return loop_conv_channel_block(C, (stride + dilation * (krows - 1)) >> ds, icols >> ds, krows, S,
+                                   -(-min(s.block_n, K) // cfg.dim), cfg) or channels
+
+
 def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
                              s: GemmSchedule, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS,
-                             bias: bool = False) -> float:
+                             bias: bool = False, padding: int = 0, image: tuple[int, int] | None = None) -> float:
     """Estimated end-to-end cycles of one image's convolution run as LOOP_CONV_WS programs under `s`
-    (loop_conv_channels' input channels per LOOP_CONV_WS; `bias`: each program's first loads a
-    bias): LoopConv's stream (loop_conv_timing's walk of the programs' tiles, Gemmini alone) or the
-    CPU issuing the programs (loop_conv_instructions), whichever is slower (two loops in flight: the
-    CPU issues the next program while Gemmini runs this one), plus one program's issue before
-    Gemmini starts."""
-    channels = loop_conv_channels(s, P, Q, K, C, R, S, stride, dilation, cfg)
+    (loop_conv_channels' input channels per LOOP_CONV_WS, or _walked_channels'; `bias`: each
+    program's first loads a bias; `padding`, `image`: program_conv_tiles'): LoopConv's stream
+    (loop_conv_timing's walk of the programs' tiles, Gemmini alone) and the CPU issuing the programs
+    (loop_conv_instructions) as a two-stage pipeline (two loops in flight: the CPU issues the next
+    program while Gemmini runs this one): the first program's issue, then Gemmini's work, or the
+    CPU's issue of every program, then the last program's work alone (the walk of its tiles: Gemmini
+    idles until it arrives), whichever is longer. The ranking charged one more program's issue
+    instead (max(Gemmini, CPU) + one issue), which a CPU-bound candidate of many programs does not
+    run: 3x3/2 'same' on a 2x2 image, 3->256 at DIM 16, on the ISS with the cycle model 4 programs
+    2,157 cycles, 2 programs 1,678, 1 program 2,179 (priced 2,091, 1,667, 2,195). The tuner
+    (kernel_model.conv_end_to_end) takes the last program's work as Gemmini's over the programs."""
+    channels = _walked_channels(s, P, Q, K, C, R, S, stride, dilation, cfg, padding, image)
     downsample = loop_conv_downsamples(R, S, stride)
     tiles = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
-                               channels=channels, downsample=downsample)
+                               channels=channels, downsample=downsample, padding=padding, image=image)
     gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, bias=bias,
                                       downsample=int(downsample))
     loops = -(-C // channels)
     programs = len(tiles) // loops
     issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias, output_rows=P > 1) \
         * k.cpu_cycles_per_instruction
-    return max(gemmini, programs * issue) + issue
+    last = loop_conv_stream_cycles(tiles[-loops:], cfg, dilation=dilation, bias=bias, downsample=int(downsample))
+    return max(gemmini + issue, programs * issue + last)
 
 
 def pooled_column_tiles(pocols: int, columns: int, orows: int, och_banks: int, pool: int, pool_stride: int,
@@ -1022,7 +1053,8 @@ CONV_WALK_MARGIN = 0.001
 
 @functools.lru_cache(maxsize=1024)
 def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int,
-                       dilation: int, cfg: GemminiConfig, bias: bool) -> GemmSchedule | None:
+                       dilation: int, cfg: GemminiConfig, bias: bool, padding: int = 0,
+                       image: tuple[int, int] | None = None) -> GemmSchedule | None:
     """default_conv_schedule's LoopConv search from `base` (its block_k, dataflow and double
     buffering); None when no program fits. Of the programs within CONV_WALK_MARGIN of the fastest,
     the largest output tile (the fewest programs). Cached: a model's layers ask again for the same
@@ -1040,7 +1072,8 @@ def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: in
                and not schedule_problems(f, cfg, True)]
     if not fitting:
         return None
-    cycles = {f: loop_conv_program_cycles(P, Q, K, C, R, S, stride, dilation, f, cfg, bias=bias) for f in fitting}
+    cycles = {f: loop_conv_program_cycles(P, Q, K, C, R, S, stride, dilation, f, cfg, bias=bias, padding=padding,
+                                          image=image) for f in fitting}
     fastest = min(cycles.values())
     return max((f for f in fitting if cycles[f] <= fastest * (1 + CONV_WALK_MARGIN)),
                key=lambda f: (f.rows * min(f.block_m, Q) * min(f.block_n, K), -cycles[f]))

@@ -239,13 +239,18 @@ def is_pointwise(w, stride, padding) -> bool:
     return w.shape[:2] == (1, 1) and stride == (1, 1) and padding == (0, 0)
 
 
-def loop_conv_options(w, stride, dilation, pointwise: bool, bias: bool = False) -> dict:
+def loop_conv_options(w, stride, dilation, pointwise: bool, bias: bool = False, padding=(0, 0), image=None) -> dict:
     """default_conv_schedule's LoopConv arguments for a conv2d (`bias`: it has one; none for a
     pointwise one, a GEMM, or for different strides or dilations along H and W, which one
-    LOOP_CONV_WS cannot take)."""
+    LOOP_CONV_WS cannot take; `padding` (rows, columns) and `image` (H, W): the image its ranking
+    walks, where the padding is the same along H and W and less than the dilated filter's extent, as
+    a baco.problem.layer.Layer's)."""
     if pointwise or stride[0] != stride[1] or dilation[0] != dilation[1]:
         return {}
-    return {"filter_size": (w.shape[0], w.shape[1]), "stride": stride[0], "dilation": dilation[0], "bias": bias}
+    options = {"filter_size": (w.shape[0], w.shape[1]), "stride": stride[0], "dilation": dilation[0], "bias": bias}
+    if image is not None and padding[0] == padding[1] < (min(w.shape[:2]) - 1) * dilation[0] + 1:
+        options.update(padding=padding[0], image=tuple(image))
+    return options
 
 
 def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",
@@ -264,7 +269,7 @@ def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0
                                             scale=scale, relu=relu, schedule=s, config=config)
     s = conv_schedule(blocks, Q=N * P * Q if pointwise else Q, K=K, C=C, P=1 if pointwise else P,
                       taps=w.shape[0] * w.shape[1], config=config, out_int8=out == "int8",
-                      **loop_conv_options(w, stride, dilation, pointwise, bias is not None))
+                      **loop_conv_options(w, stride, dilation, pointwise, bias is not None, padding, x.shape[1:3]))
     if pointwise:
         return ConvLaunch.pointwise(x, w, y, bias, scale=scale, relu=relu, schedule=s, config=config)
     return ConvLaunch.implicit_gemm(x, w, y, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
@@ -333,7 +338,8 @@ def reference_conv2d(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
     R, S, _, K = w.shape
     config = as_config(config)
     s = conv_schedule(blocks, Q=Q, K=K, C=C, P=P, taps=R * S, config=config, out_int8=out == "int8",
-                      **loop_conv_options(w, stride, dilation, is_pointwise(w, stride, padding), bias is not None))
+                      **loop_conv_options(w, stride, dilation, is_pointwise(w, stride, padding), bias is not None,
+                                          padding, x.shape[1:3]))
     step = s.block_k if s.dataflow == "OS" else None
     cols, Cp = im2col(x, R, S, stride, padding, dilation, P, Q, step)
     wp = np.zeros((R, S, Cp, K), dtype=np.int64)

@@ -866,6 +866,16 @@ def _gemm_programs(p):
     # loads are dispatched once all but rs_st of them have been (store-bound programs serialise)
     queued = (k_steps - 1) * step + load + lat + store * (1 - torch.clamp(cfg.rs_st / (mb * nb), max=1.0))
     per_program = torch.maximum(per_program, queued)
+    if not p.double_buffer:
+        # the last program has no next one whose loads run under its tail: its last column's stores
+        # follow its results, from the last weight block's first row strip on, one store at least
+        # after its last compute, and the last lands in DRAM (the depth its last step counted: _ws_step
+        # waits for its last compute to land); 128x64x33 in one program on DIM 64: 1,356 cycles on
+        # the cycle model, 799 priced without, 1,286 with; per_program counted what of it the next
+        # program's loads did not hide
+        block = compute / (kb * nb)
+        tail = lat + torch.maximum(store / nb - block + block / mb, store / (mb * nb))
+        prologue = torch.clamp(tail - (per_program - k_steps * step), min=0.0)
     if p.dataflow == "OS":        # an OS program zero-fills its block (or loads its bias) before its loads
         per_program = per_program + torch.where(p.bias, p.bias_load, p.zero_fill)
     return step, per_program, prologue

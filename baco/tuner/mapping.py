@@ -174,7 +174,7 @@ def conv_schedule(m: Mapping, layer: Layer, cfg: GemminiConfig, out_int8: bool =
 def default_layer_schedule(layer: Layer, cfg: GemminiConfig, out_int8: bool = KERNEL_OUT_INT8) -> GemmSchedule:
     """The schedule a convolution layer runs with none given: the depthwise kernel's default for a
     depthwise layer, else the conv kernel's (baco.gemmini.schedule), with the filter, stride and
-    dilation LoopConv needs when one LOOP_CONV_WS can run it, and the layer's bias (as
+    dilation LoopConv needs when one LOOP_CONV_WS can run it, and the layer's bias and padded image (as
     baco.kernels.conv.conv2d asks)."""
     if layer.depthwise:
         return default_depthwise_schedule(layer.P, layer.Q, layer.R, layer.S, cfg, out_int8,
@@ -184,7 +184,8 @@ def default_layer_schedule(layer: Layer, cfg: GemminiConfig, out_int8: bool = KE
     pixels = layer.N * layer.P * layer.Q if pointwise else layer.Q
     square = layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation
     loop_conv = {} if pointwise or not square else \
-        {"filter_size": (layer.R, layer.S), "stride": layer.Hstride, "dilation": layer.Hdilation, "bias": layer.bias}
+        {"filter_size": (layer.R, layer.S), "stride": layer.Hstride, "dilation": layer.Hdilation, "bias": layer.bias,
+         "padding": layer.padding, "image": (layer.image_rows, layer.image_cols)}
     return default_conv_schedule(pixels, layer.K, layer.C, cfg, out_int8, P=1 if pointwise else layer.P,
                                  taps=layer.R * layer.S, **loop_conv)
 
