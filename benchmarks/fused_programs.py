@@ -20,7 +20,9 @@ benchmarks/tuned_models.py measures it). Printed: both programs' cycles, energy 
 bit-exactness, the simulated EDP saving beside the predicted one (the tuner's fused against
 unfused EDP of the same design), and per fused group its program's predicted cycles (the tuner's
 group_cycles; beside it its layers' unfused, the price the search weighs it against) beside its
-step's simulated cycles (and the two unfused steps it replaces); then
+step's simulated cycles (and the two unfused steps it replaces) and, for a producer the design
+runs at its kernel's default program, the blocks its edge records (the faster of the kernels'
+default blocks and the producer's tile: fusion.fuse_result); then
 over every fused group of the run the fused-program model's accuracy as benchmarks/loop_check.py
 reports single layers: Pearson r of log cycles and the median relative error (goals r >= 0.95,
 median <= 15%).
@@ -145,6 +147,7 @@ def fused_groups(build, plain_build, runs, kind, info) -> list:
         replaced = replaced_steps(plain_build, step)
         groups.append({"group": f"{producer} -> {edge['consumer']} ({edge['kind']})",
                        "predicted": edge["group_cycles"], "predicted_unfused": edge["unfused_group_cycles"],
+                       "blocks": edge.get("blocks"), "blocks_source": edge.get("blocks_source"),
                        "simulated": runs[kind]["steps"][s_index],
                        "unfused_simulated": sum(runs["unfused"]["steps"][i] for i in replaced)})
     return groups
@@ -215,7 +218,9 @@ def print_row(r: dict) -> None:
         for g in f["groups"]:
             print(f"    {g['group'][:58]:58s} predicted {g['predicted']:>10,.0f} "
                   f"(unfused {g['predicted_unfused']:,.0f})  simulated {g['simulated']:>10,} "
-                  f"(unfused steps {g['unfused_simulated']:,})")
+                  f"(unfused steps {g['unfused_simulated']:,})" + (
+                      f" at {'/'.join(str(v) for v in g['blocks'].values())} ({g['blocks_source']})"
+                      if g.get("blocks") else ""))
 
 
 def accuracy(groups: list) -> tuple[float, float]:
