@@ -399,7 +399,7 @@ def test_compiled_search_cost_takes_traffic_of_the_touched_layers_only():
     assert float(cost.energy_uj[0]) == pytest.approx(float(expected[1][0]), rel=1e-12)
 
 
-class PointwiseResidual(nn.Module):
+class ProjectResidual(nn.Module):
     """A 1x1 expand (ReLU6), a 1x1 project and the residual add of the input: a pw-pw edge and a
     resadd edge sharing the project conv."""
 
@@ -413,12 +413,12 @@ class PointwiseResidual(nn.Module):
 
 
 def default_marked_fused(kind):
-    """(model, input, graph, result, edge index) of PointwiseResidual's build without a design (its
+    """(model, input, graph, result, edge index) of ProjectResidual's build without a design (its
     convs marked to run their kernel's default program) with its `kind` edge fused."""
     from baco.model.zoo import seeded_inputs, with_bn_statistics
     torch.manual_seed(1)
     shape = (1, 24, 16, 16)
-    model, x = with_bn_statistics(PointwiseResidual(), shape), seeded_inputs(shape, 1)[0]
+    model, x = with_bn_statistics(ProjectResidual(), shape), seeded_inputs(shape, 1)[0]
     g = fusion.graph_from_torch(model, x)
     problem = explore.NetworkProblem(g.layers, cycle_model="compiled", fusion_graph=g)
     result = explore.default_build(problem)
@@ -459,7 +459,7 @@ def test_default_producers_fused_program_runs_the_faster_recorded_blocks():
     assert edge["blocks"] == {"block_m": t["N"] * t["P"] * t["Q"], "block_n": t["K"], "block_k": t["C"]}
     design = result_dict(g.layers, result)
     assert json.loads(json.dumps(design))["fusion"]["edges"][k]["blocks"] == edge["blocks"]
-    compiled = baco.compile_model(model, x, design=design)
+    compiled = baco.compile_model(model, x, design=design, calibrate=1)
     step = fused_step(compiled.lowered)
     o = step.launches[0].options
     assert step.schedule_source == "tuned" and \
