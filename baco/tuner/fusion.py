@@ -908,8 +908,10 @@ def _block_choices(problem, result, fits) -> dict:
     """{held edge index: [(blocks, "default" | "tile")]} under the compiled-program model for the
     held edges whose producer runs its kernel's default program (Cost.schedule_source "default")
     and whose fused program is the explicit one (fused_program_blocks): the blocks it may run with,
-    the kernels' default where they fit and the producer's tile where it fits (fits [1, H], the
-    tile's footprint, held_needs'). Such an edge's entry of `fits` becomes whether either does."""
+    the kernels' default and the producer's tile where their program fits (fused_blocks_fit: a
+    residual add's footprint at them; a chain's blocks halved to fit by gemm_chain_blocks, as its
+    launch does). Such an edge's entry of `fits` [1, H] (held_needs' at the tile unhalved) becomes
+    whether either does."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     choices = {}
     if problem.cycle_model == "timeloop":
@@ -923,7 +925,7 @@ def _block_choices(problem, result, fits) -> dict:
         options = []
         for source, default in (("default", True), ("tile", False)):
             b = fused_program_blocks(graph, e, result.mappings[i], hw, default)
-            if b is not None and fused_blocks_fit(e, b, hw) and (default or bool(fits[0, h])):
+            if b is not None and fused_blocks_fit(e, b, hw):
                 options.append((b, source))
         choices[k] = options
         fits[0, h] = bool(options)
