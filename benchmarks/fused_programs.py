@@ -41,9 +41,9 @@ on random data). MobileNetV2 at 64x64 (--budget 20: the design is the build with
 every conv marked to run its kernel's default program) offers 12 edges; forced, its 10 residual
 adds and one 1x1 -> 1x1 chain run at the faster of the kernels' default blocks and the producer's
 tile (the edge's "blocks"; features.3's add at its tile 32/24/48: 11,845 predicted, 12,707
-simulated, against 24,635 and 23,275 at the default 32/32/48), EDP -14.7% simulated, -11.9%
-predicted (at the default blocks alone: -18.0%, -14.6%); the search fuses none, every fused
-program being slower than its pair unfused (features.3 + add: 8,289 predicted, 8,230 simulated).
+simulated; 24,635 predicted at the default 32/32/48), EDP -14.7% simulated, -11.9% predicted; the
+search fuses none, every fused program being slower than its pair unfused (features.3 + add:
+8,289 predicted, 8,230 simulated).
 "bert_layer": the BERT layer of benchmarks/models.py (baco.tuner.torch_models'
 bert_base_layer, input 1 x --sequence x 768); its fusion graph has no edge (its
 torch.nn.TransformerEncoder is one leaf of it), so its three designs are one program, built and
