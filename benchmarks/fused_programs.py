@@ -20,7 +20,9 @@ benchmarks/tuned_models.py measures it). Printed: both programs' cycles, energy 
 bit-exactness, the simulated EDP saving beside the predicted one (the tuner's fused against
 unfused EDP of the same design), and per fused group its program's predicted cycles (the tuner's
 group_cycles; beside it its layers' unfused, the price the search weighs it against) beside its
-step's simulated cycles (and the two unfused steps it replaces); then
+step's simulated cycles (and the two unfused steps it replaces) and, for a producer the design
+runs at its kernel's default program, the blocks its edge records (the faster of the kernels'
+default blocks and the producer's tile: fusion.fuse_result); then
 over every fused group of the run the fused-program model's accuracy as benchmarks/loop_check.py
 reports single layers: Pearson r of log cycles and the median relative error (goals r >= 0.95,
 median <= 15%).
@@ -35,7 +37,14 @@ residual adds follow 3x3 convolutions): at 64x64 on the default Gemmini the sear
 (predicted 69k cycles against 1,397k unfused; simulated 78k against 1,415k) and the program with
 it runs 2.03M cycles against 3.36M without (EDP saving simulated 39.6%, predicted 39.4%; the CPU
 cost table prices that 32x32x64 max pool at 1,329k cycles, the ISS retires 1,336k instructions
-on random data). "bert_layer": the BERT layer of benchmarks/models.py (baco.tuner.torch_models'
+on random data). MobileNetV2 at 64x64 (--budget 20: the design is the build without a design,
+every conv marked to run its kernel's default program) offers 12 edges; forced, its 10 residual
+adds and one 1x1 -> 1x1 chain run at the faster of the kernels' default blocks and the producer's
+tile (the edge's "blocks"; features.3's add at its tile 32/24/48: 11,845 predicted, 12,707
+simulated; 24,635 predicted at the default 32/32/48), EDP -14.7% simulated, -11.9% predicted; the
+search fuses none, every fused program being slower than its pair unfused (features.3 + add:
+8,289 predicted, 8,230 simulated).
+"bert_layer": the BERT layer of benchmarks/models.py (baco.tuner.torch_models'
 bert_base_layer, input 1 x --sequence x 768); its fusion graph has no edge (its
 torch.nn.TransformerEncoder is one leaf of it), so its three designs are one program, built and
 run once (any designs fusing the same edges are). Its capture (baco.model.graph) offers one pair
@@ -145,6 +154,7 @@ def fused_groups(build, plain_build, runs, kind, info) -> list:
         replaced = replaced_steps(plain_build, step)
         groups.append({"group": f"{producer} -> {edge['consumer']} ({edge['kind']})",
                        "predicted": edge["group_cycles"], "predicted_unfused": edge["unfused_group_cycles"],
+                       "blocks": edge.get("blocks"), "blocks_source": edge.get("blocks_source"),
                        "simulated": runs[kind]["steps"][s_index],
                        "unfused_simulated": sum(runs["unfused"]["steps"][i] for i in replaced)})
     return groups
@@ -215,7 +225,9 @@ def print_row(r: dict) -> None:
         for g in f["groups"]:
             print(f"    {g['group'][:58]:58s} predicted {g['predicted']:>10,.0f} "
                   f"(unfused {g['predicted_unfused']:,.0f})  simulated {g['simulated']:>10,} "
-                  f"(unfused steps {g['unfused_simulated']:,})")
+                  f"(unfused steps {g['unfused_simulated']:,})" + (
+                      f" at {'/'.join(str(v) for v in g['blocks'].values())} ({g['blocks_source']})"
+                      if g.get("blocks") else ""))
 
 
 def accuracy(groups: list) -> tuple[float, float]:

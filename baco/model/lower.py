@@ -30,7 +30,9 @@ convolutions and linear layers); other layers keep the kernel's default schedule
 
 Fusion: a design's fused edges (result.json's "fusion", `baco tune --fusion on`) name their layers
 by module path, which is where each op comes from (Op.source). Each fused chain or residual-add
-edge becomes one fused step with the producer's tuned blocks; an edge the compiler cannot run as
+edge becomes one fused step with the blocks the edge records ("blocks": the tuner's choice for a
+producer the design runs at its kernel's default program), else the producer's tuned blocks, else
+the kernels' default blocks; an edge the compiler cannot run as
 one program is a ValueError naming it, never a silently unfused pair. A max pool after a ReLU'd
 conv is fused by the capture (the conv's pooled store) unless the design's "pool" edge of that conv
 is unfused (`unfused_pools`, which compile_model hands the capture): then the conv stores its whole
@@ -57,6 +59,7 @@ from baco.kernels.resadd import resadd_launch
 from baco.model import cpu_ops
 from baco.model.graph import Graph, Op, inverse, module_path
 from baco.problem.layer import Layer, symmetric_padding
+from baco.tuner.fusion import EDGE_BLOCKS
 from baco.tuner.workloads import gemm
 
 GEMMINI_OPS = ("conv", "depthwise", "linear", "matmul", "add")
@@ -204,10 +207,15 @@ def gemm_kernel_problems(op: Op) -> list[str]:
     return [f"{module_path(op)} is not a linear layer or a 1x1 stride-1 unpadded convolution without pooling"]
 
 
-def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict]:
+def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict, dict]:
     """The design's fused edges as ({producer op output: consumer op} of the chains, {producer op
-    output: add op} of the residual adds), each checked to be a pair the compiler runs as one
-    program (baco.kernels.fused), else a ValueError naming it."""
+    output: add op} of the residual adds, {producer op output: (blocks, schedule source)} of the
+    edges that record the blocks their program runs with), each checked to be a pair the compiler
+    runs as one program (baco.kernels.fused), else a ValueError naming it. An edge's "blocks"
+    (baco.tuner.fusion.fuse_result's, for a producer the design runs at its kernel's default
+    program: the faster of the default blocks and its tile; fusion.EDGE_BLOCKS' keys, positive ints) are
+    its launch's, "blocks_source" "tile" making the step's schedule "tuned"; without them (an older
+    result.json) the program runs the producer's schedule or the kernels' default blocks."""
     edges = [e for e in ((design or {}).get("fusion") or {}).get("edges", []) if e["fused"]]
     by_module = {}
     for op in graph.ops:
@@ -217,7 +225,7 @@ def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict]:
     for op in graph.ops:
         for t in op.inputs:
             readers.setdefault(t, []).append(op)
-    chains, resadds, taken = {}, {}, set()
+    chains, resadds, blocks, taken = {}, {}, {}, set()
     for e in edges:
         if e["kind"] not in FUSED_KINDS:
             continue        # a pool: the conv's pooled store (baco.model.graph's capture)
@@ -249,18 +257,26 @@ def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict]:
             why.append("the producer's output has another reader")
         if taken & {p.output, c.output}:
             why.append("a layer of it is in another fused edge (fused groups are pairs)")
+        if "blocks" in e:
+            b, names = e["blocks"], EDGE_BLOCKS.get(e["kind"], ())
+            if not (isinstance(b, dict) and sorted(b) == sorted(names) and
+                    all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in b.values())):
+                why.append(f"its blocks {b!r} are not positive ints {', '.join(names) or '(none for its kind)'}")
+            else:
+                blocks[p.output] = (b, "tuned" if e.get("blocks_source") == "tile" else "default")
         if why:
             raise ValueError(f"{where} cannot run as one program: " + "; ".join(why))
         (chains if chain else resadds)[p.output] = c
         taken |= {p.output, c.output}
-    return chains, resadds
+    return chains, resadds, blocks
 
 
 class _Lowering:
-    def __init__(self, graph: Graph, config: GemminiConfig, tuned: dict, fused: tuple[dict, dict] = ({}, {})):
+    def __init__(self, graph: Graph, config: GemminiConfig, tuned: dict, fused: tuple[dict, dict, dict] = ({}, {}, {})):
         self.graph, self.config, self.tuned = graph, config, tuned
         self.buffers, self.regions, self.steps = {}, {}, []
-        self.chains, self.resadds = fused   # producer output -> consumer op (a chain's layer, an add)
+        # producer output -> consumer op (a chain's layer, an add); -> (blocks, source) its edge records
+        self.chains, self.resadds, self.fused_blocks = fused
         self.consumers = {c.output for c in self.chains.values()}
         self.add_producer = {a.output: self.graph.producer(p) for p, a in self.resadds.items()}
         self.on_chip = set()
@@ -376,6 +392,9 @@ class _Lowering:
             layer = conv_layer(producer, x.shape)
         schedule = self.tuned.get(layer.key)
         blocks = dict(block_m=schedule.m_rows, block_k=schedule.block_k) if schedule is not None else {}
+        source = "tuned" if schedule is not None else "default"
+        if producer.output in self.fused_blocks:     # the blocks the design's edge runs its program with
+            blocks, source = self.fused_blocks[producer.output]
         out_shape = self.graph.tensors[consumer.output].shape
         p, c = producer.q, consumer.q
         launch = gemm_chain_launch(rows, w1, b1, w2, b2, scale1=p["scale"], scale2=c["scale"], relu1=p["relu"],
@@ -385,8 +404,7 @@ class _Lowering:
         self.buffer(f"{consumer.output}.weight", launch.args[3], "weight")
         self.output(consumer, launch.y.reshape(out_shape))
         self.on_chip.add(producer.output)
-        return GemminiStep(consumer, [self.reads(launch, x)], layer, "tuned" if schedule is not None else "default",
-                           fused=[producer, consumer])
+        return GemminiStep(consumer, [self.reads(launch, x)], layer, source, fused=[producer, consumer])
 
     def lower_dw_pw(self, depthwise, pointwise):
         """A depthwise conv and the 1x1 conv reading it as one dw_pw_launch at the blocks its kernel
@@ -416,19 +434,22 @@ class _Lowering:
         layer = gemm(rows.shape[0], w.shape[0], w.shape[1], bias=True) if producer.kind == "linear" else \
             conv_layer(producer, x.shape)
         schedule = self.tuned.get(layer.key)
+        schedule = schedule and GemmSchedule(schedule.m_rows, schedule.block_n, schedule.block_k)
+        source = "tuned" if schedule is not None else "default"
+        if producer.output in self.fused_blocks:     # the blocks the design's edge runs its program with
+            blocks, source = self.fused_blocks[producer.output]
+            schedule = GemmSchedule(blocks["block_m"], blocks["block_n"], blocks["block_k"])
         q, aq = producer.q, add.q
         scales = (aq["a_scale"], aq["b_scale"])
         launch = gemm_resadd_launch(rows, w, b, residual.reshape(-1, w.shape[1]), scale=q["scale"], relu=q["relu"],
                                     a_scale=scales[slot], r_scale=scales[1 - slot], out_scale=aq["out_scale"],
-                                    relu_out=aq["relu"], schedule=schedule and GemmSchedule(
-                                        schedule.m_rows, schedule.block_n, schedule.block_k), config=self.config)
+                                    relu_out=aq["relu"], schedule=schedule, config=self.config)
         self.buffer(f"{add.output}.identity", launch.args[5], "weight")     # the identity it multiplies by
         self.output(add, launch.y.reshape(self.graph.tensors[add.output].shape))
         self.on_chip.add(producer.output)
         if not np.shares_memory(launch.args[3], residual):
             raise AssertionError("a launch copied its residual instead of reading the buffer")
-        return GemminiStep(add, [self.reads(launch, x)], layer, "tuned" if schedule is not None else "default",
-                           fused=[producer, add])
+        return GemminiStep(add, [self.reads(launch, x)], layer, source, fused=[producer, add])
 
     def lower_linear(self, op):
         x = self.value(op.inputs[0])

@@ -77,9 +77,10 @@ from baco.gemmini.config import Footprint, GemminiConfig, rows_to_kb
 from baco.gemmini.cpu_cost import max_pool_cycles
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
 from baco.gemmini.fused import (CHAIN_DEFAULT_BLOCKS, dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles,
-                                gemm_chain_footprint, gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint,
+                                gemm_chain_blocks, gemm_chain_footprint, gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint,
                                 gemm_chain_loop_ws_program_cycles, gemm_chain_program_cycles,
                                 gemm_resadd_default_blocks, gemm_resadd_footprint, gemm_resadd_program_cycles)
+from baco.gemmini.schedule import capacity_problems
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS
 from baco.problem.layer import Layer
@@ -103,6 +104,10 @@ N_, P_, Q_, C_, K_ = (DIMS.index(d) for d in "NPQCK")
 # predicted cycles unfused, 41k with it). Tiny, it only breaks ties between designs of equal fused
 # cost; a design's reported cost (fuse_result) carries none of it
 LOOP_LAYERS_TIE_WEIGHT = 1e-6
+# the blocks of an edge's explicit fused program (baco.kernels.fused's launches) a design records on
+# it (fuse_result's "blocks", fused_program_blocks'; baco.model.lower runs them), per edge kind
+EDGE_BLOCKS = {"gemm-gemm": ("block_m", "block_k"), "pw-pw": ("block_m", "block_k"),
+               "resadd": ("block_m", "block_n", "block_k")}
 
 
 @dataclass(frozen=True)
@@ -681,24 +686,21 @@ def loop_chain_blocks(producer: Layer, consumer: Layer, hw: Hardware):
                                      hw.to_gemmini_config())
 
 
-def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw, default: bool = False) -> float:
-    """End-to-end cycles (Gemmini's and the core's issuing) of a held edge's fused program
-    (baco.gemmini.fused's models of baco.kernels.fused) at the producer's L2 tile (its mapping's: the
-    blocks the compiler runs it with; a depthwise -> pointwise pair at the blocks its kernel picks;
-    a chain on the loop unit, on hw with the ext-spad commands where it fits, at its own blocks)
-    on hardware hw. `default`: the producer is marked to run its kernel's default program
-    (Cost.schedule_source "default"), so the compiler has no schedule for it and the fused program
-    runs the kernels' default blocks (fused.CHAIN_DEFAULT_BLOCKS, gemm_resadd_default_blocks), not
-    the mapping's tile (MobileNetV2 64x64's features.3 project conv + add priced 11,776 cycles at
-    its tile, running 23,298 at the default 32/32/48 on the ISS)."""
+def fused_program_blocks(graph: FusionGraph, edge: Edge, mapping, hw, default: bool = False) -> dict | None:
+    """The blocks a held edge's explicit fused program (baco.kernels.fused: the GEMM chain's
+    BLOCK_M, BLOCK_K as gemm_chain_blocks makes them fit, the GEMM + residual add's BLOCK_M,
+    BLOCK_N, BLOCK_K) runs with: the producer's L2 tile (its mapping's), or with `default` the
+    kernels' default blocks (fused.CHAIN_DEFAULT_BLOCKS, gemm_resadd_default_blocks). None for a
+    program whose blocks are its own (a depthwise -> pointwise pair's, a chain on hw's loop unit)
+    and for a chain whose program does not fit hw at any blocks; a residual add's blocks may not
+    fit (fused_blocks_fit)."""
     layer = graph.layers[graph.instances[edge.producer]]
-    cfg = hw.to_gemmini_config()
     if edge.kind == "dw-pw":
-        return dw_pw_cycles(layer, graph.layers[graph.instances[edge.consumer]].K, cfg)
-    M = layer.N * layer.P * layer.Q
+        return None
     consumer = graph.layers[graph.instances[edge.consumer]] if edge.chain else None
-    if edge.chain and loop_chain_blocks(layer, consumer, hw) is not None:     # (no mapping needed)
-        return gemm_chain_loop_ws_program_cycles(M, layer.C, layer.K, consumer.K, cfg)["cycles"]
+    if edge.chain and loop_chain_blocks(layer, consumer, hw) is not None:
+        return None
+    cfg, M = hw.to_gemmini_config(), layer.N * layer.P * layer.Q
     if default:
         (block_m, block_k), block_n = CHAIN_DEFAULT_BLOCKS, None
         if not edge.chain:
@@ -707,8 +709,51 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw, default: b
         t = tile_dims(mapping, 2, layer)
         block_m, block_n, block_k = t["N"] * t["P"] * t["Q"], t["K"], t["C"]
     if edge.chain:
-        return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, block_m, block_k, cfg)["cycles"]
-    return gemm_resadd_program_cycles(M, layer.K, layer.C, block_m, block_n, block_k, cfg)["cycles"]
+        blocks = gemm_chain_blocks(M, layer.C, layer.K, consumer.K, block_m, block_k, cfg)
+        return None if blocks is None else dict(zip(EDGE_BLOCKS[edge.kind], blocks))
+    return dict(zip(EDGE_BLOCKS[edge.kind], (block_m, block_n, block_k)))
+
+
+def fused_blocks_fit(edge: Edge, blocks: dict, hw) -> bool:
+    """Whether one program of a held edge's fused kernel at `blocks` (fused_program_blocks') fits
+    hw, by the capacity rule its launch checks (a chain's blocks fit by construction)."""
+    if edge.chain:
+        return True
+    cfg = hw.to_gemmini_config()
+    f = gemm_resadd_footprint(blocks["block_m"], blocks["block_n"], blocks["block_k"], cfg.dim)
+    return not capacity_problems(cfg, f.sp_rows, f.acc_rows)
+
+
+def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw, default: bool = False,
+                         blocks: dict | None = None) -> float:
+    """End-to-end cycles (Gemmini's and the core's issuing) of a held edge's fused program
+    (baco.gemmini.fused's models of baco.kernels.fused) at the producer's L2 tile (its mapping's: the
+    blocks the compiler runs it with; a depthwise -> pointwise pair at the blocks its kernel picks;
+    a chain on the loop unit, on hw with the ext-spad commands where it fits, at its own blocks)
+    on hardware hw. `default`: the producer is marked to run its kernel's default program
+    (Cost.schedule_source "default"), so the compiler has no schedule for it and the fused program
+    runs the kernels' default blocks (fused.CHAIN_DEFAULT_BLOCKS, gemm_resadd_default_blocks), not
+    the mapping's tile (MobileNetV2 64x64's features.3 project conv + add priced 11,776 cycles at
+    its tile, running 23,298 at the default 32/32/48 on the ISS), unless the design records the
+    blocks it runs on the edge (fuse_result: the faster of the two). `blocks`: those blocks
+    (fused_program_blocks'), in place of the tile's or the default's."""
+    layer = graph.layers[graph.instances[edge.producer]]
+    cfg = hw.to_gemmini_config()
+    if edge.kind == "dw-pw":
+        return dw_pw_cycles(layer, graph.layers[graph.instances[edge.consumer]].K, cfg)
+    M = layer.N * layer.P * layer.Q
+    consumer = graph.layers[graph.instances[edge.consumer]] if edge.chain else None
+    if edge.chain and loop_chain_blocks(layer, consumer, hw) is not None:     # (no mapping needed)
+        return gemm_chain_loop_ws_program_cycles(M, layer.C, layer.K, consumer.K, cfg)["cycles"]
+    if blocks is None:
+        blocks = fused_program_blocks(graph, edge, mapping, hw, default)
+    if blocks is None:      # a chain that fits at no blocks
+        return math.inf
+    if edge.chain:
+        return gemm_chain_program_cycles(M, layer.C, layer.K, consumer.K, blocks["block_m"], blocks["block_k"],
+                                         cfg)["cycles"]
+    return gemm_resadd_program_cycles(M, layer.K, layer.C, blocks["block_m"], blocks["block_n"], blocks["block_k"],
+                                      cfg)["cycles"]
 
 
 def loop_chain_energy(graph: FusionGraph, edge: Edge, hw) -> float:
@@ -783,12 +828,19 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     core's max pool), and an edge whose fused program is not faster than that (a loop-form
     chain: whose EDP fused alone is not lower, its energy being its program's) stays unfused (the
     exact check at rounding: a fusion the compiled program would lose is not chosen) unless
-    require_gain=False (every edge of `mask` that fits: measuring what fusing costs)."""
+    require_gain=False (every edge of `mask` that fits: measuring what fusing costs).
+    A group whose producer runs its kernel's default program (Cost.schedule_source "default": the
+    design holds no schedule for it) runs its explicit fused program at the kernels' default
+    blocks or at the producer's tile, whichever of those that fit (_block_choices) is faster by
+    fused_program_cycles; its edge records them ("blocks": fused_program_blocks', "blocks_source":
+    "default" | "tile"), which baco.model.lower runs (MobileNetV2 64x64's features.3 + add: 24,207
+    cycles at the default 32/32/48, 11,776 at its tile)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
         network, temporal, spatial, cycles = _design_network(problem, result)
         sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim), hw)
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
+        choices = _block_choices(problem, result, fits)
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1), fill)
         unfused = network(torch.zeros_like(on))
@@ -811,7 +863,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
             alone[0, k] = 1.0
             fused_cycles = unfused[0] - group_unfused(k) + program
             return fused_cycles * network(alone, programs)[1] < unfused[0] * unfused[1]
-        group_cycles = {}
+        group_cycles, chosen_blocks = {}, {}
         for k, e in enumerate(graph.edges):
             if not bool(on[0, k]):
                 continue
@@ -823,8 +875,13 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
                 program = group_unfused(k) + network(alone)[0] - unfused[0]
             else:   # (no dw-pw edge under the compiled model: search_graph)
                 i = graph.instances[e.producer]
-                program = fused_program_cycles(graph, e, result.mappings[i], hw,
-                                               default=result.per_layer[i].schedule_source == "default")
+                if k in choices:    # a default-marked producer: the faster of its blocks (the default's on a tie)
+                    program, *chosen_blocks[k] = min(
+                        ((fused_program_cycles(graph, e, result.mappings[i], hw, blocks=b), b, source)
+                         for b, source in choices[k]), key=lambda c: c[0])
+                else:
+                    program = fused_program_cycles(graph, e, result.mappings[i], hw,
+                                                   default=result.per_layer[i].schedule_source == "default")
             if problem.cycle_model == "timeloop" or not require_gain or gains(k, program):
                 group_cycles[k] = program
             else:
@@ -840,8 +897,39 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     info = describe(graph, (on[0] > 0.5).tolist())
     for k, c in group_cycles.items():
         info["edges"][k].update(group_cycles=c, unfused_group_cycles=group_unfused(k))
+        if k in chosen_blocks:
+            blocks, source = chosen_blocks[k]
+            info["edges"][k].update(blocks=blocks, blocks_source=source)
     result.fusion = {**info, "unfused_cycles": unfused_cycles, "unfused_energy_uj": unfused_energy,
                      "unfused_edp": unfused_cycles * unfused_energy}
+
+
+def _block_choices(problem, result, fits) -> dict:
+    """{held edge index: [(blocks, "default" | "tile")]} under the compiled-program model for the
+    held edges whose producer runs its kernel's default program (Cost.schedule_source "default")
+    and whose fused program is the explicit one (fused_program_blocks): the blocks it may run with,
+    the kernels' default and the producer's tile where their program fits (fused_blocks_fit: a
+    residual add's footprint at them; a chain's blocks halved to fit by gemm_chain_blocks, as its
+    launch does). Such an edge's entry of `fits` [1, H] (held_needs' at the tile unhalved) becomes
+    whether either does."""
+    terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
+    choices = {}
+    if problem.cycle_model == "timeloop":
+        return choices
+    for h, k in enumerate(terms.held.tolist()):
+        e = graph.edges[k]
+        i = graph.instances[e.producer]
+        if result.per_layer[i].schedule_source != "default" or e.kind == "dw-pw" or \
+                (e.chain and loop_chain_blocks(graph.layers[i], graph.layers[graph.instances[e.consumer]], hw)):
+            continue
+        options = []
+        for source, default in (("default", True), ("tile", False)):
+            b = fused_program_blocks(graph, e, result.mappings[i], hw, default)
+            if b is not None and fused_blocks_fit(e, b, hw):
+                options.append((b, source))
+        choices[k] = options
+        fits[0, h] = bool(options)
+    return {k: v for k, v in choices.items() if v}
 
 
 def describe(graph: FusionGraph, fused) -> dict:
