@@ -20,18 +20,18 @@ def pytest_configure(config):
         config.option.loadscopereorder = False
 
 
-# The test files that take longest, longest first (their tests' seconds in a --durations profile of the suite on
-# two workers): xdist hands a worker the next file when it runs dry and by default orders the files by their number
-# of tests, so files of a few long tests (the benchmark smokes, hypothesis on the ISS, the tuner's searches) came
-# last and one worker ran them while the other idled. Handed out first, the other worker works through the many
+# The test files that take longest, longest first (their CPU seconds with an empty compiler cache, one file after
+# another, session 23): xdist hands a worker the next file when it runs dry and by default orders the files by their
+# number of tests, so files of a few long tests (the benchmark smokes, hypothesis on the ISS, the tuner's searches)
+# came last and one worker ran them while the other idled. Handed out first, the other worker works through the many
 # short files meanwhile. The rest keep xdist's order, most tests first (test_golden_ir.py, its files run in one
 # process, is now among them).
-LONGEST_FILES = ["test_benchmarks_smoke.py", "test_loop_conv_ws.py", "test_model.py", "test_conv_rows.py",
-                 "test_fused_dwpw.py", "test_fused_programs.py", "test_conv_model.py", "test_properties.py",
-                 "test_loop_conv_timing_reference.py", "test_loop.py", "test_emitted_header.py", "test_conv_kernels.py",
-                 "test_explore.py", "test_tune_outputs.py", "test_network_search.py",
-                 "test_design_conv.py", "test_loop_ws.py", "test_whole_model.py", "test_optimum.py", "test_baselines.py",
-                 "test_kernel_generator.py", "test_loop_conv_designs.py"]
+LONGEST_FILES = ["test_fused_programs.py", "test_loop_conv_ws.py", "test_benchmarks_smoke.py", "test_model.py",
+                 "test_loop_ws.py", "test_conv_kernels.py", "test_loop_conv_timing_reference.py", "test_whole_model.py",
+                 "test_ops_kernels.py", "test_network_search.py", "test_kernel_generator.py", "test_loop.py",
+                 "test_explore.py", "test_conv_rows.py", "test_fused_dwpw.py", "test_emitted_header.py",
+                 "test_optimum.py", "test_conv_model.py", "test_properties.py", "test_loop_conv_designs.py",
+                 "test_design_conv.py", "test_tune_outputs.py", "test_baselines.py"]
 
 
 def pytest_collection_modifyitems(config, items):

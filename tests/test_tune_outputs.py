@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_tune_gemm_writes_consistent_files(tmp_path, capsys):
-    assert cli.main(["--op", "gemm", "--M", "64", "--N", "48", "--K", "96", "--steps", "60",
+    assert cli.main(["--op", "gemm", "--M", "64", "--N", "48", "--K", "96", "--steps", "15",
                      "--out", str(tmp_path), "--quiet"]) == 0
     result = json.loads((tmp_path / "result.json").read_text())
     hw = result["hardware"]
@@ -57,7 +57,7 @@ def test_tune_gemm_writes_consistent_files(tmp_path, capsys):
 def test_tuned_blocks_compile_and_run_bit_exact(tmp_path, capsys):
     # a ragged GEMM: the tuner maps it as it is (ragged edge tiles), the kernel runs the real shape
     M, N, K = 33, 17, 100
-    assert cli.main(["--op", "gemm", "--M", str(M), "--N", str(N), "--K", str(K), "--steps", "60",
+    assert cli.main(["--op", "gemm", "--M", str(M), "--N", str(N), "--K", str(K), "--steps", "15",
                      "--out", str(tmp_path), "--quiet"]) == 0
     result = json.loads((tmp_path / "result.json").read_text())
     entry = result["layers"][0]
@@ -97,7 +97,7 @@ def test_tune_starts_from_an_existing_header(tmp_path):
     header = tmp_path / "gemmini_params.h"
     header.write_text(generate_params_header(GemminiConfig.from_capacity(8, 64, 32)))
     assert cli.main(["--op", "conv2d", "--H", "14", "--W", "14", "--C", "32", "--K", "32", "--R", "3",
-                     "--padding", "1", "--steps", "30", "--init-params", str(header),
+                     "--padding", "1", "--steps", "10", "--init-params", str(header),
                      "--out", str(tmp_path / "out"), "--quiet"]) == 0
     assert (tmp_path / "out" / "result.json").exists()
 

@@ -20,7 +20,13 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS, GemminiFault
 
 MASK64 = (1 << 64) - 1
-HOST_SPEED_LEVEL = 2       # the new pass manager's -O level the kernel is optimized at
+HOST_SPEED_LEVEL = 2       # the new pass manager's -O level of host code that computes (baco.model.cpu_ops)
+# A Gemmini kernel's host code only computes addresses and calls the functional model back once a command, so
+# optimizing it buys nothing measurable and cost most of a cold compile's host JIT: the explicit GEMM kernel
+# 0.35 -> 0.02 CPU s (new pass manager -O0, code generation at -O0); with an empty disk cache tests/test_gemm.py
+# 33.3 -> 24.7 CPU s, tests/test_loop_conv_ws.py 101.6 -> 76.2. A 256^3 GEMM's 11,522 commands run in the same time.
+KERNEL_SPEED_LEVEL = 0
+KERNEL_CODEGEN_LEVEL = 0
 _ROCC = ctypes.CFUNCTYPE(None, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
 _COUNTER = ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)
 _VOID = ctypes.CFUNCTYPE(None)
@@ -131,9 +137,9 @@ def _make_callbacks():
 _CALLBACKS = None
 
 
-def _target_machine():
-    """A fresh host target machine: an MCJIT engine takes ownership of the one it
-    is given and frees it with itself, so machines are never shared."""
+def _target_machine(opt: int = 2):
+    """A fresh host target machine generating code at -O`opt`: an MCJIT engine takes ownership of
+    the one it is given and frees it with itself, so machines are never shared."""
     global _CALLBACKS
     if _CALLBACKS is None:
         llvm.initialize_native_target()
@@ -141,7 +147,7 @@ def _target_machine():
         _CALLBACKS = _make_callbacks()
         for name, cb in _CALLBACKS.items():
             llvm.add_symbol(name, ctypes.cast(cb, ctypes.c_void_p).value)
-    return llvm.Target.from_default_triple().create_target_machine(opt=2)
+    return llvm.Target.from_default_triple().create_target_machine(opt=opt)
 
 
 def optimize(ir_text: str, tm, speed_level: int = HOST_SPEED_LEVEL):
@@ -207,7 +213,7 @@ def jit_engine(llvm_ir: str, tm, cache_dir: Path | None):
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), tm)
         engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     else:
-        engine = llvm.create_mcjit_compiler(optimize(llvm_ir, tm), tm)
+        engine = llvm.create_mcjit_compiler(optimize(llvm_ir, tm, KERNEL_SPEED_LEVEL), tm)
         if cached is not None:
             from baco.codegen.riscv import publish_to_cache
             engine.set_object_cache(notify_func=lambda _module, obj: publish_to_cache(obj, cached))
@@ -218,7 +224,7 @@ def jit_engine(llvm_ir: str, tm, cache_dir: Path | None):
 class HostKernel:
     def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig, source_file: str | None = None,
                  cache_dir: Path | None = None):
-        tm = _target_machine()
+        tm = _target_machine(KERNEL_CODEGEN_LEVEL)
         self.name = name
         self.source_file = source_file      # the kernel's file: a fault is reported at its line
         self.signature = signature
