@@ -247,14 +247,14 @@ def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop, last=None) -> torch
     """End-to-end cycles [B] of a convolution's programs of `rows` output rows whose Gemmini cycles
     are `gemmini` [B] (conv_program_terms' `terms`; loop [B]: the LOOP_CONV_WS a program (one per
     input channel block), 0 for the explicit stream; `last` [B]: where loop > 0, the last program's
-    work alone, _loop_conv_walk's): a pointwise layer's explicit stream runs the
-    GEMM kernel (gemm_end_to_end; its LOOP_WS programs are the walk's, loop_ws_program); any other
-    the conv or depthwise kernel, whose CPU issue (conv_cpu_cycles) overlaps Gemmini's work: LOOP_CONV_WS
+    work alone, _loop_conv_walk's): a pointwise layer's explicit stream runs the GEMM kernel
+    (gemm_end_to_end; its LOOP_WS programs are the walk's, loop_ws_program); any other the conv or
+    depthwise kernel, whose CPU issue (conv_cpu_cycles) overlaps Gemmini's work: LOOP_CONV_WS
     programs as the compiler's ranking prices them (schedule.loop_conv_pipeline_cycles, a two-stage
     pipeline: the first program's issue then Gemmini's work, or every program's issue then the last
     program's work; `last` is a constant per mapping, the gradient flows through `gemmini` and the
-    CPU's issue), an explicit stream K step by K step, as the GEMM kernel's (explicit_stream_cycles: the CPU issues a
-    step's commands while Gemmini runs the steps before; a 3x3 14x14 32>64 conv in one program of 9
+    CPU's issue), an explicit stream K step by K step, as the GEMM kernel's (explicit_stream_cycles:
+    the CPU issues a step's commands while Gemmini runs the steps before; a 3x3 14x14 32>64 conv in one program of 9
     steps on DIM 64 runs 8,718 cycles alone, its CPU 8,668 and both 9,832 on the ISS, which one
     program's share of the shorter exposed priced 1.6x)."""
     if costmodel._one_program(layer):
@@ -339,8 +339,8 @@ def _loop_conv_program(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig)
     """(cycles, energy µJ, the last program's cycles alone) of the LOOP_CONV_WS programs of a
     convolution under `schedule` (_loop_conv_walk, its counts priced for cfg's memories)."""
     cycles, counts, last = _loop_conv_walk(layer, schedule.rows, min(schedule.block_m, layer.Q),
-                                     min(schedule.block_n, layer.K), cfg.dim,
-                                     None if layer.depthwise else loop_conv_channels_of(layer, schedule, cfg))
+                                           min(schedule.block_n, layer.K), cfg.dim,
+                                           None if layer.depthwise else loop_conv_channels_of(layer, schedule, cfg))
     return cycles, energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6, last
 
 
@@ -445,7 +445,7 @@ def pointwise_loop_conv_cost(layer: Layer, schedule: GemmSchedule, cfg: GemminiC
     _loop_conv_program's."""
     channels = loop_conv_channels(schedule, layer.P, layer.Q, layer.K, layer.C, 1, 1, 1, 1, cfg)
     alone, counts, _ = _loop_conv_walk(layer, schedule.rows, min(schedule.block_m, layer.Q),
-                                    min(schedule.block_n, layer.K), cfg.dim, channels)
+                                       min(schedule.block_n, layer.K), cfg.dim, channels)
     cycles = layer.N * loop_conv_program_cycles(layer.P, layer.Q, layer.K, layer.C, 1, 1, 1, 1, schedule, cfg,
                                                 bias=layer.bias)
     return cycles, energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6, alone
