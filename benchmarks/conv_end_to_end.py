@@ -57,7 +57,13 @@ SMOKE = [(3, 1, 3, 33, 17, False)]
 PADDED_LAYERS = [(3, 1, 1, 3, 64, False), (3, 2, 1, 3, 256, False), (3, 1, 1, 64, 64, False),
                  (3, 2, 1, 64, 64, False), (5, 2, 1, 64, 256, False), (3, 2, 4, 64, 64, False),
                  (3, 1, 7, 64, 64, False), (3, 1, 14, 32, 64, False), (3, 1, 4, 33, 17, False),
-                 (3, 1, 7, 48, 48, True)]
+                 (3, 1, 7, 48, 48, True), (3, 1, 14, 3, 16, False), (3, 1, 8, 8, 16, False)]
+# --padded: one-row programs besides, many programs of little work each (the CPU-bound side of
+# LoopConv's two-stage pipeline: every program's issue, then the last program's work)
+PADDED_SCHEDULES = {(3, 1, 14, 3, 16, False): [GemmSchedule(14, 16, 16, rows=1)],
+                    (3, 1, 8, 8, 16, False): [GemmSchedule(8, 16, 16, rows=1)],
+                    (3, 1, 7, 64, 64, False): [GemmSchedule(7, 16, 16, rows=1)],
+                    (3, 1, 7, 48, 48, True): [GemmSchedule(7, 16, 16, rows=1)]}
 
 
 # (H = W, C, K, R, stride, DIM) of the --walk check, 'same' padding
@@ -174,7 +180,8 @@ def main(argv=None) -> int:
             cfg = GemminiConfig.from_capacity(*hw)
             for shape in SMOKE if a.smoke else PADDED_LAYERS if a.padded else LAYERS:
                 layer = layer_of(*shape, padding=(shape[0] - 1) // 2 if a.padded else 0)
-                schedules = {default_program_schedule(layer, cfg), whole_tile(layer, cfg)} - {None}
+                schedules = {default_program_schedule(layer, cfg), whole_tile(layer, cfg),
+                             *(PADDED_SCHEDULES.get(shape, []) if a.padded else [])} - {None}
                 for s in sorted(schedules, key=str):
                     if pointwise_loop_conv_default(layer, cfg) == s:
                         continue        # a pointwise LoopConv program: conv_schedule_cycles prices the GEMM
