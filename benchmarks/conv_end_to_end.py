@@ -14,12 +14,17 @@ returns (every output row and column in one program, all input channels a step, 
 Printed per probe the three ratios model / measured, the program form (explicit, LOOP_CONV_WS,
 LOOP_WS) and, per DIM and side, the range and median error.
 
+With --padded, the probes are PADDED_LAYERS instead, each padded as PyTorch's 'same' ((R - 1) // 2
+rows and columns each side, Layer.padding): one-output-row layers on 1x1 and 2x2 images (whose
+programs run only the tap rows inside the image, with the loop-conv-ws pass's channel block for
+them, schedule.loop_conv_walked_channels), strided, 5x5, ragged and depthwise ones.
+
 With --walk, instead: LoopConv's walk (loop_conv_timing.loop_conv_stream_cycles over
 program_conv_tiles with the layer's 'same' padding, what default_conv_schedule ranks with) against
 the cycle model's Gemmini cycles (launch.cycles()) of WALK_LAYERS' LoopConv programs, up to four
 of each layer's candidates (one-row 3-channel layers, strided, ragged, 1x1/2, DIM 16 and 32).
 
-    python benchmarks/conv_end_to_end.py [--smoke] [--dims 16,32,64] [--walk]
+    python benchmarks/conv_end_to_end.py [--smoke] [--dims 16,32,64] [--hardware DIM,SP,ACC] [--padded] [--walk]
 """
 from __future__ import annotations
 
@@ -47,6 +52,18 @@ LAYERS = [(3, 1, 14, 32, 64, False), (1, 1, 8, 33, 17, False), (5, 1, 7, 17, 33,
           (3, 1, 14, 48, 48, True), (3, 1, 1, 64, 64, False), (3, 1, 3, 33, 17, False), (3, 1, 7, 17, 33, False),
           (3, 2, 4, 64, 64, True), (3, 1, 5, 64, 128, False)]
 SMOKE = [(3, 1, 3, 33, 17, False)]
+# LAYERS' form, padded 'same' (--padded): one output row on a 1x1 or 2x2 image (3x3/1 and /2, 5x5/2),
+# strided, ragged and depthwise ones
+PADDED_LAYERS = [(3, 1, 1, 3, 64, False), (3, 2, 1, 3, 256, False), (3, 1, 1, 64, 64, False),
+                 (3, 2, 1, 64, 64, False), (5, 2, 1, 64, 256, False), (3, 2, 4, 64, 64, False),
+                 (3, 1, 7, 64, 64, False), (3, 1, 14, 32, 64, False), (3, 1, 4, 33, 17, False),
+                 (3, 1, 7, 48, 48, True), (3, 1, 14, 3, 16, False), (3, 1, 8, 8, 16, False)]
+# --padded: one-row programs besides, many programs of little work each (the CPU-bound side of
+# LoopConv's two-stage pipeline: every program's issue, then the last program's work)
+PADDED_SCHEDULES = {(3, 1, 14, 3, 16, False): [GemmSchedule(14, 16, 16, rows=1)],
+                    (3, 1, 8, 8, 16, False): [GemmSchedule(8, 16, 16, rows=1)],
+                    (3, 1, 7, 64, 64, False): [GemmSchedule(7, 16, 16, rows=1)],
+                    (3, 1, 7, 48, 48, True): [GemmSchedule(7, 16, 16, rows=1)]}
 
 
 # (H = W, C, K, R, stride, DIM) of the --walk check, 'same' padding
@@ -93,9 +110,9 @@ def walk_check() -> int:
     return 0
 
 
-def layer_of(R, stride, P, C, K, depthwise) -> Layer:
+def layer_of(R, stride, P, C, K, depthwise, padding=0) -> Layer:
     return Layer(R=R, S=R, P=P, Q=P, C=1 if depthwise else C, K=K, N=1, Hstride=stride, Wstride=stride,
-                 depthwise=depthwise)
+                 depthwise=depthwise, padding=padding)
 
 
 def whole_tile(layer: Layer, cfg: GemminiConfig) -> GemmSchedule | None:
@@ -144,6 +161,7 @@ def main(argv=None) -> int:
     p.add_argument("--dims", default="16,32,64", help="array sizes (of 16, 32, 64)")
     p.add_argument("--hardware", help="one design DIM,SP_KB,ACC_KB (of HARDWARE's) instead of all")
     p.add_argument("--walk", action="store_true", help="LoopConv's walk against the cycle model (WALK_LAYERS)")
+    p.add_argument("--padded", action="store_true", help="PADDED_LAYERS, 'same'-padded, instead of LAYERS")
     a = p.parse_args(argv)
     if a.walk:
         return walk_check()
@@ -160,9 +178,10 @@ def main(argv=None) -> int:
         ratios = {"gemmini": [], "cpu": [], "end to end": []}
         for hw in designs[dim][:1] if a.smoke else designs[dim]:
             cfg = GemminiConfig.from_capacity(*hw)
-            for shape in SMOKE if a.smoke else LAYERS:
-                layer = layer_of(*shape)
-                schedules = {default_program_schedule(layer, cfg), whole_tile(layer, cfg)} - {None}
+            for shape in SMOKE if a.smoke else PADDED_LAYERS if a.padded else LAYERS:
+                layer = layer_of(*shape, padding=(shape[0] - 1) // 2 if a.padded else 0)
+                schedules = {default_program_schedule(layer, cfg), whole_tile(layer, cfg),
+                             *(PADDED_SCHEDULES.get(shape, []) if a.padded else [])} - {None}
                 for s in sorted(schedules, key=str):
                     if pointwise_loop_conv_default(layer, cfg) == s:
                         continue        # a pointwise LoopConv program: conv_schedule_cycles prices the GEMM
@@ -172,7 +191,7 @@ def main(argv=None) -> int:
                     for key, m, x in zip(ratios, model, sim):
                         ratios[key].append(m / x)
                     R, stride, P, C, K, dw = shape
-                    name = f"{R}x{R}/{stride} {P}x{P} {'dw ' + str(K) if dw else f'{C}>{K}'}"
+                    name = f"{R}x{R}/{stride} {P}x{P} {'dw ' + str(K) if dw else f'{C}>{K}'}{' p' if a.padded else ''}"
                     sched = f"{s.rows}x{s.block_m},{s.block_n},{s.block_k}{' db' if s.double_buffer else ''}"
                     cells = " ".join(f"{f'{m:.0f}/{x:.0f} {m / x:.2f}' if np.isfinite(m) else '-':>20}"
                                      for m, x in zip(model, sim))

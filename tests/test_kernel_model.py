@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-from baco.gemmini.schedule import loop_ws_fits, schedule_problems
+from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import GemmSchedule, loop_conv_program_cycles, loop_ws_fits, schedule_problems
+from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model, residual
 from baco.tuner.emit import result_dict
 from baco.tuner.explore import NetworkProblem, evaluate_design, random_tilings
@@ -246,3 +248,25 @@ def test_tuner_prices_interior_explicit_programs_as_the_schedule_model(dim, M, N
     gemmini = torch.tensor([model["gemmini"]], dtype=torch.float64)
     assert float(kernel_model.gemm_end_to_end(gemmini, terms, hw_t, loop_ws=False)[0]) == \
         pytest.approx(model["cycles"], rel=1e-9)
+
+
+@pytest.mark.parametrize("R, stride, P, C, K, schedule, channels", [
+    # 5x5/2 'same' on a 2x2 image: the tap rows inside it hold 32 channels a LOOP_CONV_WS, not 16
+    (5, 2, 1, 64, 256, GemmSchedule(1, 256, 64, rows=1), 32),
+    # one-row programs of 3 channels: CPU-bound, every program's issue then the last one's work
+    (3, 1, 14, 3, 16, GemmSchedule(14, 16, 16, rows=1), 3),
+])
+def test_loop_conv_programs_are_priced_by_the_compilers_rule(R, stride, P, C, K, schedule, channels):
+    """The tuner prices a padded layer's LOOP_CONV_WS programs as the compiler ranks them
+    (schedule.loop_conv_program_cycles): the loop-conv-ws pass's channel block for a one-row padded
+    layer (loop_conv_walked_channels) and the two-stage CPU/LoopConv pipeline."""
+    layer = Layer(R=R, S=R, P=P, Q=P, C=C, K=K, Hstride=stride, Wstride=stride, padding=(R - 1) // 2)
+    cfg = GemminiConfig.from_capacity(16, 256, 64)
+    assert kernel_model.loop_conv_channels_of(layer, schedule, cfg) == channels
+    assert kernel_model.loop_conv_loops(layer, schedule, cfg) == -(-C // channels)
+    compiler = loop_conv_program_cycles(P, P, K, C, R, R, stride, 1, schedule, cfg, padding=layer.padding,
+                                        image=(layer.image_rows, layer.image_cols))
+    tuner = kernel_model.conv_schedule_cycles(layer, schedule, (16, 256, 64))
+    assert math.isclose(tuner, compiler, rel_tol=1e-6), (tuner, compiler)
+    gemmini = kernel_model.conv_schedule_cycles(layer, schedule, (16, 256, 64), end_to_end=False)
+    assert tuner > gemmini

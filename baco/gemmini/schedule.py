@@ -911,8 +911,9 @@ def pointwise_loop_conv_schedule(N: int, P: int, Q: int, K: int, C: int, cfg: Ge
     return s
 
 
-def _walked_channels(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int, dilation: int,
-                     cfg: GemminiConfig, padding: int, image: tuple[int, int] | None) -> int | None:
+def loop_conv_walked_channels(s: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int,
+                              dilation: int, cfg: GemminiConfig, padding: int,
+                              image: tuple[int, int] | None) -> int | None:
     """loop_conv_channels' input channels a LOOP_CONV_WS, or, for a layer of one output row in a
     padded image, the loop-conv-ws pass's for its one program row: its tile holds only the tap rows
     inside the image (program_tap_rows; stride + dilation x (tap rows - 1) rows), so more channels
@@ -932,7 +933,7 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
                              s: GemmSchedule, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS,
                              bias: bool = False, padding: int = 0, image: tuple[int, int] | None = None) -> float:
     """Estimated end-to-end cycles of one image's convolution run as LOOP_CONV_WS programs under `s`
-    (loop_conv_channels' input channels per LOOP_CONV_WS, or _walked_channels'; `bias`: each
+    (loop_conv_channels' input channels per LOOP_CONV_WS, or loop_conv_walked_channels'; `bias`: each
     program's first loads a bias; `padding`, `image`: program_conv_tiles'): LoopConv's stream
     (loop_conv_timing's walk of the programs' tiles, Gemmini alone) and the CPU issuing the programs
     (loop_conv_instructions) as a two-stage pipeline (two loops in flight: the CPU issues the next
@@ -941,9 +942,9 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
     idles until it arrives), whichever is longer. The ranking charged one more program's issue
     instead (max(Gemmini, CPU) + one issue), which a CPU-bound candidate of many programs does not
     run: 3x3/2 'same' on a 2x2 image, 3->256 at DIM 16, on the ISS with the cycle model 4 programs
-    2,157 cycles, 2 programs 1,678, 1 program 2,179 (priced 2,091, 1,667, 2,195). The tuner
-    (kernel_model.conv_end_to_end) takes the last program's work as Gemmini's over the programs."""
-    channels = _walked_channels(s, P, Q, K, C, R, S, stride, dilation, cfg, padding, image)
+    2,157 cycles, 2 programs 1,678, 1 program 2,179 (priced 2,091, 1,667, 2,195) (loop_conv_pipeline_cycles,
+    the tuner's rule too: kernel_model.conv_end_to_end)."""
+    channels = loop_conv_walked_channels(s, P, Q, K, C, R, S, stride, dilation, cfg, padding, image)
     downsample = loop_conv_downsamples(R, S, stride)
     tiles = program_conv_tiles(1, P, Q, K, C, R, S, stride, dilation, s.rows, s.block_m, s.block_n,
                                channels=channels, downsample=downsample, padding=padding, image=image)
@@ -954,7 +955,18 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
     issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias, output_rows=P > 1) \
         * k.cpu_cycles_per_instruction
     last = loop_conv_stream_cycles(tiles[-loops:], cfg, dilation=dilation, bias=bias, downsample=int(downsample))
-    return max(gemmini + issue, programs * issue + last)
+    return loop_conv_pipeline_cycles(gemmini, programs * issue, programs, last)
+
+
+def loop_conv_pipeline_cycles(gemmini, cpu, programs, last):
+    """End-to-end cycles of LOOP_CONV_WS programs whose Gemmini work is `gemmini` cycles (the walk
+    of all their tiles), the CPU's issue of all `programs` of them `cpu` cycles and the last
+    program's work alone `last` (the walk of its tiles): a two-stage pipeline (two loops in flight:
+    the CPU issues the next program while Gemmini runs this one), the first program's issue then
+    Gemmini's work, or every program's issue then the last program's work, whichever is longer
+    (loop_conv_program_cycles). Plain arithmetic (max through abs), so numbers and tensors alike."""
+    a, b = gemmini + cpu / programs, cpu + last
+    return (a + b + abs(a - b)) / 2
 
 
 def pooled_column_tiles(pocols: int, columns: int, orows: int, och_banks: int, pool: int, pool_stride: int,

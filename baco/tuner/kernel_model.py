@@ -55,7 +55,8 @@ from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICI
                                    GemmSchedule, explicit_gemm_instructions, explicit_gemm_terms, explicit_stream_cycles,
                                    gemm_loop_ws_loops,
                                    loop_conv_channels, loop_conv_downsamples, loop_conv_instructions, loop_ws_fits,
-                                   loop_conv_program_cycles, loop_ws_instructions,
+                                   loop_conv_pipeline_cycles, loop_conv_program_cycles, loop_conv_walked_channels,
+                                   loop_ws_instructions,
                                    overlapped_cycles, pointwise_loop_conv_schedule,
                                    schedule_problems)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
@@ -242,22 +243,30 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
-def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop) -> torch.Tensor:
+def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop, last=None) -> torch.Tensor:
     """End-to-end cycles [B] of a convolution's programs of `rows` output rows whose Gemmini cycles
     are `gemmini` [B] (conv_program_terms' `terms`; loop [B]: the LOOP_CONV_WS a program (one per
-    input channel block), 0 for the explicit stream): a pointwise layer's explicit stream runs the
-    GEMM kernel (gemm_end_to_end; its LOOP_WS programs are the walk's, loop_ws_program); any other
-    the conv or depthwise kernel, whose CPU issue (conv_cpu_cycles) overlaps Gemmini's work: LOOP_CONV_WS
-    programs program by program (the first program's issue or the last one's work exposed), an
-    explicit stream K step by K step, as the GEMM kernel's (explicit_stream_cycles: the CPU issues a
-    step's commands while Gemmini runs the steps before; a 3x3 14x14 32>64 conv in one program of 9
+    input channel block), 0 for the explicit stream; `last` [B]: where loop > 0, the last program's
+    work alone, _loop_conv_walk's): a pointwise layer's explicit stream runs the GEMM kernel
+    (gemm_end_to_end; its LOOP_WS programs are the walk's, loop_ws_program); any other the conv or
+    depthwise kernel, whose CPU issue (conv_cpu_cycles) overlaps Gemmini's work: LOOP_CONV_WS
+    programs as the compiler's ranking prices them (schedule.loop_conv_pipeline_cycles, a two-stage
+    pipeline: the first program's issue then Gemmini's work, or every program's issue then the last
+    program's work; `last` is a constant per mapping, the gradient flows through `gemmini` and the
+    CPU's issue), an explicit stream K step by K step, as the GEMM kernel's (explicit_stream_cycles:
+    the CPU issues a step's commands while Gemmini runs the steps before; a 3x3 14x14 32>64 conv in one program of 9
     steps on DIM 64 runs 8,718 cycles alone, its CPU 8,668 and both 9,832 on the ISS, which one
     program's share of the shorter exposed priced 1.6x)."""
     if costmodel._one_program(layer):
         return gemm_end_to_end(gemmini, terms, hw_t, loop_ws=False)
     cpu, loops = conv_cpu_cycles(layer, terms, rows, loop), torch.as_tensor(loop, dtype=torch.float64)
-    return torch.where(loops > 0, overlapped_cycles(gemmini, cpu, 1.0 / terms["programs"]),
-                       explicit_stream_cycles(gemmini, cpu, terms["programs"], terms["k_steps"]))
+    explicit = explicit_stream_cycles(gemmini, cpu, terms["programs"], terms["k_steps"])
+    if last is None:
+        if bool((loops > 0).any()):
+            raise ValueError("conv_end_to_end: LOOP_CONV_WS programs need their last program's work (`last`)")
+        return explicit
+    last = torch.nan_to_num(torch.as_tensor(last, dtype=torch.float64).detach())
+    return torch.where(loops > 0, loop_conv_pipeline_cycles(gemmini, cpu, terms["programs"], last), explicit)
 
 
 def fastest_fitting(variants: torch.Tensor, sp_rows, pe, sp_kb, *, loop=None, acc_rows=None, acc_kb=None
@@ -299,13 +308,18 @@ def loop_conv_channels_of(layer: Layer, schedule: GemmSchedule, cfg: GemminiConf
     outputs of a convolution that is not pointwise (pointwise layers run the GEMM kernel), square
     strides and dilations (one LOOP_CONV_WS takes one of each), whose tile fits LoopConv's halves
     with its input channels in one or several blocks (loop_conv_channels, the compiler's rule; a
-    depthwise program is the convolution of its channel block)."""
+    layer of one output row in a padded image the loop-conv-ws pass's block for its tap rows inside
+    the image, loop_conv_walked_channels; a depthwise program is the convolution of its channel block)."""
     if is_pointwise(layer) or not KERNEL_OUT_INT8 or schedule.dataflow != "WS" or \
             layer.Hstride != layer.Wstride or layer.Hdilation != layer.Wdilation:
         return None
-    channels = min(schedule.block_n, layer.K) if layer.depthwise else layer.C
-    return loop_conv_channels(schedule, layer.P, layer.Q, layer.K if not layer.depthwise else channels, channels,
-                              layer.R, layer.S, layer.Hstride, layer.Hdilation, cfg)
+    if not layer.depthwise:
+        return loop_conv_walked_channels(schedule, layer.P, layer.Q, layer.K, layer.C, layer.R, layer.S,
+                                         layer.Hstride, layer.Hdilation, cfg, layer.padding,
+                                         (layer.image_rows, layer.image_cols))
+    channels = min(schedule.block_n, layer.K)
+    return loop_conv_channels(schedule, layer.P, layer.Q, channels, channels, layer.R, layer.S, layer.Hstride,
+                              layer.Hdilation, cfg)
 
 
 def runs_loop_conv(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> bool:
@@ -321,31 +335,34 @@ def loop_conv_loops(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) ->
     return 0 if channels is None else -(-(min(schedule.block_n, layer.K) if layer.depthwise else layer.C) // channels)
 
 
-def _loop_conv_program(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> tuple[float, float]:
-    """(cycles, energy µJ) of the LOOP_CONV_WS programs of a convolution under `schedule`
-    (_loop_conv_walk, its counts priced for cfg's memories)."""
-    cycles, counts = _loop_conv_walk(layer, schedule.rows, min(schedule.block_m, layer.Q),
-                                     min(schedule.block_n, layer.K), cfg.dim,
-                                     None if layer.depthwise else loop_conv_channels_of(layer, schedule, cfg))
-    return cycles, energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6
+def _loop_conv_program(layer: Layer, schedule: GemmSchedule, cfg: GemminiConfig) -> tuple[float, float, float]:
+    """(cycles, energy µJ, the last program's cycles alone) of the LOOP_CONV_WS programs of a
+    convolution under `schedule` (_loop_conv_walk, its counts priced for cfg's memories)."""
+    cycles, counts, last = _loop_conv_walk(layer, schedule.rows, min(schedule.block_m, layer.Q),
+                                           min(schedule.block_n, layer.K), cfg.dim,
+                                           None if layer.depthwise else loop_conv_channels_of(layer, schedule, cfg))
+    return cycles, energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6, last
 
 
 @functools.lru_cache(maxsize=65536)
 def _loop_conv_walk(layer: Layer, rows: int, block_m: int, block_n: int, dim: int,
-                    channels: int | None) -> tuple[float, dict]:
-    """(cycles, counts) of the LOOP_CONV_WS programs of `rows` x block_m outputs and block_n channels
-    on a dim-wide Gemmini, `channels` input channels a LOOP_CONV_WS (None: all)
-    (_program_conv_tiles timed by loop_conv_stream_cycles, counted by loop_conv_stream_counts, the
+                    channels: int | None) -> tuple[float, dict, float]:
+    """(cycles, counts, the last program's cycles alone) of the LOOP_CONV_WS programs of `rows` x
+    block_m outputs and block_n channels on a dim-wide Gemmini, `channels` input channels a
+    LOOP_CONV_WS (None: all) (_program_conv_tiles timed by loop_conv_stream_cycles, the last
+    program's tiles, one per input channel block, walked alone as loop_conv_program_cycles walks
+    them; counted by loop_conv_stream_counts, the
     first tile of an output tile loading the layer's bias where it has one; neither depends on the
     memories' sizes but through `channels`, nor on BLOCK_K or double buffering, which LoopConv
     ignores). Cached: the search asks again for every batch."""
     cfg = GemminiConfig(dim=dim)
     tiles = _program_conv_tiles(layer, GemmSchedule(block_m, block_n, block_m, rows=rows), channels)
     downsample = int(loop_conv_downsamples(layer.R, layer.S, layer.Hstride))
-    cycles = loop_conv_stream_cycles(tiles, cfg, dilation=layer.Hdilation, downsample=downsample,
-                                     out_int8=KERNEL_OUT_INT8, bias=layer.bias)
-    return cycles, loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample,
-                                           out_int8=KERNEL_OUT_INT8, bias=layer.bias)
+    walk = functools.partial(loop_conv_stream_cycles, cfg=cfg, dilation=layer.Hdilation, downsample=downsample,
+                             out_int8=KERNEL_OUT_INT8, bias=layer.bias)
+    loops = 1 if layer.depthwise or channels is None else -(-layer.C // channels)
+    return walk(tiles), loop_conv_stream_counts(tiles, cfg, dilation=layer.Hdilation, downsample=downsample,
+                                                out_int8=KERNEL_OUT_INT8, bias=layer.bias), walk(tiles[-loops:])
 
 
 def _config(hw) -> GemminiConfig:
@@ -377,16 +394,17 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
     if runs_pointwise_loop_ws(layer, schedule, cfg):
         return loop_ws_walk(layer.N * layer.P * layer.Q, layer.K, layer.C, *(int(b) for b in blocks),
                             cfg.dim, bias=layer.bias)[1 if end_to_end else 0]
-    if is_pointwise(layer):
-        loop, gemmini = 0, float(terms["cycles"][0])
-    else:
+    loop, gemmini, last = 0, float(terms["cycles"][0]), None
+    if not is_pointwise(layer):
         loop = loop_conv_loops(layer, schedule, cfg)
-        gemmini = _loop_conv_program(layer, schedule, cfg)[0] if loop else float(terms["cycles"][0])
+        if loop:
+            gemmini, _, last = _loop_conv_program(layer, schedule, cfg)
+            last = torch.tensor([last], dtype=torch.float64)
     if not end_to_end:
         return gemmini
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
     return float(conv_end_to_end(layer, torch.tensor([gemmini], dtype=torch.float64), terms, schedule.rows, hw_t,
-                                 torch.tensor([float(loop)]))[0])
+                                 torch.tensor([float(loop)]), last)[0])
 
 
 def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
@@ -426,8 +444,8 @@ def pointwise_loop_conv_cost(layer: Layer, schedule: GemmSchedule, cfg: GemminiC
     ranks them (schedule.loop_conv_program_cycles, per image), Gemmini's walk and counts as
     _loop_conv_program's."""
     channels = loop_conv_channels(schedule, layer.P, layer.Q, layer.K, layer.C, 1, 1, 1, 1, cfg)
-    alone, counts = _loop_conv_walk(layer, schedule.rows, min(schedule.block_m, layer.Q),
-                                    min(schedule.block_n, layer.K), cfg.dim, channels)
+    alone, counts, _ = _loop_conv_walk(layer, schedule.rows, min(schedule.block_m, layer.Q),
+                                       min(schedule.block_n, layer.K), cfg.dim, channels)
     cycles = layer.N * loop_conv_program_cycles(layer.P, layer.Q, layer.K, layer.C, 1, 1, 1, 1, schedule, cfg,
                                                 bias=layer.bias)
     return cycles, energy.energy_pj(counts, sp_kb=cfg.sp_kb, acc_kb=cfg.acc_kb, dim=cfg.dim) * 1e-6, alone
@@ -501,7 +519,7 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
                                               conv_end_to_end(layer, explicit, terms, r, (pe, sp_kb, acc_kb), 0)))
             else:
                 candidates.append(conv_end_to_end(layer, _straight_through(explicit, loop_conv[0]), terms, r,
-                                                  (pe, sp_kb, acc_kb), torch.nan_to_num(loop_conv[2])))
+                                                  (pe, sp_kb, acc_kb), torch.nan_to_num(loop_conv[2]), loop_conv[3]))
             fits.append((acc_rows <= acc_cap) & ((2 if double_buffer else 1) * sp_rows <= sp_cap))
             energies.append(energy_uj)
     default = torch.full((2, B), math.inf, dtype=torch.float64)
@@ -519,12 +537,12 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
     return cycles, energy_uj, choice
 
 
-def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(cycles [B], energy µJ [B], LOOP_CONV_WS a program [B]) of the LOOP_CONV_WS programs of B
-    schedules (rows [B] output rows of
+def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(cycles [B], energy µJ [B], LOOP_CONV_WS a program [B], the last program's cycles alone [B])
+    of the LOOP_CONV_WS programs of B schedules (rows [B] output rows of
     blocks = (rows x BLOCK_M, BLOCK_N, BLOCK_K) [B] on hw_t [B]), nan where the compiler keeps the
     explicit stream (runs_loop_conv) or the hardware is no Gemmini's (a relaxation's)."""
-    out = torch.full((3, rows.shape[0]), math.nan, dtype=torch.float64)
+    out = torch.full((4, rows.shape[0]), math.nan, dtype=torch.float64)
     keys = torch.stack([rows, *blocks, *hw_t], 1).detach().tolist()
     for i, (r, bm, bn, bk, pe, sp_kb, acc_kb) in enumerate(keys):
         if not all(math.isfinite(v) for v in (r, bm, bn, bk, pe, sp_kb, acc_kb)) or r < 1 or pe < 1 or \
@@ -540,8 +558,9 @@ def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tens
         schedule, row_layer = GemmSchedule(whole[1], whole[2], whole[3], rows=whole[0]), layer_of(layer, i)
         loops = loop_conv_loops(row_layer, schedule, cfg)
         if loops:
-            out[:, i] = torch.tensor((*_loop_conv_program(row_layer, schedule, cfg), loops), dtype=torch.float64)
-    return out[0], out[1], out[2]
+            cycles, energy_uj, last = _loop_conv_program(row_layer, schedule, cfg)
+            out[:, i] = torch.tensor((cycles, energy_uj, loops, last), dtype=torch.float64)
+    return out[0], out[1], out[2], out[3]
 
 
 def _loop_ws_energy_rows(dims, blocks, hw_t, bias=False) -> torch.Tensor:
