@@ -378,12 +378,14 @@ class _Timeline:
         self.ld = self.ex = self.st = self.end = 0.0
         self.ld_gate = 0.0                            # the mvins after a product: its commands dispatched
         self.ld_done = deque(maxlen=cfg.rs_ld + 1)    # the latest mvins' done times (the load station)
+        self.st_done = deque(maxlen=cfg.rs_st + 1)    # the latest mvouts' done times (the store station)
 
     def shift(self, dt: float):
         """Every time later by dt (identical programs repeated: each starts dt after the one before)."""
         self.ld, self.ex, self.st, self.end, self.ld_gate = (t + dt for t in (self.ld, self.ex, self.st, self.end,
                                                                               self.ld_gate))
         self.ld_done = deque((t + dt for t in self.ld_done), maxlen=self.ld_done.maxlen)
+        self.st_done = deque((t + dt for t in self.st_done), maxlen=self.st_done.maxlen)
 
     def _mvin(self, cycles: float, gate: float, dram: bool = True) -> float:
         """One mvin of `cycles` into rows free at `gate`: its done time."""
@@ -458,12 +460,17 @@ class _Timeline:
         a column's once its computes' results are out (`columns`): the first column's done time."""
         d, first = self.cfg.dim, None
         for c, ready in zip(pieces(cols, d), columns):
-            self.st = max(self.st, ready)
+            self.st = max(self.st, ready, self.ld_gate)
             for r in pieces(rows, d):
                 self.st += dma_cycles(r, c, self.cfg, self.k) + self.k.acc_scale_latency
+                self.st_done.append(self.st + self.k.dram_latency)
                 self.commands += 1
             first = first if first is not None else self.st + self.k.dram_latency
         self.end = max(self.end, self.st + self.k.dram_latency, self.ex)
+        # the commands after the stores (the next program's mvins) wait for the last mvout's dispatch:
+        # until no more than the store station holds (rs_st) are left to finish
+        if len(self.st_done) > self.cfg.rs_st:
+            self.ld_gate = max(self.ld_gate, self.st_done[0])
         return first
 
 
