@@ -310,11 +310,17 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # MobileNetV2 64x64's four project convs at their default blocks: its 4-row 960 -> 160 program (15
 # K steps of 10 columns) was priced 0.76x of the ISS's instructions (24,620 against 32,191), now
 # 0.99x; the 19 programs within 0.65-1.26x, median error 3.3% -> 0.69-1.17x, 2.8%.
-FUSED_INSTRUCTIONS = {"chain": {"program": 25.7, "step": 457.0, "command": 10.7, "column": 89.0,
-                                "interior_program": 0.0, "interior_step": 52.4, "interior_command": 3.1,
-                                "interior_column": 139.7,
-                                "ragged_k_program": 489.2, "ragged_k_step": 196.6, "ragged_k_command": 6.0,
-                                "ragged_k_column": 38.8},
+# The chain's programs pay per output tile too ("tile": DIM x DIM tiles of a program's rows x N, each
+# the second layer's bias mvin, products and mvout, _chain_launch), refitted with MobileNetV2
+# 64x64's project -> expand chain (1024 x 32 -> 16 -> 96 at 80/32, 5 x 6 output tiles a program on
+# a one-block H): its instructions were priced 0.65x of the ISS's (21,028 against 32,125), now
+# 1.02x; the chain's 22 programs within 0.65-1.11x -> 0.93-1.09x (benchmarks/cpu_constants.py
+# --only fused).
+FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 376.5, "command": 7.3, "column": 124.3,
+                                "interior_program": 0.0, "interior_step": 83.4, "interior_command": 2.5,
+                                "interior_column": 110.2,
+                                "ragged_k_program": 351.0, "ragged_k_step": 234.5, "ragged_k_command": 5.6,
+                                "ragged_k_column": 61.6, "tile": 76.9, "interior_tile": 38.0, "ragged_k_tile": 0.0},
                       "resadd": {"program": 88.2, "step": 401.9, "command": 8.7, "column": 61.4,
                                  "interior_program": 201.5, "interior_step": 0.0, "interior_command": 3.6,
                                  "interior_column": 38.0,
@@ -503,31 +509,38 @@ class _Launch(NamedTuple):
     interior_commands: int = 0
     ragged_k: int = 0
     ragged_k_commands: int = 0
+    tiles: int = 0
+    interior_tiles: int = 0
+    ragged_k_tiles: int = 0
 
     def terms(self) -> dict:
-        """FUSED_INSTRUCTIONS' terms: per edge program, its K steps, commands and column blocks, the
-        same per interior one and per ragged-K one."""
+        """FUSED_INSTRUCTIONS' terms: per edge program, its K steps, commands, column blocks and output
+        tiles (counted by a kernel that prices them: the chain), the same per interior one and per
+        ragged-K one."""
         per_program = (self.steps / self.programs, self.columns / self.programs) if self.programs else (0, 0)
         edge = self.programs - self.interior - self.ragged_k
         out = {"program": edge, "step": edge * per_program[0],
                "command": self.commands - self.interior_commands - self.ragged_k_commands,
-               "column": edge * per_program[1]}
-        for version, n, commands in (("interior", self.interior, self.interior_commands),
-                                     ("ragged_k", self.ragged_k, self.ragged_k_commands)):
+               "column": edge * per_program[1], "tile": self.tiles - self.interior_tiles - self.ragged_k_tiles}
+        for version, n, commands, tiles in (("interior", self.interior, self.interior_commands, self.interior_tiles),
+                                            ("ragged_k", self.ragged_k, self.ragged_k_commands, self.ragged_k_tiles)):
             out |= {f"{version}_program": n, f"{version}_step": n * per_program[0], f"{version}_command": commands,
-                    f"{version}_column": n * per_program[1]}
+                    f"{version}_column": n * per_program[1], f"{version}_tile": tiles}
         return out
 
 
 def _launch(gemmini: float, programs, steps: int, columns: int = 0) -> _Launch:
     """A launch of `gemmini` cycles: the sum of (one program's RoCC commands, how many run it, its
-    version: explicit_program_versions' (interior, ragged-K) counts of its one block) over its
-    distinct programs, each of `steps` K steps and `columns` column blocks."""
-    n = sum(count for _, count, _ in programs)
-    version_sums = [(sum(count * v[i] for _, count, v in programs),
-                     sum(count * v[i] * commands for commands, count, v in programs)) for i in (0, 1)]
-    return _Launch(gemmini, sum(count * commands for commands, count, _ in programs), n, n * steps, n * columns,
-                   *version_sums[0], *version_sums[1])
+    version: explicit_program_versions' (interior, ragged-K) counts of its one block[, its output
+    tiles]) over its distinct programs, each of `steps` K steps and `columns` column blocks."""
+    programs = [(p[0], p[1], p[2], p[3] if len(p) > 3 else 0) for p in programs]
+    n = sum(count for _, count, _, _ in programs)
+    version_sums = [(sum(count * v[i] for _, count, v, _ in programs),
+                     sum(count * v[i] * commands for commands, count, v, _ in programs)) for i in (0, 1)]
+    tiles = [sum(count * tiles * (1 if i is None else v[i]) for _, count, v, tiles in programs)
+             for i in (None, 0, 1)]
+    return _Launch(gemmini, sum(count * commands for commands, count, _, _ in programs), n, n * steps, n * columns,
+                   *version_sums[0], *version_sums[1], *tiles)
 
 
 def _acc_zero_tiles(block_rows, block_cols, cfg) -> int:
@@ -641,7 +654,9 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k) -> _Launch:
     # a program's version (baco.passes.interior) is its rows' and K steps': its H and N windows start
     # at 0 and end at min(BLOCK_H, H) and min(BLOCK_N, N) (a clamp without its max, left in every
     # version), so a program's one column block spans H
-    return _launch(t.end, [(commands[rows], n, explicit_program_versions(rows, H, K, bm, H, bk))
+    # its output tiles (DIM x DIM of its rows x N): each the second layer's bias mvin, products and mvout
+    return _launch(t.end, [(commands[rows], n, explicit_program_versions(rows, H, K, bm, H, bk),
+                            _tiles(rows, cfg.dim) * _tiles(N, cfg.dim))
                            for rows, n in runs.items()], _tiles(K, bk),
                    _tiles(H, cfg.dim) + _tiles(N, cfg.dim))
 
