@@ -312,15 +312,15 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # 0.99x; the 19 programs within 0.65-1.26x, median error 3.3% -> 0.69-1.17x, 2.8%.
 # The chain's programs pay per output tile too ("tile": DIM x DIM tiles of a program's rows x N, each
 # the second layer's bias mvin, products and mvout, _chain_launch), refitted with MobileNetV2
-# 64x64's project -> expand chain (1024 x 32 -> 16 -> 96 at 80/32, 5 x 6 output tiles a program on
-# a one-block H): its instructions were priced 0.65x of the ISS's (21,028 against 32,125), now
-# 1.02x; the chain's 22 programs within 0.65-1.11x -> 0.93-1.09x (benchmarks/cpu_constants.py
-# --only fused).
-FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 376.5, "command": 7.3, "column": 124.3,
-                                "interior_program": 0.0, "interior_step": 83.4, "interior_command": 2.5,
-                                "interior_column": 110.2,
-                                "ragged_k_program": 351.0, "ragged_k_step": 234.5, "ragged_k_command": 5.6,
-                                "ragged_k_column": 61.6, "tile": 76.9, "interior_tile": 38.0, "ragged_k_tile": 0.0},
+# 64x64's project -> expand chain (1024 x 32 -> 16 -> 96, a one-block H) at 80/32 (5 x 6 output
+# tiles a program) and at 32/32: their instructions were priced 0.65x and 1.06x of the ISS's
+# (21,028 against 32,125; 39,319 against 37,032), now 0.97x and 1.09x; the chain's 23 programs
+# within 0.93-1.09x (benchmarks/cpu_constants.py --only fused; 0.65-1.11x before).
+FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 319.2, "command": 6.3, "column": 123.8,
+                                "interior_program": 97.2, "interior_step": 136.6, "interior_command": 3.7,
+                                "interior_column": 59.2,
+                                "ragged_k_program": 216.6, "ragged_k_step": 267.9, "ragged_k_command": 5.2,
+                                "ragged_k_column": 85.9, "tile": 129.4, "interior_tile": 30.9, "ragged_k_tile": 0.0},
                       "resadd": {"program": 88.2, "step": 401.9, "command": 8.7, "column": 61.4,
                                  "interior_program": 201.5, "interior_step": 0.0, "interior_command": 3.6,
                                  "interior_column": 38.0,
