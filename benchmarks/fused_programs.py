@@ -43,7 +43,12 @@ adds and one 1x1 -> 1x1 chain run at the faster of the kernels' default blocks a
 tile (the edge's "blocks"; features.3's add at its tile 32/24/48: 11,845 predicted, 12,707
 simulated; 24,635 predicted at the default 32/32/48), EDP -14.7% simulated, -11.9% predicted; the
 search fuses none, every fused program being slower than its pair unfused (features.3 + add:
-8,289 predicted, 8,230 simulated).
+8,289 predicted, 8,230 simulated). Its one chain (features.1.conv.1 -> features.2.conv.0.0, 1024 x
+32 -> 16 -> 96) was priced 43,916 at 80/32 against 52,716 simulated (the store station's hold on
+the next program's mvins and the output tiles' instructions not modelled); with both (session 23)
+its edge records the default 32/32, priced 51,854 against 55,968 simulated (80/32 alone, --programs:
+53,783 against 52,792); forced EDP -15.0% simulated, -12.4% predicted, the 11 groups' median error
+2.6%.
 "bert_layer": the BERT layer of benchmarks/models.py (baco.tuner.torch_models'
 bert_base_layer, input 1 x --sequence x 768); its fusion graph has no edge (its
 torch.nn.TransformerEncoder is one leaf of it), so its three designs are one program, built and
