@@ -102,7 +102,11 @@ FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 
          (16, "resadd", 256, 20, 64, 64, 64, 32),
          # MobileNetV2 64x64's project convs + add at their default blocks (fused.gemm_resadd_default_blocks)
          (16, "resadd", 256, 144, 24, 32, 32, 48), (16, "resadd", 64, 192, 32, 32, 32, 48),
-         (16, "resadd", 4, 960, 160, 16, 160, 64), (16, "resadd", 16, 576, 96, 16, 48, 576)]
+         (16, "resadd", 4, 960, 160, 16, 160, 64), (16, "resadd", 16, 576, 96, 16, 48, 576),
+         # MobileNetV2 64x64's project -> expand chain (features.1.conv.1 -> features.2.conv.0.0) at the
+         # blocks its forced edge has run (benchmarks/fused_programs.py --models mobilenet_v2): the
+         # producer's tile and the default ones
+         (16, "chain", 1024, 32, 16, 96, 80, 32), (16, "chain", 1024, 32, 16, 96, 32, 32)]
 # tiny chains (8-64 rows, 16-32 wide: a whole model's small MLP), fitted with the chain's FUSED ones
 TINY_CHAINS = [(16, "chain", 20, 16, 16, 16, 16, 16), (16, "chain", 20, 16, 16, 16, 32, 16),
                (32, "chain", 8, 32, 32, 32, 32, 32), (16, "chain", 64, 32, 32, 32, 32, 32),

@@ -3,7 +3,7 @@ whole-model compiler, with and without the chosen fusion, on the cycle model.
 
     python benchmarks/fused_programs.py [--smoke] [--models mlp,resnet18,mobilenet_v2,bert_layer]
         [--resolution 64] [--sequence 128] [--hardware 16,256,64] [--ext-spad] [--budget S] [--seed N]
-    python benchmarks/fused_programs.py --programs
+    python benchmarks/fused_programs.py --programs [chain,resadd]
 
 Per model: `baco tune --fusion on` on a fixed Gemmini (--hardware, default Gemmini's default
 16x16, 256 KB scratchpad, 64 KB accumulator) with the compiled-program cycle model. Its design
@@ -43,7 +43,12 @@ adds and one 1x1 -> 1x1 chain run at the faster of the kernels' default blocks a
 tile (the edge's "blocks"; features.3's add at its tile 32/24/48: 11,845 predicted, 12,707
 simulated; 24,635 predicted at the default 32/32/48), EDP -14.7% simulated, -11.9% predicted; the
 search fuses none, every fused program being slower than its pair unfused (features.3 + add:
-8,289 predicted, 8,230 simulated).
+8,289 predicted, 8,230 simulated). Its one chain (features.1.conv.1 -> features.2.conv.0.0, 1024 x
+32 -> 16 -> 96) was priced 43,916 at 80/32 against 52,716 simulated (the store station's hold on
+the next program's mvins and the output tiles' instructions not modelled); with both (session 23)
+its edge records the default 32/32, priced 51,854 against 55,968 simulated (80/32 alone, --programs:
+53,783 against 52,792); forced EDP -15.0% simulated, -12.4% predicted, the 11 groups' median error
+2.6%.
 "bert_layer": the BERT layer of benchmarks/models.py (baco.tuner.torch_models'
 bert_base_layer, input 1 x --sequence x 768); its fusion graph has no edge (its
 torch.nn.TransformerEncoder is one leaf of it), so its three designs are one program, built and
@@ -55,9 +60,10 @@ path with the QKV projection and is reshaped before its add.
 
 --smoke: a 20-row 40-96-48-24 MLP, a short search (the tests' size; with --ext-spad its first
 chain runs on the loop unit). Exits 0 iff every program is bit-exact.
---programs: no whole model; the GEMM + residual add programs of RESADD_PROGRAMS, each against
-baco.gemmini.fused's model: Gemmini's side against the cycle model, the core's instructions and
-the end-to-end cycles against the ISS (log r, median error and range of each).
+--programs [chain,resadd]: no whole model; the GEMM chain programs of CHAIN_PROGRAMS and the GEMM +
+residual add programs of RESADD_PROGRAMS (or the kinds named), each against baco.gemmini.fused's
+model: Gemmini's side against the cycle model, the core's instructions and the end-to-end cycles
+against the ISS (log r, median error and range of each).
 """
 from __future__ import annotations
 
@@ -239,6 +245,24 @@ def accuracy(groups: list) -> tuple[float, float]:
     return r, statistics.median(errors)
 
 
+# GEMM chain programs (DIM, M, K, H, N, BLOCK_M, BLOCK_K) for --programs: the tests'
+# (tests/test_fused_programs.py: against the cycle model, end to end and ragged on the ISS, tiny
+# chains), the CPU table's fit (benchmarks/cpu_constants.py's FUSED and TINY_CHAINS) and MobileNetV2
+# 64x64's project -> expand chain (features.1.conv.1 -> features.2.conv.0.0: 1024 pixels, 32 -> 16
+# -> 96 channels) at the blocks its forced edge runs, 80/32
+CHAIN_PROGRAMS = [
+    (16, 20, 40, 96, 48, 32, 48), (16, 256, 64, 128, 64, 64, 64), (16, 1024, 32, 64, 32, 64, 32),
+    (32, 256, 64, 128, 64, 64, 64), (16, 17, 33, 65, 17, 16, 32), (16, 100, 128, 48, 80, 32, 64),
+    (32, 65, 96, 64, 33, 32, 32), (16, 97, 65, 33, 17, 32, 32), (16, 1, 97, 17, 33, 16, 64),
+    (32, 97, 33, 65, 17, 64, 32), (32, 65, 65, 97, 1, 32, 32),
+    (16, 64, 65, 32, 16, 32, 32), (16, 128, 40, 64, 32, 32, 32), (32, 128, 80, 64, 64, 64, 64),
+    (16, 96, 100, 48, 32, 32, 64), (16, 256, 24, 64, 64, 64, 32),
+    (16, 20, 16, 16, 16, 16, 16), (16, 20, 16, 16, 16, 32, 16), (32, 8, 32, 32, 32, 32, 32),
+    (16, 64, 32, 32, 32, 32, 32), (16, 40, 16, 32, 16, 16, 16),
+    (32, 128, 128, 64, 96, 32, 64), (32, 17, 65, 97, 33, 64, 32), (64, 64, 64, 128, 64, 64, 64),
+    (64, 97, 65, 97, 33, 64, 32), (16, 64, 96, 48, 24, 32, 64),
+    (16, 1024, 32, 16, 96, 80, 32)]
+
 # GEMM + residual add programs (DIM, M, K, N, BLOCK_M, BLOCK_N, BLOCK_K) for --programs: the tests'
 # (tests/test_fused_programs.py: against the cycle model, ragged command counts, on the ISS), the
 # CPU table's fit (benchmarks/cpu_constants.py's FUSED), MobileNetV2 64x64's project convs at their
@@ -257,27 +281,37 @@ RESADD_PROGRAMS = [
     (64, 17, 33, 65, 64, 64, 64), (64, 1024, 64, 64, 64, 64, 64)]
 
 
-def resadd_programs(shapes) -> list:
-    """Each GEMM + residual add program (random int8 operands, Gemmini's default capacities at its
-    DIM) against baco.gemmini.fused's model: Gemmini's side against the cycle model's time of the
+def fused_programs(kind: str, shapes) -> list:
+    """Each program of `kind` ("chain": DIM, M, K, H, N, BLOCK_M, BLOCK_K; "resadd": DIM, M, K, N,
+    BLOCK_M, BLOCK_N, BLOCK_K; random int8 operands, Gemmini's default capacities at its DIM)
+    against baco.gemmini.fused's model: Gemmini's side against the cycle model's time of the
     command stream (commands arriving for free), the core's instructions against the ISS's count,
     and end to end against the ISS with the cycle model (rdcycle around the launch)."""
     import numpy as np
     from baco.gemmini.config import GemminiConfig
-    from baco.gemmini.fused import gemm_resadd_program_cycles
+    from baco.gemmini.fused import gemm_chain_program_cycles, gemm_resadd_program_cycles
     from baco.gemmini.schedule import GemmSchedule
-    from baco.kernels.fused import gemm_resadd_launch
+    from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
     rows = []
-    for dim, M, K, N, bm, bn, bk in shapes:
+    print(f"{kind} programs:")
+    for dim, *shape in shapes:
         cfg, rng = GemminiConfig.from_capacity(dim, 256, 64), np.random.default_rng(0)
         i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
-        launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
-                                    r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk),
-                                    config=cfg)
-        model = gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
+        if kind == "chain":
+            M, K, H, N, bm, bk = shape
+            launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
+                                       block_m=bm, block_k=bk, config=cfg)
+            model = gemm_chain_program_cycles(M, K, H, N, bm, bk, cfg)
+            name = f"DIM {dim} {M}x{K}->{H}->{N} at {bm}/{bk}"
+        else:
+            M, K, N, bm, bn, bk = shape
+            launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
+                                        r_scale=0.7, out_scale=0.9, relu_out=False,
+                                        schedule=GemmSchedule(bm, bn, bk), config=cfg)
+            model = gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
+            name = f"DIM {dim} {M}x{K}x{N} at {bm}/{bn}/{bk}"
         compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
-        rows.append({"program": f"DIM {dim} {M}x{K}x{N} at {bm}/{bn}/{bk}", "model": model,
-                     "gemmini": launch.cycles()["cycles"],
+        rows.append({"program": name, "model": model, "gemmini": launch.cycles()["cycles"],
                      "instructions": compiled.run(launch.grid, launch.args)["instructions"],
                      "cycles": compiled.run(launch.grid, launch.args, timing=TimingModel(cfg))["kernel_cycles"]})
         r = rows[-1]
@@ -289,7 +323,7 @@ def resadd_programs(shapes) -> list:
         groups = [{"predicted": r["model"][side], "simulated": r[measured]} for r in rows]
         lr, median = accuracy(groups)
         ratios = [g["predicted"] / g["simulated"] for g in groups]
-        print(f"{side:8s} over {len(rows)} programs: log r {lr:.4f}, median error {median:.1%}, "
+        print(f"{kind} {side:8s} over {len(rows)} programs: log r {lr:.4f}, median error {median:.1%}, "
               f"{min(ratios):.2f}-{max(ratios):.2f}x")
     return rows
 
@@ -309,12 +343,18 @@ def main(argv=None) -> int:
     p.add_argument("--forced", action=argparse.BooleanOptionalAction, default=True,
                    help="also every fitting edge fused (default on)")
     p.add_argument("--smoke", action="store_true")
-    p.add_argument("--programs", action="store_true",
-                   help="instead of whole models: the GEMM + residual add programs of RESADD_PROGRAMS, model against "
-                        "the cycle model (Gemmini's side) and the ISS (the core's instructions, end to end)")
+    p.add_argument("--programs", nargs="?", const="chain,resadd", default=None, metavar="KINDS",
+                   help="instead of whole models: the fused programs of CHAIN_PROGRAMS and RESADD_PROGRAMS (or of "
+                        "the comma-separated kinds given: chain, resadd), model against the cycle model (Gemmini's "
+                        "side) and the ISS (the core's instructions, end to end)")
     a = p.parse_args(argv)
     if a.programs:
-        resadd_programs(RESADD_PROGRAMS)
+        sets = {"chain": CHAIN_PROGRAMS, "resadd": RESADD_PROGRAMS}
+        kinds = a.programs.split(",")
+        if any(k not in sets for k in kinds):
+            p.error(f"--programs: kinds of {', '.join(sets)}, got {a.programs!r}")
+        for kind in kinds:
+            fused_programs(kind, sets[kind])
         return 0
     names = ["mlp"] if a.smoke else a.models.split(",")
     unknown = [n for n in names if n != "mlp" and n not in SPECS]

@@ -310,11 +310,17 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # MobileNetV2 64x64's four project convs at their default blocks: its 4-row 960 -> 160 program (15
 # K steps of 10 columns) was priced 0.76x of the ISS's instructions (24,620 against 32,191), now
 # 0.99x; the 19 programs within 0.65-1.26x, median error 3.3% -> 0.69-1.17x, 2.8%.
-FUSED_INSTRUCTIONS = {"chain": {"program": 25.7, "step": 457.0, "command": 10.7, "column": 89.0,
-                                "interior_program": 0.0, "interior_step": 52.4, "interior_command": 3.1,
-                                "interior_column": 139.7,
-                                "ragged_k_program": 489.2, "ragged_k_step": 196.6, "ragged_k_command": 6.0,
-                                "ragged_k_column": 38.8},
+# The chain's programs pay per output tile too ("tile": DIM x DIM tiles of a program's rows x N, each
+# the second layer's bias mvin, products and mvout, _chain_launch), refitted with MobileNetV2
+# 64x64's project -> expand chain (1024 x 32 -> 16 -> 96, a one-block H) at 80/32 (5 x 6 output
+# tiles a program) and at 32/32: their instructions were priced 0.65x and 1.06x of the ISS's
+# (21,028 against 32,125; 39,319 against 37,032), now 0.97x and 1.09x; the chain's 23 programs
+# within 0.93-1.09x (benchmarks/cpu_constants.py --only fused; 0.65-1.11x before).
+FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 319.2, "command": 6.3, "column": 123.8,
+                                "interior_program": 97.2, "interior_step": 136.6, "interior_command": 3.7,
+                                "interior_column": 59.2,
+                                "ragged_k_program": 216.6, "ragged_k_step": 267.9, "ragged_k_command": 5.2,
+                                "ragged_k_column": 85.9, "tile": 129.4, "interior_tile": 30.9, "ragged_k_tile": 0.0},
                       "resadd": {"program": 88.2, "step": 401.9, "command": 8.7, "column": 61.4,
                                  "interior_program": 201.5, "interior_step": 0.0, "interior_command": 3.6,
                                  "interior_column": 38.0,
@@ -370,20 +376,25 @@ class _Timeline:
     reading the rows it overwrites are), a product's computes of one output column chained through
     the array's pipeline (a compute accumulating onto the rows the previous one wrote waits for
     them); dispatched in program order, so the commands after a run of mvins wait for the load
-    station to take them (GemminiConfig.rs_ld) and the mvins after a product for the execute
-    station (rs_ex). Kept at block granularity: a product's columns, a window's mvins."""
+    station to take them (GemminiConfig.rs_ld), the mvins and stores after a product for the
+    execute station (rs_ex), and the commands after a run of mvouts (the next program's mvins) for
+    the store station (rs_st: until all but rs_st of them are done; a program of many output tiles,
+    MobileNetV2's 1024 x 32 -> 16 -> 96 chain at 80/32, was 0.83x of the cycle model without it).
+    Kept at block granularity: a product's columns, a window's mvins."""
 
     def __init__(self, cfg, k):
         self.cfg, self.k, self.commands = cfg, k, 0
         self.ld = self.ex = self.st = self.end = 0.0
-        self.ld_gate = 0.0                            # the mvins after a product: its commands dispatched
+        self.ld_gate = 0.0      # the commands after a product or a run of stores: those dispatched
         self.ld_done = deque(maxlen=cfg.rs_ld + 1)    # the latest mvins' done times (the load station)
+        self.st_done = deque(maxlen=cfg.rs_st + 1)    # the latest mvouts' done times (the store station)
 
     def shift(self, dt: float):
         """Every time later by dt (identical programs repeated: each starts dt after the one before)."""
         self.ld, self.ex, self.st, self.end, self.ld_gate = (t + dt for t in (self.ld, self.ex, self.st, self.end,
                                                                               self.ld_gate))
         self.ld_done = deque((t + dt for t in self.ld_done), maxlen=self.ld_done.maxlen)
+        self.st_done = deque((t + dt for t in self.st_done), maxlen=self.st_done.maxlen)
 
     def _mvin(self, cycles: float, gate: float, dram: bool = True) -> float:
         """One mvin of `cycles` into rows free at `gate`: its done time."""
@@ -458,12 +469,17 @@ class _Timeline:
         a column's once its computes' results are out (`columns`): the first column's done time."""
         d, first = self.cfg.dim, None
         for c, ready in zip(pieces(cols, d), columns):
-            self.st = max(self.st, ready)
+            self.st = max(self.st, ready, self.ld_gate)
             for r in pieces(rows, d):
                 self.st += dma_cycles(r, c, self.cfg, self.k) + self.k.acc_scale_latency
+                self.st_done.append(self.st + self.k.dram_latency)
                 self.commands += 1
             first = first if first is not None else self.st + self.k.dram_latency
         self.end = max(self.end, self.st + self.k.dram_latency, self.ex)
+        # the commands after the stores (the next program's mvins) wait for the last mvout's dispatch:
+        # until no more than the store station holds (rs_st) are left to finish
+        if len(self.st_done) > self.cfg.rs_st:
+            self.ld_gate = max(self.ld_gate, self.st_done[0])
         return first
 
 
@@ -496,31 +512,38 @@ class _Launch(NamedTuple):
     interior_commands: int = 0
     ragged_k: int = 0
     ragged_k_commands: int = 0
+    tiles: int = 0
+    interior_tiles: int = 0
+    ragged_k_tiles: int = 0
 
     def terms(self) -> dict:
-        """FUSED_INSTRUCTIONS' terms: per edge program, its K steps, commands and column blocks, the
-        same per interior one and per ragged-K one."""
+        """FUSED_INSTRUCTIONS' terms: per edge program, its K steps, commands, column blocks and output
+        tiles (counted by a kernel that prices them: the chain), the same per interior one and per
+        ragged-K one."""
         per_program = (self.steps / self.programs, self.columns / self.programs) if self.programs else (0, 0)
         edge = self.programs - self.interior - self.ragged_k
         out = {"program": edge, "step": edge * per_program[0],
                "command": self.commands - self.interior_commands - self.ragged_k_commands,
-               "column": edge * per_program[1]}
-        for version, n, commands in (("interior", self.interior, self.interior_commands),
-                                     ("ragged_k", self.ragged_k, self.ragged_k_commands)):
+               "column": edge * per_program[1], "tile": self.tiles - self.interior_tiles - self.ragged_k_tiles}
+        for version, n, commands, tiles in (("interior", self.interior, self.interior_commands, self.interior_tiles),
+                                            ("ragged_k", self.ragged_k, self.ragged_k_commands, self.ragged_k_tiles)):
             out |= {f"{version}_program": n, f"{version}_step": n * per_program[0], f"{version}_command": commands,
-                    f"{version}_column": n * per_program[1]}
+                    f"{version}_column": n * per_program[1], f"{version}_tile": tiles}
         return out
 
 
 def _launch(gemmini: float, programs, steps: int, columns: int = 0) -> _Launch:
     """A launch of `gemmini` cycles: the sum of (one program's RoCC commands, how many run it, its
-    version: explicit_program_versions' (interior, ragged-K) counts of its one block) over its
-    distinct programs, each of `steps` K steps and `columns` column blocks."""
-    n = sum(count for _, count, _ in programs)
-    version_sums = [(sum(count * v[i] for _, count, v in programs),
-                     sum(count * v[i] * commands for commands, count, v in programs)) for i in (0, 1)]
-    return _Launch(gemmini, sum(count * commands for commands, count, _ in programs), n, n * steps, n * columns,
-                   *version_sums[0], *version_sums[1])
+    version: explicit_program_versions' (interior, ragged-K) counts of its one block[, its output
+    tiles]) over its distinct programs, each of `steps` K steps and `columns` column blocks."""
+    programs = [(p[0], p[1], p[2], p[3] if len(p) > 3 else 0) for p in programs]
+    n = sum(count for _, count, _, _ in programs)
+    version_sums = [(sum(count * v[i] for _, count, v, _ in programs),
+                     sum(count * v[i] * commands for commands, count, v, _ in programs)) for i in (0, 1)]
+    tiles = [sum(count * tiles * (1 if i is None else v[i]) for _, count, v, tiles in programs)
+             for i in (None, 0, 1)]
+    return _Launch(gemmini, sum(count * commands for commands, count, _, _ in programs), n, n * steps, n * columns,
+                   *version_sums[0], *version_sums[1], *tiles)
 
 
 def _acc_zero_tiles(block_rows, block_cols, cfg) -> int:
@@ -634,7 +657,9 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k) -> _Launch:
     # a program's version (baco.passes.interior) is its rows' and K steps': its H and N windows start
     # at 0 and end at min(BLOCK_H, H) and min(BLOCK_N, N) (a clamp without its max, left in every
     # version), so a program's one column block spans H
-    return _launch(t.end, [(commands[rows], n, explicit_program_versions(rows, H, K, bm, H, bk))
+    # its output tiles (DIM x DIM of its rows x N): each the second layer's bias mvin, products and mvout
+    return _launch(t.end, [(commands[rows], n, explicit_program_versions(rows, H, K, bm, H, bk),
+                            _tiles(rows, cfg.dim) * _tiles(N, cfg.dim))
                            for rows, n in runs.items()], _tiles(K, bk),
                    _tiles(H, cfg.dim) + _tiles(N, cfg.dim))
 
