@@ -388,13 +388,15 @@ def test_fused_program_models_count_the_ragged_streams_commands(dim, kind, shape
 
 
 @pytest.mark.parametrize("dim,shape,measured", [
-    (16, (20, 16, 16, 16, 32, 16), 0.95), (16, (20, 16, 16, 16, 16, 16), 1.01), (32, (8, 32, 32, 32, 32, 32), 1.00)])
+    (16, (20, 16, 16, 16, 32, 16), 1.01), (16, (20, 16, 16, 16, 16, 16), 1.10), (32, (8, 32, 32, 32, 32, 32), 1.07)])
 def test_tiny_chains_core_instructions(dim, shape, measured):
     """A tiny chain (a whole model's 20-row 16-16-16 MLP) pays the chain's column loops per DIM-wide
     block of H and N, not a large chain's fixed per-program share: FUSED_INSTRUCTIONS['chain'] prices
     the core's instructions `measured` x the ISS's (the table with a per-program 1003.6 on edge and
     368.5 on interior programs: 1.40x, 1.73x and 1.50x; end to end the 32-row block's program
-    1,368 -> 969 cycles, 800 on the ISS with the cycle model)."""
+    1,368 -> 969 cycles, 800 on the ISS with the cycle model). 0.95x, 1.01x and 1.00x until the runner's
+    kernel read its arguments from the launch table (riscv.launch_wrapper: ~50-60 fewer instructions a
+    program), FUSED_INSTRUCTIONS not refitted since."""
     launch, model = _fused_launch_and_model("chain", shape, dim)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     instructions = compiled.run(launch.grid, launch.args)["instructions"]
