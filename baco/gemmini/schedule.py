@@ -198,7 +198,9 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # specialization terms: 0.84-1.93x, the K = 1 programs 1.6-1.9x over). Refitted once the loop-ws
 # pass divided a window's extents unsigned (~7% fewer instructions a program; the table before, on
 # that code: 1.02-1.15x, median 1.08), with four of kernels.py's GEMVs of many one-step programs
-# added: within 0.96-1.05x, median 0.99.
+# added: within 0.96-1.05x, median 0.99. Refitted on the same 44 once the runner's kernel read its
+# arguments from the launch table (baco.codegen.riscv.launch_wrapper: ~31 fewer instructions a
+# program; the table before, on that code: 1.01-1.24x, median 1.09): within 0.95-1.07x, median 0.99.
 EXPLICIT_INSTRUCTIONS = {"program": 149.3, "step": 353.9, "column": 84.3, "group": 21.0, "pair": 20.8, "store": 36.6,
                          "fill": 8.4}
 # An interior program of the explicit stream (all its blocks full, or K = 1 and its M and N blocks
@@ -222,8 +224,8 @@ EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
                        **{f"{version}_{name}": v for version, table in (("interior", EXPLICIT_INTERIOR_INSTRUCTIONS),
                                                                           ("ragged_k", EXPLICIT_RAGGED_K_INSTRUCTIONS))
                           for name, v in table.items()}}
-LOOP_WS_INSTRUCTIONS = {"program": 43.8, "step": 99.8, "steps": 14.2, "head": 21.3, "explicit_b": 12.6,
-                        "mvin": 27.5, "k_loop": 144.9, "n_strides": 32.1, "launch": 45.0}
+LOOP_WS_INSTRUCTIONS = {"program": 12.2, "step": 100.9, "steps": 17.8, "head": 19.2, "explicit_b": 11.8,
+                        "mvin": 27.3, "k_loop": 147.1, "n_strides": 30.2, "launch": 43.6}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
