@@ -27,9 +27,9 @@ from pathlib import Path
 import llvmlite.binding as llvm
 import numpy as np
 
-from baco.codegen.riscv import (CHECK_VERDICT, c_prototype, check_lines, float_bits, grid_loop,
-                                harness_prelude, incbin_lines, keep_temps, kernel_error, link_intrinsics,
-                                memref_arguments, publish_to_cache, toolchain_fingerprint)
+from baco.codegen.riscv import (CHECK_VERDICT, check_lines, grid_loop, harness_prelude, incbin_lines, keep_temps,
+                                kernel_error, launch_slots, launch_wrapper, link_intrinsics, publish_to_cache,
+                                toolchain_fingerprint)
 from baco.gemmini.config import NUMPY_ELEMENTS, GemminiConfig
 
 REGIONS = ("weights", "input", "output", "activation")
@@ -386,10 +386,13 @@ def kernel_symbol(name: str, llvm_ir: str) -> str:
     return f"{name}_{hashlib.sha256(llvm_ir.encode()).hexdigest()[:12]}"
 
 
-def linkable_ir(llvm_ir: str, name: str, symbol: str) -> str:
+def linkable_ir(llvm_ir: str, name: str, symbol: str, signature=None) -> str:
     """The kernel's module for the RISC-V target with the function renamed to `symbol` and
-    everything else it defines made internal (nothing but `symbol` can collide)."""
-    mod = llvm.parse_assembly(link_intrinsics(llvm_ir))
+    everything else it defines made internal (nothing but `symbol` can collide); a Gemmini kernel
+    (its `signature` given) called as the runner calls it (launch_wrapper: a pointer to its argument
+    slots), a CPU operator with its pointers."""
+    ir = link_intrinsics(llvm_ir)
+    mod = llvm.parse_assembly(ir if signature is None else launch_wrapper(ir, name, signature))
     for fn in mod.functions:
         if not fn.is_declaration:
             if fn.name == name:
@@ -489,7 +492,7 @@ def main_source(program: Program, plan: MemoryPlan, fences: dict, symbols: dict,
             continue
         declared.add(sym)
         if isinstance(step, GemminiLaunch):
-            lines.append(c_prototype(sym, step.kernel.signature, step.kernel.array_elems))
+            lines.append(f"void {sym}(const int64_t *args);")
         else:
             lines.append(f"void {sym}({', '.join(['void *'] * len(step.args))});")
     names = ", ".join(f'"{s.name}"' for s in program.steps)
@@ -502,24 +505,25 @@ def main_source(program: Program, plan: MemoryPlan, fences: dict, symbols: dict,
         b = _base(a)
         at = f"({b.ctype} *)({ARENA_SYMBOL} + {plan.offsets[b.name]})" if b.region == "activation" else _symbol(b)
         return f"({at} + {a.start})" if isinstance(a, BufferSlice) else at
+    args = []       # each launch's argument slots, constants before main()
     for i, step in enumerate(program.steps):
         sym = symbols[id(step.kernel)]
         lines += ["", f"  /* step {i}: {step.name} */", f"  {STEP_SYMBOL} = {i};", "  t = rdcycle();"]
         if isinstance(step, GemminiLaunch):
-            call, scalars = [], iter(step.args)
-            for kind, a in zip(step.kernel.signature, scalars):
-                if kind == "memref":
-                    call += memref_arguments(pointer(a), str(a.size))
-                elif kind == "index":
-                    call.append(f"INT64_C({int(a)})")
-                else:
-                    call.append(f"baco_f32({float_bits(a)})")
-            lines += grid_loop([str(g) for g in step.grid], f"{sym}({', '.join(call)})")
+            # its arguments as constant slots (launch_slots' layout, as the runner's launch table)
+            memrefs = [pointer(a) for kind, a in zip(step.kernel.signature, step.args) if kind == "memref"]
+            slots = launch_slots(step.kernel.signature, step.args, (), memrefs)[3:]
+            args.append(f"static const int64_t baco_args{i}[] = {{"
+                        + ", ".join(f"(int64_t)({v})" if isinstance(v, str) else f"INT64_C({v})" for v in slots)
+                        + "};")
+            lines += grid_loop([str(g) for g in step.grid], f"{sym}(baco_args{i})")
         else:
             lines.append(f"  {sym}({', '.join(pointer(a) for a in step.args)});")
         if i in fences:
             lines += [f"  /* fence: {fences[i]} */", '  __asm__ volatile("fence" ::: "memory");']
         lines.append(f"  baco_step_cycles[{i}] = rdcycle() - t;")
+    at = lines.index("int main(void) {")
+    lines[at:at] = args + [""]
     lines += ["  uint64_t total = rdcycle() - start;", f"  {STEP_SYMBOL} = {n};",
               f"  for (int i = 0; i < {n}; i++)",
               '    printf("baco: step %d %s: %lu cycles\\n", i, baco_step_names[i], '
@@ -590,7 +594,9 @@ def build_program_elf(program: Program, out_elf, *, config: GemminiConfig | None
     workdir = Path(tempfile.mkdtemp(prefix="baco-program-"))
     try:
         # llvmlite (one LLVM context) in this thread; the clang runs in parallel
-        linkable = [(linkable_ir(k.llvm_ir, k.name, sym), sym) for sym, k in distinct.items()]
+        launched = {symbols[id(s.kernel)] for s in program.steps if isinstance(s, GemminiLaunch)}
+        linkable = [(linkable_ir(k.llvm_ir, k.name, sym, k.signature if sym in launched else None), sym)
+                    for sym, k in distinct.items()]
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             objects = list(pool.map(lambda item: compile_kernel_object(*item, workdir, cache_dir), linkable))
         main_c = workdir / "main.c"

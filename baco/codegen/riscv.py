@@ -75,22 +75,23 @@ BODY_SUFFIX = ".body"     # the kernel's own function in the runner's module, in
 
 
 def launch_wrapper(llvm_ir: str, name: str, signature) -> str:
-    """The kernel module with `name` made a function of no arguments that reads its arguments from
-    the launch table (launch_slots' layout, after the grid's extents) and runs the kernel, whose
-    own definition becomes internal (`name` + BODY_SUFFIX) and is inlined into it. The harness then
-    calls `name()`: no argument is loaded by the harness, passed on the stack and reloaded by the
+    """The kernel module with `name` made a function of one argument, a pointer to its arguments as
+    64-bit slots (launch_slots' layout after the grid: a memref its address and element count, an
+    index its value, a float its bit pattern), that reads them and runs the kernel, whose own definition
+    becomes internal (`name` + BODY_SUFFIX) and is inlined into it. The runner passes its launch
+    table's slots, a whole program each step's constant table (baco.codegen.program), so both call
+    a kernel alike: no argument is loaded by the caller, passed on the stack and reloaded by the
     kernel, and the arguments the kernel never reads (a memref's base pointer, offset and stride)
     are never loaded at all (~60 instructions a program before its first command, 25 arguments
     of the GEMM kernel)."""
     mod = llvm.parse_assembly(llvm_ir)
     fn = mod.get_function(name)
     fn.name = name + BODY_SUFFIX
-    params, loads, slot = [], [], 3
-    table = f"@{LAUNCH_SYMBOL}"
+    params, loads, slot = [], [], 0
 
     def load(value: str, at: int) -> None:
-        loads.append(f"  %p{at} = getelementptr i64, ptr {table}, i64 {at}")
-        loads.append(f"  {value} = load i64, ptr %p{at}")
+        loads.append(f"  %p{at} = getelementptr i64, ptr %args, i64 {at}")
+        loads.append(f"  {value} = load i64, ptr %p{at}, align 8")
 
     for i, kind in enumerate(signature):
         if kind == "memref":
@@ -108,9 +109,8 @@ def launch_wrapper(llvm_ir: str, name: str, signature) -> str:
             loads += [f"  %t{i} = trunc i64 %b{i} to i32", f"  %f{i} = bitcast i32 %t{i} to float"]
             params.append(f"float %f{i}")
             slot += 1
-    wrapper = "\n".join([f"{table} = external global [0 x i64]",
-                         f'declare void @"{name}{BODY_SUFFIX}"({", ".join(p.split()[0] for p in params)})',
-                         f'define void @"{name}"() {{', *loads,
+    wrapper = "\n".join([f'declare void @"{name}{BODY_SUFFIX}"({", ".join(p.split()[0] for p in params)})',
+                         f'define void @"{name}"(ptr %args) {{', *loads,
                          f'  call void @"{name}{BODY_SUFFIX}"({", ".join(params)})', "  ret void", "}"]) + "\n"
     mod.link_in(llvm.parse_assembly(wrapper))
     mod.get_function(name + BODY_SUFFIX).linkage = "internal"
@@ -121,17 +121,6 @@ def launch_wrapper(llvm_ir: str, name: str, signature) -> str:
 def float_bits(x) -> int:
     """The float32 bit pattern of x (NaN and infinities included), as the harness reads it."""
     return int(np.float32(x).view(np.uint32))
-
-
-def c_prototype(name, signature, elems):
-    params, it = [], iter(elems)
-    for kind in signature:
-        if kind == "memref":
-            t = MLIR_ELEMENTS[next(it)].c
-            params += [f"{t} *", f"{t} *", "int64_t", "int64_t", "int64_t"]
-        else:
-            params.append("int64_t" if kind == "index" else "float")
-    return f"void {name}({', '.join(params)});"
 
 
 LAUNCH_SYMBOL = "baco_launch"
@@ -158,7 +147,7 @@ def launch_table_size(signature) -> int:
 
 def harness_prelude() -> list[str]:
     """C lines every harness starts with: the runtime the kernels call (the program ids and grid
-    size their inlined grid queries read, boundary error) and the float32-from-bits helper for scalar arguments."""
+    size their inlined grid queries read, boundary and runtime errors)."""
     return ["#include <stdint.h>", "#include <stdio.h>", "", "void exit(int);",
             f"int64_t {GRID_PIDS}[3], {GRID_EXTENTS}[3];",
             f"void {BOUNDARY_ERROR}(int64_t line, int64_t col) {{",
@@ -166,15 +155,7 @@ def harness_prelude() -> list[str]:
             f"  exit({BOUNDARY_EXIT_CODE});", "}",
             f"void {RUNTIME_ERROR}(int64_t code, int64_t line, int64_t col) {{",
             '  printf("baco: runtime error %ld at line %ld col %ld\\n", (long)code, (long)line, (long)col);',
-            f"  exit({RUNTIME_ERROR_EXIT_CODE});", "}",
-            "static float baco_f32(int64_t bits) { union { uint32_t u; float f; } v = { (uint32_t)bits }; "
-            "return v.f; }"]
-
-
-def memref_arguments(pointer: str, count: str) -> list[str]:
-    """The five C arguments of one memref<?xT> parameter: base and aligned pointers, offset 0,
-    `count` elements, stride 1."""
-    return [pointer, pointer, "0", count, "1"]
+            f"  exit({RUNTIME_ERROR_EXIT_CODE});", "}"]
 
 
 def grid_loop(extents, call: str, indent: str = "  ") -> list[str]:
@@ -213,7 +194,7 @@ def harness_source(name, signature, elems, expected=None) -> str:
         f"extern int64_t {LAUNCH_SYMBOL}[];", f"volatile uint64_t {KERNEL_CYCLES_SYMBOL};",
         "static inline uint64_t baco_rdcycle(void) { uint64_t c; __asm__ volatile(\"rdcycle %0\" : \"=r\"(c)); "
         "return c; }",
-        f"void {name}(void);"]
+        f"void {name}(const int64_t *args);"]
     array_slots, slot = [], 3
     types = iter(elems)
     for kind in signature:
@@ -226,7 +207,7 @@ def harness_source(name, signature, elems, expected=None) -> str:
         lines.append(f"extern {array_slots[i][0]} baco_expected{i}[];")
     lines += ["", "int main(void) {"]
     lines.append("  uint64_t baco_start = baco_rdcycle();")
-    lines += grid_loop([f"{LAUNCH_SYMBOL}[{axis}]" for axis in range(3)], f"{name}()")
+    lines += grid_loop([f"{LAUNCH_SYMBOL}[{axis}]" for axis in range(3)], f"{name}(&{LAUNCH_SYMBOL}[3])")
     lines += ['  __asm__ volatile("fence" ::: "memory");', f"  {KERNEL_CYCLES_SYMBOL} = baco_rdcycle() - baco_start;"]
     if expected:
         lines.append("  long bad = 0;")
