@@ -281,34 +281,46 @@ RESADD_PROGRAMS = [
     (64, 17, 33, 65, 64, 64, 64), (64, 1024, 64, 64, 64, 64, 64)]
 
 
-def fused_programs(kind: str, shapes) -> list:
-    """Each program of `kind` ("chain": DIM, M, K, H, N, BLOCK_M, BLOCK_K; "resadd": DIM, M, K, N,
-    BLOCK_M, BLOCK_N, BLOCK_K; random int8 operands, Gemmini's default capacities at its DIM)
-    against baco.gemmini.fused's model: Gemmini's side against the cycle model's time of the
-    command stream (commands arriving for free), the core's instructions against the ISS's count,
-    and end to end against the ISS with the cycle model (rdcycle around the launch)."""
+def launch_and_model(kind: str, shape, dim: int = 16):
+    """A fused program's launch on random int8 operands (the GEMM chain's M, K, H, N, BLOCK_M,
+    BLOCK_K or the residual add's M, K, N, BLOCK_M, BLOCK_N, BLOCK_K) on a DIM x DIM Gemmini of
+    Gemmini's default capacities, and baco.gemmini.fused's model of it."""
     import numpy as np
     from baco.gemmini.config import GemminiConfig
     from baco.gemmini.fused import gemm_chain_program_cycles, gemm_resadd_program_cycles
     from baco.gemmini.schedule import GemmSchedule
     from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
+    cfg, rng = GemminiConfig.from_capacity(dim, 256, 64), np.random.default_rng(0)
+    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+    if kind == "chain":
+        M, K, H, N, bm, bk = shape
+        launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
+                                   block_m=bm, block_k=bk, config=cfg)
+        return launch, gemm_chain_program_cycles(M, K, H, N, bm, bk, cfg)
+    M, K, N, bm, bn, bk = shape
+    launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
+                                r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk),
+                                config=cfg)
+    return launch, gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
+
+
+def fused_programs(kind: str, shapes) -> list:
+    """Each program of `kind` ("chain": DIM, M, K, H, N, BLOCK_M, BLOCK_K; "resadd": DIM, M, K, N,
+    BLOCK_M, BLOCK_N, BLOCK_K; launch_and_model's operands) against baco.gemmini.fused's model:
+    Gemmini's side against the cycle model's time of the command stream (commands arriving for
+    free), the core's instructions against the ISS's count, and end to end against the ISS with the
+    cycle model (rdcycle around the launch)."""
+    from baco.gemmini.config import GemminiConfig
     rows = []
     print(f"{kind} programs:")
     for dim, *shape in shapes:
-        cfg, rng = GemminiConfig.from_capacity(dim, 256, 64), np.random.default_rng(0)
-        i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
+        cfg = GemminiConfig.from_capacity(dim, 256, 64)
+        launch, model = launch_and_model(kind, shape, dim)
         if kind == "chain":
             M, K, H, N, bm, bk = shape
-            launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
-                                       block_m=bm, block_k=bk, config=cfg)
-            model = gemm_chain_program_cycles(M, K, H, N, bm, bk, cfg)
             name = f"DIM {dim} {M}x{K}->{H}->{N} at {bm}/{bk}"
         else:
             M, K, N, bm, bn, bk = shape
-            launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
-                                        r_scale=0.7, out_scale=0.9, relu_out=False,
-                                        schedule=GemmSchedule(bm, bn, bk), config=cfg)
-            model = gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
             name = f"DIM {dim} {M}x{K}x{N} at {bm}/{bn}/{bk}"
         compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
         rows.append({"program": name, "model": model, "gemmini": launch.cycles()["cycles"],

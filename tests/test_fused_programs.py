@@ -2,6 +2,8 @@
 whole-model compiler as one program per group (baco.kernels.fused), bit-exact against the
 unfused independent reference on sim and the ISS."""
 import copy
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +20,9 @@ from baco.model.zoo import mlp, seeded_inputs
 from baco.tuner import explore, fusion
 from baco.tuner.arch import Hardware
 from baco.tuner.emit import result_dict
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from fused_programs import launch_and_model  # noqa: E402
 
 nn = torch.nn
 
@@ -304,27 +309,6 @@ def test_a_fused_edge_of_another_model_is_an_error(mlp_design):
         baco.compile_model(model, x, design=wrong)
 
 
-def _fused_launch_and_model(kind, shape, dim=16):
-    """A fused program's launch on random int8 operands (the GEMM chain's M, K, H, N, BLOCK_M, BLOCK_K
-    or the residual add's M, K, N, BLOCK_M, BLOCK_N, BLOCK_K) on a DIM x DIM Gemmini of Gemmini's
-    default capacities, and baco.gemmini.fused's model of it."""
-    from baco.gemmini.fused import gemm_chain_program_cycles, gemm_resadd_program_cycles
-    from baco.gemmini.schedule import GemmSchedule
-    from baco.kernels.fused import gemm_resadd_launch
-    cfg, rng = GemminiConfig.from_capacity(dim, 256, 64), np.random.default_rng(0)
-    i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
-    if kind == "chain":
-        M, K, H, N, bm, bk = shape
-        launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01,
-                                   block_m=bm, block_k=bk, config=cfg)
-        return launch, gemm_chain_program_cycles(M, K, H, N, bm, bk, cfg)
-    M, K, N, bm, bn, bk = shape
-    launch = gemm_resadd_launch(i8(M, K), i8(K, N), None, i8(M, N), scale=0.01, relu=False, a_scale=0.5,
-                                r_scale=0.7, out_scale=0.9, relu_out=False, schedule=GemmSchedule(bm, bn, bk),
-                                config=cfg)
-    return launch, gemm_resadd_program_cycles(M, N, K, bm, bn, bk, cfg)
-
-
 @pytest.mark.parametrize("kind,shape", [
     ("chain", (20, 40, 96, 48, 32, 48)), ("chain", (256, 64, 128, 64, 64, 64)), ("chain", (1024, 32, 64, 32, 64, 32)),
     ("resadd", (64, 96, 16, 64, 16, 96)), ("resadd", (1024, 96, 24, 64, 32, 96)), ("resadd", (256, 192, 32, 128, 32, 64)),
@@ -332,7 +316,7 @@ def _fused_launch_and_model(kind, shape, dim=16):
 def test_fused_program_models_against_the_cycle_model(kind, shape):
     """baco.gemmini.fused's cycle models (the tuner's cost of a fused group): Gemmini's part against
     the cycle model's time of the fused kernel's command stream (commands arriving for free)."""
-    launch, model = _fused_launch_and_model(kind, shape)
+    launch, model = launch_and_model(kind, shape)
     predicted, simulated = model["gemmini"], launch.cycles()["cycles"]
     assert abs(predicted - simulated) <= 0.15 * simulated, (predicted, simulated)
 
@@ -345,7 +329,7 @@ def test_chain_model_at_dim_32_and_64(dim, shape):
     behind their operands' mvins and chained through the array's pipeline, the next blocks' mvins
     and the stores under the computes): 0.998, 1.059, 0.999, 0.973 of the cycle model here (as
     phases in series 1.231, 1.072, 1.043, 1.063)."""
-    launch, model = _fused_launch_and_model("chain", shape, dim)
+    launch, model = launch_and_model("chain", shape, dim)
     assert model["gemmini"] == pytest.approx(launch.cycles()["cycles"], rel=0.08)
 
 
@@ -361,7 +345,7 @@ def test_fused_program_models_end_to_end_on_the_iss(kind, shape, gemmini_bound):
     (its instructions 1.09x, and the ISS hides all of Gemmini's work behind the core's issue)."""
     from baco.gemmini.fused import FUSED_OVERLAP_LOSS
     from baco.sim.timing import TimingModel
-    launch, model = _fused_launch_and_model(kind, shape)
+    launch, model = launch_and_model(kind, shape)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     simulated = compiled.run(launch.grid, launch.args, timing=TimingModel(GemminiConfig()))["kernel_cycles"]
     assert (model["gemmini"] > model["cpu"]) == gemmini_bound
@@ -381,7 +365,7 @@ def test_fused_program_models_count_the_ragged_streams_commands(dim, kind, shape
     the bias rows and the identity product's sums, the tiles the residual leaves uncovered), the
     identity products over whole blocks."""
     from baco.sim.timing import CommandStream
-    launch, model = _fused_launch_and_model(kind, shape, dim)
+    launch, model = launch_and_model(kind, shape, dim)
     names = []
     launch.kernel.compile(*launch.args, target="sim", **launch.options).run(
         launch.grid, launch.args, model=CommandStream(), observers=[lambda name, f, pc=None: names.append(name)])
@@ -399,7 +383,7 @@ def test_tiny_chains_core_instructions(dim, shape, measured):
     output-tile terms). Re-measured after the kernel read its arguments from the launch table
     (codegen.riscv.launch_wrapper: the ISS's 889, 1,047 and 740 instructions) and the table's refit
     on that runner: 1.02x, 1.05x, 0.99x (the table before on that runner: 1.08x, 1.14x, 1.04x)."""
-    launch, model = _fused_launch_and_model("chain", shape, dim)
+    launch, model = launch_and_model("chain", shape, dim)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     instructions = compiled.run(launch.grid, launch.args)["instructions"]
     assert model["cpu"] / instructions == pytest.approx(measured, abs=0.05), (model, instructions)
@@ -412,7 +396,7 @@ def test_a_wide_residual_adds_core_instructions():
     instructions priced 0.99x of the ISS's 32,191 (0.76x before the column terms). Re-measured after
     the launch-table runner (codegen.riscv.launch_wrapper) and the table's refit on it: 0.99x of
     the ISS's 31,976 (the table before: 1.00x)."""
-    launch, model = _fused_launch_and_model("resadd", (4, 960, 160, 16, 160, 64))
+    launch, model = launch_and_model("resadd", (4, 960, 160, 16, 160, 64))
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     instructions = compiled.run(launch.grid, launch.args)["instructions"]
     assert model["cpu"] / instructions == pytest.approx(0.99, abs=0.04), (model, instructions)
@@ -427,7 +411,7 @@ def test_a_wide_chains_stores_and_output_tiles():
     instructions (FUSED_INSTRUCTIONS['chain']'s tile terms: 0.65x -> 0.97x of the ISS's 32,125).
     Re-measured after the launch-table runner (codegen.riscv.launch_wrapper) and the table's refit
     on it: 0.97x of the ISS's 31,604 (the table before: 0.98x)."""
-    launch, model = _fused_launch_and_model("chain", (1024, 32, 16, 96, 80, 32))
+    launch, model = launch_and_model("chain", (1024, 32, 16, 96, 80, 32))
     assert model["gemmini"] == pytest.approx(launch.cycles()["cycles"], rel=0.03)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     instructions = compiled.run(launch.grid, launch.args)["instructions"]
@@ -448,7 +432,7 @@ def test_ragged_fused_programs_end_to_end_on_the_iss(dim, kind, shape):
     the ragged-K tables 9,355 (0.96x), and the four 0.96x, 0.97x, 0.89x and 0.89x (before 1.18x,
     0.97x, 1.08x, 0.90x)."""
     from baco.sim.timing import TimingModel
-    launch, model = _fused_launch_and_model(kind, shape, dim)
+    launch, model = launch_and_model(kind, shape, dim)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     simulated = compiled.run(launch.grid, launch.args, timing=TimingModel(launch.config))["kernel_cycles"]
     assert abs(model["cycles"] - simulated) <= 0.13 * simulated, (model, simulated)
