@@ -829,12 +829,10 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     chain: whose EDP fused alone is not lower, its energy being its program's) stays unfused (the
     exact check at rounding: a fusion the compiled program would lose is not chosen) unless
     require_gain=False (every edge of `mask` that fits: measuring what fusing costs).
-    A group whose producer runs its kernel's default program (Cost.schedule_source "default": the
-    design holds no schedule for it) runs its explicit fused program at the kernels' default
-    blocks or at the producer's tile, whichever of those that fit (_block_choices) is faster by
-    fused_program_cycles; its edge records them ("blocks": fused_program_blocks', "blocks_source":
-    "default" | "tile"), which baco.model.lower runs (MobileNetV2 64x64's features.3 + add: 24,207
-    cycles at the default 32/32/48, 11,776 at its tile)."""
+    A group whose producer runs its kernel's default program (no schedule in the design) runs its
+    explicit fused program at the faster of the kernels' default blocks and the producer's tile
+    (_group_program); its edge records them ("blocks", "blocks_source" "default" | "tile"), which
+    baco.model.lower runs (MobileNetV2 64x64's features.3 + add: 24,207 cycles at 32/32/48, 11,776 at its tile)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
         network, temporal, spatial, cycles = _design_network(problem, result)
@@ -874,14 +872,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
                 alone[0, k] = 1.0
                 program = group_unfused(k) + network(alone)[0] - unfused[0]
             else:   # (no dw-pw edge under the compiled model: search_graph)
-                i = graph.instances[e.producer]
-                if k in choices:    # a default-marked producer: the faster of its blocks (the default's on a tie)
-                    program, *chosen_blocks[k] = min(
-                        ((fused_program_cycles(graph, e, result.mappings[i], hw, blocks=b), b, source)
-                         for b, source in choices[k]), key=lambda c: c[0])
-                else:
-                    program = fused_program_cycles(graph, e, result.mappings[i], hw,
-                                                   default=result.per_layer[i].schedule_source == "default")
+                program, chosen_blocks[k] = _group_program(graph, e, result, choices.get(k))
             if problem.cycle_model == "timeloop" or not require_gain or gains(k, program):
                 group_cycles[k] = program
             else:
@@ -897,11 +888,25 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     info = describe(graph, (on[0] > 0.5).tolist())
     for k, c in group_cycles.items():
         info["edges"][k].update(group_cycles=c, unfused_group_cycles=group_unfused(k))
-        if k in chosen_blocks:
+        if chosen_blocks.get(k):
             blocks, source = chosen_blocks[k]
             info["edges"][k].update(blocks=blocks, blocks_source=source)
     result.fusion = {**info, "unfused_cycles": unfused_cycles, "unfused_energy_uj": unfused_energy,
                      "unfused_edp": unfused_cycles * unfused_energy}
+
+
+def _group_program(graph: FusionGraph, edge: Edge, result, choices) -> tuple[float, tuple | None]:
+    """(cycles, (blocks, source) or None) of a held edge's fused program under the compiled-program
+    model on result's design: with `choices` (_block_choices', a default-marked producer) the
+    faster of them (the default's on a tie), else at the producer's tile or, default-marked, the
+    kernels' default blocks."""
+    i = graph.instances[edge.producer]
+    if choices:
+        program, *chosen = min(((fused_program_cycles(graph, edge, result.mappings[i], result.hw, blocks=b), b, source)
+                                for b, source in choices), key=lambda c: c[0])
+        return program, tuple(chosen)
+    return fused_program_cycles(graph, edge, result.mappings[i], result.hw,
+                                default=result.per_layer[i].schedule_source == "default"), None
 
 
 def _block_choices(problem, result, fits) -> dict:
