@@ -541,9 +541,9 @@ class _Launch(NamedTuple):
 
 def _launch(gemmini: float, programs, steps: int, columns: int = 0) -> _Launch:
     """A launch of `gemmini` cycles: the sum of (one program's RoCC commands, how many run it, its
-    version: explicit_program_versions' (interior, ragged-K) counts of its one block[, its output
-    tiles]) over its distinct programs, each of `steps` K steps and `columns` column blocks."""
-    programs = [(p[0], p[1], p[2], p[3] if len(p) > 3 else 0) for p in programs]
+    version: explicit_program_versions' (interior, ragged-K) counts of its one block, its output
+    tiles, 0 where the kernel's table does not price them) over its distinct programs, each of
+    `steps` K steps and `columns` column blocks."""
     n = sum(count for _, count, _, _ in programs)
     version_sums = [(sum(count * v[i] for _, count, v, _ in programs),
                      sum(count * v[i] * commands for commands, count, v, _ in programs)) for i in (0, 1)]
@@ -699,7 +699,7 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k) -> _Launch:
     steps = _tiles(K, block_k)
     columns = sum(n * steps * _tiles(cols, cfg.dim) for cols, n in cols_runs.items()) / sum(cols_runs.values())
     return _launch(t.end, [(commands[rows, cols], m * n, explicit_program_versions(rows, cols, K, block_m, block_n,
-                                                                                   block_k))
+                                                                                   block_k), 0)
                            for rows, m in rows_runs.items() for cols, n in cols_runs.items()], steps, columns)
 
 
