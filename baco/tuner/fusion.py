@@ -89,7 +89,7 @@ from baco.tuner.arch import MAX_BUFFER_KB, Hardware
 from baco.tuner.kernel_model import gemm_chain_loop_ws_energy
 from baco.tuner.mapping import tile_dims
 from baco.tuner.relax import capacity_penalty
-from baco.tuner.workloads import layers_from_torch, merge_identical, model_factory
+from baco.tuner.workloads import encoder_layer_layers, layers_from_torch, merge_identical, model_factory
 
 CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
 LOOP_CHAIN_KINDS = ("gemm-gemm", "pw-pw")     # the chains gemm_chain_launch runs (on the loop unit where it can)
@@ -181,20 +181,33 @@ def graph_from_torch(module, *example_inputs) -> FusionGraph:
     from torch.fx import symbolic_trace
     from torch.fx.passes.shape_prop import ShapeProp
     nn, F = torch.nn, torch.nn.functional
-    if type(module).__module__.startswith("torch.nn.") and not isinstance(module, nn.Sequential):
+    wrapped = type(module).__module__.startswith("torch.nn.") and not isinstance(module, nn.Sequential)
+    if wrapped:
         module = nn.Sequential(module)      # a leaf module alone: traced as the one call it is
     gm = symbolic_trace(module)
     # shapes only: a module built on the meta device (`with torch.device("meta")`) computes nothing
     device = next(module.parameters(), torch.zeros(0)).device
     ShapeProp(gm).propagate(*(x.to(device) for x in example_inputs))
     matmuls = (torch.matmul, torch.bmm, torch.mm, operator.matmul)
-    instance_layers, names, node_instance, node_kind = [], [], {}, {}
+    instance_layers, names, node_instance, node_kind, encoder_edges = [], [], {}, {}, []
     for node in gm.graph.nodes:
         found, kind = [], None
         if node.op == "call_module":
             mod = gm.get_submodule(node.target)
-            if isinstance(mod, (nn.Conv1d, nn.Conv2d, nn.Linear, nn.MultiheadAttention, nn.TransformerEncoderLayer,
-                                nn.TransformerEncoder)) and _shape(node.args[0]) is not None:
+            if isinstance(mod, (nn.TransformerEncoderLayer, nn.TransformerEncoder)) and _shape(node.args[0]) is not None:
+                # fx keeps them whole: their layer instances and edges as the capture names their ops
+                prefix = "" if wrapped else f"{node.target}."
+                encoder = [(mod, prefix.rstrip("."))] if isinstance(mod, nn.TransformerEncoderLayer) else \
+                    [(layer, f"{prefix}layers.{i}") for i, layer in enumerate(mod.layers)]
+                for layer, path in encoder:
+                    found, edges = _encoder_layer(layer, _shape(node.args[0]), path)
+                    encoder_edges += [replace(e, producer=e.producer + len(names),
+                                              consumer=None if e.consumer is None else e.consumer + len(names))
+                                      for e in edges]
+                    instance_layers += found
+                    names += [l.name for l in found]
+                continue
+            if isinstance(mod, (nn.Conv1d, nn.Conv2d, nn.Linear, nn.MultiheadAttention)) and _shape(node.args[0]) is not None:
                 shapes = [_shape(a) for a in node.args if _shape(a) is not None]
                 # on the meta device: only shapes are propagated, nothing is computed
                 found = layers_from_torch(copy.deepcopy(mod).to("meta"),
@@ -227,8 +240,38 @@ def graph_from_torch(module, *example_inputs) -> FusionGraph:
     layers = merge_identical([l.with_count(1) for l in instance_layers])
     index = {l.key: i for i, l in enumerate(layers)}
     instances = [index[l.key] for l in instance_layers]
-    edges = _edges(gm, node_instance, node_kind)
+    edges = sorted(_edges(gm, node_instance, node_kind) + encoder_edges,
+                   key=lambda e: (e.producer, e.consumer if e.chain else -1))
     return FusionGraph(layers, instances, names, edges)
+
+
+def _encoder_layer(layer, shape, path: str) -> tuple[list[Layer], list[Edge]]:
+    """A torch.nn.TransformerEncoderLayer (an fx leaf) at module `path` on input `shape`: its layer
+    instances (workloads.encoder_layer_layers, one per GEMM, not merged) named by module path as
+    baco.model.graph's capture names their ops (the out-projection by its parameters' module,
+    graph._Walker.param_module), and its edges the compiler runs (indices into the instances):
+    the out-projection's and the second feed-forward linear's residual adds ("resadd", tails named
+    `path`.add and `path`.add_1 as the capture of one layer names them), the out-projection's only
+    where its rows reach the add in order (batch-first with a batch of one, or sequence-first: else
+    the add reads them transposed); and linear1 -> linear2 ("gemm-gemm") only where its activation
+    is ReLU (the capture's ReLU on linear1's accumulator read; GELU is a CPU lookup table). The
+    attention's products read views of the projections and softmax, none an edge; the QKV
+    projection is one packed linear in the capture."""
+    prefix = f"{path}." if path else ""
+    found = [replace(l, name=l.name.removeprefix(".")) for l in encoder_layer_layers(layer, shape, path)]
+    index = {l.name.removeprefix(prefix): i for i, l in enumerate(found)}
+    batch_first = layer.self_attn.batch_first
+    batch = shape[0] if batch_first else shape[1]
+    words = math.prod(shape)
+    relu = layer.activation is torch.nn.functional.relu or isinstance(layer.activation, torch.nn.ReLU)
+    edges = [Edge(index["linear2"], "resadd", words, op=f"{prefix}add_1", op_reads=words, op_writes=words)]
+    if batch == 1 or not batch_first:
+        edges.append(Edge(index["self_attn.out_proj"], "resadd", words, op=f"{prefix}add", op_reads=words,
+                          op_writes=words))
+    if relu:
+        edges.append(Edge(index["linear1"], "gemm-gemm", words // shape[-1] * layer.linear1.out_features,
+                          consumer=index["linear2"]))
+    return found, edges
 
 
 # Edge kinds the compiled-program model does not offer: the fused depthwise -> pointwise program
