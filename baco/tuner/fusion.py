@@ -16,6 +16,10 @@ edges whose shapes allow a fused program:
   the residual loaded into the accumulator and accumulated onto) and conv -> pool ("pool", the
   pooling on the store path, baco/kernels' conv -> pool form). Between them ReLU, folded batch
   norm, dropout and views pass.
+A torch.nn.TransformerEncoder(Layer), which fx keeps whole, is expanded into its layers' GEMM
+instances, named by module path as baco.model.graph's capture names their ops, with the edges the
+compiler runs inside it (_encoder_layer: the out-projection's and the second feed-forward linear's
+residual adds, linear1 -> linear2 under ReLU).
 Any other op (GELU, softmax, a second reader of the intermediate) ends the edge. A layer instance
 is in at most one fused edge (fused groups are pairs: the programs the compiler emits).
 
@@ -871,7 +875,9 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     core's max pool), and an edge whose fused program is not faster than that (a loop-form
     chain: whose EDP fused alone is not lower, its energy being its program's) stays unfused (the
     exact check at rounding: a fusion the compiled program would lose is not chosen) unless
-    require_gain=False (every edge of `mask` that fits: measuring what fusing costs).
+    require_gain=False (every edge of `mask` that fits: measuring what fusing costs; there a
+    residual add whose tuned producer's tile does not fit its program runs at the kernels' default
+    blocks where they fit: _block_choices' `fallback`).
     A group whose producer runs its kernel's default program (no schedule in the design) runs its
     explicit fused program at the faster of the kernels' default blocks and the producer's tile
     (_group_program); its edge records them ("blocks", "blocks_source" "default" | "tile"), which
@@ -881,7 +887,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
         network, temporal, spatial, cycles = _design_network(problem, result)
         sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim), hw)
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
-        choices = _block_choices(problem, result, fits)
+        choices = _block_choices(problem, result, fits, fallback=not require_gain)
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1), fill)
         unfused = network(torch.zeros_like(on))
@@ -952,14 +958,17 @@ def _group_program(graph: FusionGraph, edge: Edge, result, choices) -> tuple[flo
                                 default=result.per_layer[i].schedule_source == "default"), None
 
 
-def _block_choices(problem, result, fits) -> dict:
+def _block_choices(problem, result, fits, fallback: bool = False) -> dict:
     """{held edge index: [(blocks, "default" | "tile")]} under the compiled-program model for the
     held edges whose producer runs its kernel's default program (Cost.schedule_source "default")
     and whose fused program is the explicit one (fused_program_blocks): the blocks it may run with,
     the kernels' default and the producer's tile where their program fits (fused_blocks_fit: a
     residual add's footprint at them; a chain's blocks halved to fit by gemm_chain_blocks, as its
     launch does). Such an edge's entry of `fits` [1, H] (held_needs' at the tile unhalved) becomes
-    whether either does."""
+    whether either does. With `fallback` (fuse_result's require_gain=False: what fusing costs) a
+    residual add whose producer is tuned and whose program at its tile does not fit may run at the
+    default blocks where they fit (the BERT layer's out_proj and linear2 adds at sequence 32: 72
+    and 144 KB of accumulator at their tiles on a 64 KB one)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     choices = {}
     if problem.cycle_model == "timeloop":
@@ -967,11 +976,12 @@ def _block_choices(problem, result, fits) -> dict:
     for h, k in enumerate(terms.held.tolist()):
         e = graph.edges[k]
         i = graph.instances[e.producer]
-        if result.per_layer[i].schedule_source != "default" or e.kind == "dw-pw" or \
+        tuned = result.per_layer[i].schedule_source != "default"
+        if (tuned and not (fallback and e.kind == "resadd" and not fits[0, h])) or e.kind == "dw-pw" or \
                 (e.chain and loop_chain_blocks(graph.layers[i], graph.layers[graph.instances[e.consumer]], hw)):
             continue
         options = []
-        for source, default in (("default", True), ("tile", False)):
+        for source, default in (("default", True),) + ((("tile", False),) if not tuned else ()):
             b = fused_program_blocks(graph, e, result.mappings[i], hw, default)
             if b is not None and fused_blocks_fit(e, b, hw):
                 options.append((b, source))
