@@ -86,3 +86,49 @@ def test_every_edge_names_the_captured_ops_and_runs_fused_bit_exact(activation, 
     assert fused == expected
     r = compiled.check(x, target="sim")
     assert r["bit_exact"] and r["first_mismatch"] is None
+
+
+
+def forced_on_a_small_gemmini():
+    """(model, input, graph, result) of a GELU layer whose producers are tuned (the heuristic
+    tilings) and whose tiles' fused residual-add programs do not fit a 64 KB / 16 KB Gemmini, every
+    edge forced (fuse_result(require_gain=False))."""
+    from baco.tuner import explore
+    from baco.tuner.arch import Hardware
+    torch.manual_seed(0)
+    hw, x = Hardware(16, 64, 16), torch.randn(1, 32, 64)
+    model = nn.TransformerEncoderLayer(d_model=64, nhead=2, dim_feedforward=128, activation="gelu",
+                                       batch_first=True).eval()
+    g = fusion.graph_from_torch(model, x)
+    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="compiled", fusion_graph=g)
+    result = problem.result(explore.heuristic_tilings(g.layers, hw), "heuristic", 0.0)
+    tiles = [fusion.fused_program_blocks(g, e, result.mappings[g.instances[e.producer]], hw) for e in g.edges]
+    assert [e.kind for e in g.edges] == ["resadd", "resadd"]
+    assert not any(fusion.fused_blocks_fit(e, b, hw) for e, b in zip(g.edges, tiles))
+    fusion.fuse_result(problem, result, torch.ones(len(g.edges), dtype=torch.bool), require_gain=False)
+    return model, x, g, result
+
+
+def test_forced_residual_adds_fall_back_to_default_blocks():
+    """Forced, each residual add whose tuned producer's tile does not fit runs at the kernels'
+    default blocks (recorded on the edge, "default"), priced at them."""
+    _, _, g, result = forced_on_a_small_gemmini()
+    edges = result.fusion["edges"]
+    assert [(e["fused"], e["blocks_source"]) for e in edges] == [(True, "default")] * 2
+    for e, info in zip(g.edges, edges):
+        mapping = result.mappings[g.instances[e.producer]]
+        assert info["blocks"] == fusion.fused_program_blocks(g, e, mapping, result.hw, default=True)
+        assert info["group_cycles"] == fusion.fused_program_cycles(g, e, mapping, result.hw, blocks=info["blocks"])
+
+
+@pytest.mark.slow
+def test_forced_residual_adds_at_default_blocks_run_bit_exact():
+    """The forced design's fused steps run the recorded default blocks, bit-exact on the host
+    simulator."""
+    from baco.tuner.emit import result_dict
+    model, x, g, result = forced_on_a_small_gemmini()
+    compiled = baco.compile_model(model, x, design=result_dict(g.layers, result), calibrate=2)
+    steps = [s for s in compiled.lowered.steps if getattr(s, "fused", None)]
+    assert [module_path(s.fused[0]) for s in steps] == ["self_attn.out_proj", "linear2"]
+    assert all(s.schedule_source == "default" for s in steps)
+    assert compiled.check(x, target="sim")["bit_exact"]
