@@ -875,9 +875,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     core's max pool), and an edge whose fused program is not faster than that (a loop-form
     chain: whose EDP fused alone is not lower, its energy being its program's) stays unfused (the
     exact check at rounding: a fusion the compiled program would lose is not chosen) unless
-    require_gain=False (every edge of `mask` that fits: measuring what fusing costs; there a
-    residual add whose tuned producer's tile does not fit its program runs at the kernels' default
-    blocks where they fit: _block_choices' `fallback`).
+    require_gain=False (what fusing costs: every edge of `mask` that fits, _block_choices' fallback).
     A group whose producer runs its kernel's default program (no schedule in the design) runs its
     explicit fused program at the faster of the kernels' default blocks and the producer's tile
     (_group_program); its edge records them ("blocks", "blocks_source" "default" | "tile"), which
