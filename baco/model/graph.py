@@ -675,7 +675,22 @@ class _Walker:
         bias = self.const(node, node.args[2]) if len(node.args) > 2 and node.args[2] is not None \
             else self.torch.zeros(w.shape[0])
         x = self.as_layout(node, x, "torch")
-        self.emit(node, "linear", [x], dict(weight=w.float(), bias=bias.float(), relu=False))
+        op = self.emit(node, "linear", [x], dict(weight=w.float(), bias=bias.float(), relu=False))
+        owner = self.param_module(node, node.args[1])
+        if owner is not None:
+            op.source = f"{owner} (Linear) at {op.source.split(' at ', 1)[-1]}"
+
+    def param_module(self, node, arg) -> str | None:
+        """The module path of the Linear whose `.weight` parameter `arg` is, where that Linear lies
+        below the module the node was called in (MultiheadAttention calls its out_proj's weight
+        functionally: the op is then named by its out_proj, as the fusion graph names that layer,
+        not by the attention whose QKV projection shares its stack); else None."""
+        stack = list((node.meta.get("nn_module_stack") or {}).values())
+        fqn = self.ep.graph_signature.inputs_to_parameters.get(getattr(arg, "name", None), "")
+        if not stack or not fqn.endswith(".weight"):
+            return None
+        caller, owner = stack[-1][0].removeprefix("L__self__").strip("."), fqn.removesuffix(".weight")
+        return owner if caller and owner.startswith(caller + ".") else None
 
     def op_mm(self, node):
         if not self.is_act(node.args[1]):   # x @ W with a constant W: a linear layer without bias

@@ -232,8 +232,9 @@ def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict, dict]:
         where = f"the design's fused edge {e['producer']} -> {e['consumer']} ({e['kind']})"
         chain = e["kind"] in FUSED_CHAIN_KINDS
         ps = by_module.get(e["producer"], [])
+        read = None if len(ps) != 1 else ps[0].output if chain else view_run(readers, ps[0].output)[1]
         cs = by_module.get(e["consumer"], []) if chain else \
-            [r for r in readers.get(ps[0].output, []) if r.kind == "add"] if len(ps) == 1 else []
+            [r for r in readers.get(read, []) if r.kind == "add"] if len(ps) == 1 else []
         if len(ps) != 1 or len(cs) != 1:
             raise ValueError(f"{where}: the model has {len(ps)} Gemmini layers of the producer's module and "
                              f"{len(cs)} {'of the consumer' if chain else 'adds reading it'} (a design of another "
@@ -251,9 +252,9 @@ def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict, dict]:
             why += gemm_kernel_problems(c)
             if c.inputs != [p.output]:
                 why.append("the consumer reads more than the producer's output")
-        elif c.inputs.count(p.output) != 1:
+        elif c.inputs.count(read) != 1:
             why.append("the add reads the layer's output twice")
-        if [r.output for r in readers.get(p.output, [])] != [c.output]:
+        if [r.output for r in readers.get(read, [])] != [c.output]:
             why.append("the producer's output has another reader")
         if taken & {p.output, c.output}:
             why.append("a layer of it is in another fused edge (fused groups are pairs)")
@@ -271,6 +272,18 @@ def fused_edges(graph: Graph, design: dict | None) -> tuple[dict, dict, dict]:
     return chains, resadds, blocks
 
 
+def view_run(readers: dict, tensor: str) -> tuple[list[str], str]:
+    """(the outputs of the run of view ops from `tensor` on, each the one reader of the last; the
+    tensor at its end, which a residual add fused with `tensor`'s producer reads: a view moves no
+    data, so the add reads the producer's int8 values, at the view's scale, as unfused: e.g. the
+    out-projection's rows reshaped to the (batch, tokens, embed) of the residual)."""
+    run = []
+    while len(readers.get(tensor, [])) == 1 and readers[tensor][0].kind in VIEW_OPS:
+        tensor = readers[tensor][0].output
+        run.append(tensor)
+    return run, tensor
+
+
 class _Lowering:
     def __init__(self, graph: Graph, config: GemminiConfig, tuned: dict, fused: tuple[dict, dict, dict] = ({}, {}, {})):
         self.graph, self.config, self.tuned = graph, config, tuned
@@ -279,6 +292,14 @@ class _Lowering:
         self.chains, self.resadds, self.fused_blocks = fused
         self.consumers = {c.output for c in self.chains.values()}
         self.add_producer = {a.output: self.graph.producer(p) for p, a in self.resadds.items()}
+        readers = {}
+        for op in graph.ops:
+            for t in op.inputs:
+                readers.setdefault(t, []).append(op)
+        # a fused residual add's producer output -> (the views between it and the add: no buffer, the
+        # tensor the add reads)
+        self.add_reads = {p: view_run(readers, p) for p in self.resadds}
+        self.fused_views = {v for run, _ in self.add_reads.values() for v in run}
         self.on_chip = set()
 
     def buffer(self, name, array, region):
@@ -309,6 +330,8 @@ class _Lowering:
         for op in g.ops:
             if op.kind == "constant":
                 self.buffer(op.output, np.ascontiguousarray(op.q["value"]), "weight")
+            elif op.output in self.fused_views:
+                self.on_chip.add(op.output)     # a view of a fused residual add's on-chip operand
             elif op.kind in VIEW_OPS:
                 self.buffers[op.output] = self.value(op.inputs[0]).reshape(g.tensors[op.output].shape)
                 self.regions[op.output] = "view"
@@ -429,7 +452,7 @@ class _Lowering:
         rows = x.reshape(-1, x.shape[-1])
         w, b = self.weights(producer)
         w = w.reshape(-1, w.shape[-1])
-        slot = add.inputs.index(producer.output)
+        slot = add.inputs.index(self.add_reads[producer.output][1])
         residual = self.value(add.inputs[1 - slot])
         layer = gemm(rows.shape[0], w.shape[0], w.shape[1], bias=True) if producer.kind == "linear" else \
             conv_layer(producer, x.shape)

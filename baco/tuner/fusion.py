@@ -16,6 +16,10 @@ edges whose shapes allow a fused program:
   the residual loaded into the accumulator and accumulated onto) and conv -> pool ("pool", the
   pooling on the store path, baco/kernels' conv -> pool form). Between them ReLU, folded batch
   norm, dropout and views pass.
+A torch.nn.TransformerEncoder(Layer), which fx keeps whole, is expanded into its layers' GEMM
+instances, named by module path as baco.model.graph's capture names their ops, with the edges the
+compiler runs inside it (_encoder_layer: the out-projection's and the second feed-forward linear's
+residual adds, linear1 -> linear2 under ReLU).
 Any other op (GELU, softmax, a second reader of the intermediate) ends the edge. A layer instance
 is in at most one fused edge (fused groups are pairs: the programs the compiler emits).
 
@@ -89,7 +93,7 @@ from baco.tuner.arch import MAX_BUFFER_KB, Hardware
 from baco.tuner.kernel_model import gemm_chain_loop_ws_energy
 from baco.tuner.mapping import tile_dims
 from baco.tuner.relax import capacity_penalty
-from baco.tuner.workloads import layers_from_torch, merge_identical, model_factory
+from baco.tuner.workloads import encoder_layer_layers, layers_from_torch, merge_identical, model_factory
 
 CHAIN_KINDS = ("gemm-gemm", "pw-pw", "dw-pw")
 LOOP_CHAIN_KINDS = ("gemm-gemm", "pw-pw")     # the chains gemm_chain_launch runs (on the loop unit where it can)
@@ -181,20 +185,33 @@ def graph_from_torch(module, *example_inputs) -> FusionGraph:
     from torch.fx import symbolic_trace
     from torch.fx.passes.shape_prop import ShapeProp
     nn, F = torch.nn, torch.nn.functional
-    if type(module).__module__.startswith("torch.nn.") and not isinstance(module, nn.Sequential):
+    wrapped = type(module).__module__.startswith("torch.nn.") and not isinstance(module, nn.Sequential)
+    if wrapped:
         module = nn.Sequential(module)      # a leaf module alone: traced as the one call it is
     gm = symbolic_trace(module)
     # shapes only: a module built on the meta device (`with torch.device("meta")`) computes nothing
     device = next(module.parameters(), torch.zeros(0)).device
     ShapeProp(gm).propagate(*(x.to(device) for x in example_inputs))
     matmuls = (torch.matmul, torch.bmm, torch.mm, operator.matmul)
-    instance_layers, names, node_instance, node_kind = [], [], {}, {}
+    instance_layers, names, node_instance, node_kind, encoder_edges = [], [], {}, {}, []
     for node in gm.graph.nodes:
         found, kind = [], None
         if node.op == "call_module":
             mod = gm.get_submodule(node.target)
-            if isinstance(mod, (nn.Conv1d, nn.Conv2d, nn.Linear, nn.MultiheadAttention, nn.TransformerEncoderLayer,
-                                nn.TransformerEncoder)) and _shape(node.args[0]) is not None:
+            if isinstance(mod, (nn.TransformerEncoderLayer, nn.TransformerEncoder)) and _shape(node.args[0]) is not None:
+                # fx keeps them whole: their layer instances and edges as the capture names their ops
+                prefix = "" if wrapped else f"{node.target}."
+                encoder = [(mod, prefix.rstrip("."))] if isinstance(mod, nn.TransformerEncoderLayer) else \
+                    [(layer, f"{prefix}layers.{i}") for i, layer in enumerate(mod.layers)]
+                for layer, path in encoder:
+                    found, edges = _encoder_layer(layer, _shape(node.args[0]), path)
+                    encoder_edges += [replace(e, producer=e.producer + len(names),
+                                              consumer=None if e.consumer is None else e.consumer + len(names))
+                                      for e in edges]
+                    instance_layers += found
+                    names += [l.name for l in found]
+                continue
+            if isinstance(mod, (nn.Conv1d, nn.Conv2d, nn.Linear, nn.MultiheadAttention)) and _shape(node.args[0]) is not None:
                 shapes = [_shape(a) for a in node.args if _shape(a) is not None]
                 # on the meta device: only shapes are propagated, nothing is computed
                 found = layers_from_torch(copy.deepcopy(mod).to("meta"),
@@ -227,8 +244,38 @@ def graph_from_torch(module, *example_inputs) -> FusionGraph:
     layers = merge_identical([l.with_count(1) for l in instance_layers])
     index = {l.key: i for i, l in enumerate(layers)}
     instances = [index[l.key] for l in instance_layers]
-    edges = _edges(gm, node_instance, node_kind)
+    edges = sorted(_edges(gm, node_instance, node_kind) + encoder_edges,
+                   key=lambda e: (e.producer, e.consumer if e.chain else -1))
     return FusionGraph(layers, instances, names, edges)
+
+
+def _encoder_layer(layer, shape, path: str) -> tuple[list[Layer], list[Edge]]:
+    """A torch.nn.TransformerEncoderLayer (an fx leaf) at module `path` on input `shape`: its layer
+    instances (workloads.encoder_layer_layers, one per GEMM, not merged) named by module path as
+    baco.model.graph's capture names their ops (the out-projection by its parameters' module,
+    graph._Walker.param_module), and its edges the compiler runs (indices into the instances):
+    the out-projection's and the second feed-forward linear's residual adds ("resadd", tails named
+    `path`.add and `path`.add_1 as the capture of one layer names them), the out-projection's only
+    where its rows reach the add in order (batch-first with a batch of one, or sequence-first: else
+    the add reads them transposed); and linear1 -> linear2 ("gemm-gemm") only where its activation
+    is ReLU (the capture's ReLU on linear1's accumulator read; GELU is a CPU lookup table). The
+    attention's products read views of the projections and softmax, none an edge; the QKV
+    projection is one packed linear in the capture."""
+    prefix = f"{path}." if path else ""
+    found = [replace(l, name=l.name.removeprefix(".")) for l in encoder_layer_layers(layer, shape, path)]
+    index = {l.name.removeprefix(prefix): i for i, l in enumerate(found)}
+    batch_first = layer.self_attn.batch_first
+    batch = shape[0] if batch_first else shape[1]
+    words = math.prod(shape)
+    relu = layer.activation is torch.nn.functional.relu or isinstance(layer.activation, torch.nn.ReLU)
+    edges = [Edge(index["linear2"], "resadd", words, op=f"{prefix}add_1", op_reads=words, op_writes=words)]
+    if batch == 1 or not batch_first:
+        edges.append(Edge(index["self_attn.out_proj"], "resadd", words, op=f"{prefix}add", op_reads=words,
+                          op_writes=words))
+    if relu:
+        edges.append(Edge(index["linear1"], "gemm-gemm", words // shape[-1] * layer.linear1.out_features,
+                          consumer=index["linear2"]))
+    return found, edges
 
 
 # Edge kinds the compiled-program model does not offer: the fused depthwise -> pointwise program
@@ -828,7 +875,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     core's max pool), and an edge whose fused program is not faster than that (a loop-form
     chain: whose EDP fused alone is not lower, its energy being its program's) stays unfused (the
     exact check at rounding: a fusion the compiled program would lose is not chosen) unless
-    require_gain=False (every edge of `mask` that fits: measuring what fusing costs).
+    require_gain=False (what fusing costs: every edge of `mask` that fits, _block_choices' fallback).
     A group whose producer runs its kernel's default program (no schedule in the design) runs its
     explicit fused program at the faster of the kernels' default blocks and the producer's tile
     (_group_program); its edge records them ("blocks", "blocks_source" "default" | "tile"), which
@@ -838,7 +885,7 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
         network, temporal, spatial, cycles = _design_network(problem, result)
         sp_chain, acc_chain = terms.held_needs(temporal, spatial, float(hw.pe_dim), hw)
         fits = ((sp_chain <= hw.sp_kb + 1e-9) & (acc_chain <= hw.acc_kb + 1e-9)).t()
-        choices = _block_choices(problem, result, fits)
+        choices = _block_choices(problem, result, fits, fallback=not require_gain)
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1), fill)
         unfused = network(torch.zeros_like(on))
@@ -909,14 +956,17 @@ def _group_program(graph: FusionGraph, edge: Edge, result, choices) -> tuple[flo
                                 default=result.per_layer[i].schedule_source == "default"), None
 
 
-def _block_choices(problem, result, fits) -> dict:
+def _block_choices(problem, result, fits, fallback: bool = False) -> dict:
     """{held edge index: [(blocks, "default" | "tile")]} under the compiled-program model for the
     held edges whose producer runs its kernel's default program (Cost.schedule_source "default")
     and whose fused program is the explicit one (fused_program_blocks): the blocks it may run with,
     the kernels' default and the producer's tile where their program fits (fused_blocks_fit: a
     residual add's footprint at them; a chain's blocks halved to fit by gemm_chain_blocks, as its
     launch does). Such an edge's entry of `fits` [1, H] (held_needs' at the tile unhalved) becomes
-    whether either does."""
+    whether either does. With `fallback` (fuse_result's require_gain=False: what fusing costs) a
+    residual add whose producer is tuned and whose program at its tile does not fit may run at the
+    default blocks where they fit (the BERT layer's out_proj and linear2 adds at sequence 32: 72
+    and 144 KB of accumulator at their tiles on a 64 KB one)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     choices = {}
     if problem.cycle_model == "timeloop":
@@ -924,11 +974,12 @@ def _block_choices(problem, result, fits) -> dict:
     for h, k in enumerate(terms.held.tolist()):
         e = graph.edges[k]
         i = graph.instances[e.producer]
-        if result.per_layer[i].schedule_source != "default" or e.kind == "dw-pw" or \
+        tuned = result.per_layer[i].schedule_source != "default"
+        if (tuned and not (fallback and e.kind == "resadd" and not fits[0, h])) or e.kind == "dw-pw" or \
                 (e.chain and loop_chain_blocks(graph.layers[i], graph.layers[graph.instances[e.consumer]], hw)):
             continue
         options = []
-        for source, default in (("default", True), ("tile", False)):
+        for source, default in (("default", True),) + ((("tile", False),) if not tuned else ()):
             b = fused_program_blocks(graph, e, result.mappings[i], hw, default)
             if b is not None and fused_blocks_fit(e, b, hw):
                 options.append((b, source))
