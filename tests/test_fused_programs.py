@@ -445,11 +445,11 @@ def test_tiny_chains_end_to_end(dim, shape):
 
 def test_the_wide_chains_blocks_ranked_as_the_iss_runs_them():
     """MobileNetV2 64x64's project -> expand chain (1024 x 32 -> 16 -> 96) runs faster at 80/32
-    than at 32/32 on the ISS with the cycle model (52,316 against 54,988 cycles; benchmarks/
-    fused_programs.py --programs), though 32/32's Gemmini work alone is less (47,769 against
+    than at 32/32 on the ISS with the cycle model (52,316 against 54,988 cycles, launch_and_model's
+    launches), though 32/32's Gemmini work alone is less on the cycle model (47,769 against
     49,776): its 32 programs' bias, window and store instructions stall the core where Gemmini waits
     for them. The model ranks them so: 52,312 against 54,006 (a fixed overlap loss: 53,711 against
-    49,070, 32/32 first)."""
+    51,758, 32/32 first)."""
     cfg = GemminiConfig.from_capacity(16, 256, 64)
     wide, narrow = (gemm_chain_program_cycles(1024, 32, 16, 96, bm, 32, cfg) for bm in (80, 32))
     assert narrow["gemmini"] < wide["gemmini"]
