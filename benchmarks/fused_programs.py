@@ -360,8 +360,10 @@ def fused_programs(kind: str, shapes) -> list:
             M, K, N, bm, bn, bk = shape
             name = f"DIM {dim} {M}x{K}x{N} at {bm}/{bn}/{bk}"
         compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+        # the launch's instructions: rdcycle around it without the cycle model (the whole run's
+        # count adds the harness's start-up)
         rows.append({"program": name, "model": model, "gemmini": launch.cycles()["cycles"],
-                     "instructions": compiled.run(launch.grid, launch.args)["instructions"],
+                     "instructions": compiled.run(launch.grid, launch.args)["kernel_cycles"],
                      "cycles": compiled.run(launch.grid, launch.args, timing=TimingModel(cfg))["kernel_cycles"]})
         r = rows[-1]
         print(f"  {r['program']:34s} Gemmini {model['gemmini']:>9,.0f} / {r['gemmini']:>9,.0f} cycle model "

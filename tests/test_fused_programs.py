@@ -12,7 +12,8 @@ import torch
 import baco
 from baco.gemmini.arith import reference_matmul
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.fused import gemm_chain_blocks, gemm_chain_footprint, gemm_resadd_footprint
+from baco.gemmini.fused import (gemm_chain_blocks, gemm_chain_footprint, gemm_chain_program_cycles,
+                                gemm_resadd_footprint)
 from baco.kernels.fused import gemm_chain_launch
 from baco.kernels.resadd import reference as resadd_reference
 from baco.model.lower import GemminiStep
@@ -335,22 +336,23 @@ def test_chain_model_at_dim_32_and_64(dim, shape):
 
 @pytest.mark.parametrize("kind,shape,gemmini_bound", [
     ("chain", (17, 33, 65, 17, 16, 32), False), ("chain", (256, 64, 128, 64, 64, 64), True),
-    ("resadd", (256, 192, 32, 128, 32, 64), True)])
+    ("resadd", (256, 192, 32, 128, 32, 64), True), ("resadd", (4, 960, 160, 16, 160, 64), False)])
 def test_fused_program_models_end_to_end_on_the_iss(kind, shape, gemmini_bound):
-    """The models' end-to-end cycles (the slower of Gemmini's work and the core issuing the
-    commands, FUSED_INSTRUCTIONS, plus FUSED_OVERLAP_LOSS of the faster) against the ISS's rdcycle
-    around the launch with the cycle model attached, on a CPU-bound program and Gemmini-bound ones
-    (the residual add's Gemmini and core within 6% of each other: max() alone was 0.83x of the ISS).
-    The model's worst CPU-bound ones are small chains: (64, 96, 48, 24, 32, 64) is 1.21x of the ISS
-    (its instructions 1.09x, and the ISS hides all of Gemmini's work behind the core's issue)."""
-    from baco.gemmini.fused import FUSED_OVERLAP_LOSS
+    """The models' end-to-end cycles (Gemmini's queues with the core issuing the commands,
+    FUSED_INSTRUCTIONS, and stalling on full reservation stations: fused._Timeline) against the
+    ISS's rdcycle around the launch with the cycle model attached, on a CPU-bound program and
+    Gemmini-bound ones (the residual add's Gemmini and core within 6% of each other: max() alone
+    was 0.83x of the ISS). The core only delays Gemmini: the end to end is at least the slower of
+    the two. Here 0.90x, 0.98x, 1.12x and 1.02x (a fixed overlap loss, 0.12 of the faster on top of
+    the slower: 0.96x, 1.02x, 1.04x and 0.86x: MobileNetV2's 4-row 960 -> 160 project conv + add, its
+    core and Gemmini within 1% of each other, each of its 15 K steps' instructions stalling the
+    core where Gemmini waits for them)."""
     from baco.sim.timing import TimingModel
     launch, model = launch_and_model(kind, shape)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
     simulated = compiled.run(launch.grid, launch.args, timing=TimingModel(GemminiConfig()))["kernel_cycles"]
     assert (model["gemmini"] > model["cpu"]) == gemmini_bound
-    slower, faster = max(model["gemmini"], model["cpu"]), min(model["gemmini"], model["cpu"])
-    assert model["cycles"] == pytest.approx(slower + FUSED_OVERLAP_LOSS * faster)
+    assert model["cycles"] >= max(model["gemmini"], model["cpu"])
     assert abs(model["cycles"] - simulated) <= 0.15 * simulated, (model, simulated)
 
 
@@ -373,7 +375,7 @@ def test_fused_program_models_count_the_ragged_streams_commands(dim, kind, shape
 
 
 @pytest.mark.parametrize("dim,shape,measured", [
-    (16, (20, 16, 16, 16, 32, 16), 1.02), (16, (20, 16, 16, 16, 16, 16), 1.05), (32, (8, 32, 32, 32, 32, 32), 0.99)])
+    (16, (20, 16, 16, 16, 32, 16), 1.01), (16, (20, 16, 16, 16, 16, 16), 1.06), (32, (8, 32, 32, 32, 32, 32), 1.03)])
 def test_tiny_chains_core_instructions(dim, shape, measured):
     """A tiny chain (a whole model's 20-row 16-16-16 MLP) pays the chain's column loops per DIM-wide
     block of H and N, not a large chain's fixed per-program share: FUSED_INSTRUCTIONS['chain'] prices
@@ -382,10 +384,13 @@ def test_tiny_chains_core_instructions(dim, shape, measured):
     1,368 -> 969 cycles, 800 on the ISS with the cycle model; 0.95x, 1.01x, 1.00x before the table's
     output-tile terms). Re-measured after the kernel read its arguments from the launch table
     (codegen.riscv.launch_wrapper: the ISS's 889, 1,047 and 740 instructions) and the table's refit
-    on that runner: 1.02x, 1.05x, 0.99x (the table before on that runner: 1.08x, 1.14x, 1.04x)."""
+    on that runner: 1.02x, 1.05x, 0.99x (the table before on that runner: 1.08x, 1.14x, 1.04x).
+    The instructions counted as the end to end times them, the launch's own (rdcycle around it on
+    the ISS without the cycle model: 161 fewer, the harness's start-up), and the table refitted on
+    those: 1.01x, 1.06x, 1.03x of the ISS's 730, 887 and 581 (the table before: 1.25x, 1.24x, 1.26x)."""
     launch, model = launch_and_model("chain", shape, dim)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
-    instructions = compiled.run(launch.grid, launch.args)["instructions"]
+    instructions = compiled.run(launch.grid, launch.args)["kernel_cycles"]
     assert model["cpu"] / instructions == pytest.approx(measured, abs=0.05), (model, instructions)
 
 
@@ -395,10 +400,11 @@ def test_a_wide_residual_adds_core_instructions():
     blocks) pays each K step's column loop (FUSED_INSTRUCTIONS['resadd']'s column terms): its
     instructions priced 0.99x of the ISS's 32,191 (0.76x before the column terms). Re-measured after
     the launch-table runner (codegen.riscv.launch_wrapper) and the table's refit on it: 0.99x of
-    the ISS's 31,976 (the table before: 1.00x)."""
+    the ISS's 31,976 (the table before: 1.00x). The launch's own instructions (rdcycle around it,
+    the table refitted on those): 0.995x of the ISS's 31,805."""
     launch, model = launch_and_model("resadd", (4, 960, 160, 16, 160, 64))
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
-    instructions = compiled.run(launch.grid, launch.args)["instructions"]
+    instructions = compiled.run(launch.grid, launch.args)["kernel_cycles"]
     assert model["cpu"] / instructions == pytest.approx(0.99, abs=0.04), (model, instructions)
 
 
@@ -410,12 +416,44 @@ def test_a_wide_chains_stores_and_output_tiles():
     1.006 of the cycle model); its 5 x 6 output tiles a program each cost the core their loops'
     instructions (FUSED_INSTRUCTIONS['chain']'s tile terms: 0.65x -> 0.97x of the ISS's 32,125).
     Re-measured after the launch-table runner (codegen.riscv.launch_wrapper) and the table's refit
-    on it: 0.97x of the ISS's 31,604 (the table before: 0.98x)."""
+    on it: 0.97x of the ISS's 31,604 (the table before: 0.98x). The launch's own instructions
+    (rdcycle around it, the table refitted on those): 0.96x of the ISS's 31,433."""
     launch, model = launch_and_model("chain", (1024, 32, 16, 96, 80, 32))
     assert model["gemmini"] == pytest.approx(launch.cycles()["cycles"], rel=0.03)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
-    instructions = compiled.run(launch.grid, launch.args)["instructions"]
-    assert model["cpu"] / instructions == pytest.approx(0.97, abs=0.04), (model, instructions)
+    instructions = compiled.run(launch.grid, launch.args)["kernel_cycles"]
+    assert model["cpu"] / instructions == pytest.approx(0.96, abs=0.04), (model, instructions)
+
+
+@pytest.mark.parametrize("dim,shape", [
+    (16, (20, 16, 16, 16, 16, 16)), (16, (20, 16, 16, 16, 32, 16)), (32, (8, 32, 32, 32, 32, 32)),
+    (16, (40, 16, 32, 16, 16, 16))])
+def test_tiny_chains_end_to_end(dim, shape):
+    """Core-bound tiny chains (a whole model's small MLP): the core issues each command after its
+    instructions and Gemmini's work hides under the issue but for the last commands' (fused._Timeline),
+    so the end to end is the core's instructions and a short tail: 1.11x, 1.07x, 1.04x, 1.00x of
+    the ISS with the cycle model (907, 749, 743, 1,627 cycles). A fixed overlap loss (0.12 of
+    Gemmini's work on top of the core's) and the table fitted on the ISS's whole-run count (the
+    harness's start-up included) priced them 1.28x, 1.30x, 1.08x, 1.19x."""
+    from baco.sim.timing import TimingModel
+    launch, model = launch_and_model("chain", shape, dim)
+    compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    simulated = compiled.run(launch.grid, launch.args, timing=TimingModel(launch.config))["kernel_cycles"]
+    assert model["cpu"] > model["gemmini"]
+    assert abs(model["cycles"] - simulated) <= 0.12 * simulated, (model, simulated)
+
+
+def test_the_wide_chains_blocks_ranked_as_the_iss_runs_them():
+    """MobileNetV2 64x64's project -> expand chain (1024 x 32 -> 16 -> 96) runs faster at 80/32
+    than at 32/32 on the ISS with the cycle model (52,316 against 54,988 cycles, launch_and_model's
+    launches), though 32/32's Gemmini work alone is less on the cycle model (47,769 against
+    49,776): its 32 programs' bias, window and store instructions stall the core where Gemmini waits
+    for them. The model ranks them so: 52,312 against 54,006 (a fixed overlap loss: 53,711 against
+    51,758, 32/32 first)."""
+    cfg = GemminiConfig.from_capacity(16, 256, 64)
+    wide, narrow = (gemm_chain_program_cycles(1024, 32, 16, 96, bm, 32, cfg) for bm in (80, 32))
+    assert narrow["gemmini"] < wide["gemmini"]
+    assert wide["cycles"] < narrow["cycles"]
 
 
 @pytest.mark.parametrize("dim,kind,shape", [
@@ -430,7 +468,10 @@ def test_ragged_fused_programs_end_to_end_on_the_iss(dim, kind, shape):
     priced the ragged-K version (baco.passes.interior) as the general code: its full-row programs of
     that shape (K 65 at block 32) run it, 9,710 cycles on the ISS, the model's 11,451 (1.18x); with
     the ragged-K tables 9,355 (0.96x), and the four 0.96x, 0.97x, 0.89x and 0.89x (before 1.18x,
-    0.97x, 1.08x, 0.90x)."""
+    0.97x, 1.08x, 0.90x). With the core's issue on Gemmini's timeline (fused._Timeline, no fixed
+    overlap loss) and the tables on the launch's own instructions: 0.91x, 0.97x, 0.99x, 0.88x (the
+    last, 97x96x65 at DIM 32, 0.83x until the core waited for execute-station room across products
+    and for the config_ex before each: its four programs run one after the other on the ISS)."""
     from baco.sim.timing import TimingModel
     launch, model = launch_and_model(kind, shape, dim)
     compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
