@@ -100,11 +100,9 @@ def chain_program_counts(rows: int, K: int, H: int, N: int, bm: int, bk: int, cf
 def gemm_chain_counts(M: int, K: int, H: int, N: int, block_m: int, block_k: int, cfg: GemminiConfig) -> dict:
     """The fused GEMM chain's launch (baco.kernels.fused.gemm_chain_launch's explicit stream) at the
     blocks it runs (gemm_chain_blocks: block_m, block_k halved to fit): its programs' counts summed.
-    A chain that fits at no blocks is a ValueError, as its launch's."""
-    blocks = gemm_chain_blocks(M, K, H, N, block_m, block_k, cfg)
-    if blocks is None:
-        raise ValueError(f"a fused chain of widths H={H}, N={N} does not fit on chip")
-    bm, bk = blocks
+    A chain that fits at no blocks (its launch's ValueError) is counted at the blocks given, as
+    fused.gemm_chain_program_cycles prices it (the search's capacity penalty rules it out)."""
+    bm, bk = gemm_chain_blocks(M, K, H, N, block_m, block_k, cfg) or (block_m, block_k)
     total = _counts()
     for rows, n in _block_sizes(M, bm).items():
         _add(total, chain_program_counts(rows, K, H, N, bm, bk, cfg), n)
