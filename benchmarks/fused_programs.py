@@ -181,6 +181,7 @@ def fused_groups(build, plain_build, runs, kind, info) -> list:
         groups.append({"group": f"{producer} -> {edge['consumer']} ({edge['kind']})",
                        "predicted": edge["group_cycles"], "predicted_unfused": edge["unfused_group_cycles"],
                        "blocks": edge.get("blocks"), "blocks_source": edge.get("blocks_source"),
+                       "energy": edge.get("group_energy_uj"), "energy_unfused": edge.get("unfused_group_energy_uj"),
                        "simulated": runs[kind]["steps"][s_index],
                        "unfused_simulated": sum(runs["unfused"]["steps"][i] for i in replaced)})
     return groups
@@ -236,6 +237,10 @@ def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, 
             "fusions": {k: {"groups": fused_groups(builds[k], builds["unfused"], runs, k, designs[k]["fusion"]),
                             "sim_saving": 1 - edp[k] / edp["unfused"],
                             "pred_saving": 1 - r.edp / r.fusion["unfused_edp"], "pred": (r.cycles, r.energy_uj),
+                            # the same design's fused energy as the traffic model prices it (before
+                            # the groups' own programs' energy, fusion.fused_program_energy)
+                            "pred_saving_traffic": 1 - r.cycles * r.fusion["traffic_energy_uj"] / r.fusion["unfused_edp"],
+                            "pred_energy_traffic": r.fusion["traffic_energy_uj"],
                             "pred_saving_cpu": 1 - (r.cycles + cpu) * r.energy_uj / pred_unfused_edp}
                         for k, r in results.items()},
             "programs": len(built), "seconds": time.perf_counter() - t0}
@@ -259,11 +264,15 @@ def print_row(r: dict) -> None:
         print(f"    EDP saving: simulated {f['sim_saving']:.1%}, predicted {f['pred_saving']:.1%} "
               f"({within(f['sim_saving'], f['pred_saving'])} 25% of it); with the other CPU steps' "
               f"{r['cpu']:,.0f} cycles in both: predicted {f['pred_saving_cpu']:.1%} "
-              f"({within(f['sim_saving'], f['pred_saving_cpu'])} 25% of it)")
+              f"({within(f['sim_saving'], f['pred_saving_cpu'])} 25% of it); the groups' energy by the traffic "
+              f"model instead: {f['pred_energy_traffic']:.2f} uJ, predicted {f['pred_saving_traffic']:.1%} "
+              f"({within(f['sim_saving'], f['pred_saving_traffic'])} 25% of it)")
         for g in f["groups"]:
             print(f"    {g['group'][:58]:58s} predicted {g['predicted']:>10,.0f} "
                   f"(unfused {g['predicted_unfused']:,.0f})  simulated {g['simulated']:>10,} "
                   f"(unfused steps {g['unfused_simulated']:,})" + (
+                      f"; energy predicted {g['energy']:.2f} uJ (unfused {g['energy_unfused']:.2f})"
+                      if g.get("energy") is not None else "") + (
                       f" at {'/'.join(str(v) for v in g['blocks'].values())} ({g['blocks_source']})"
                       if g.get("blocks") else ""))
 
