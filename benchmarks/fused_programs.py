@@ -50,7 +50,10 @@ search fuses none, every fused program being slower than its pair unfused (featu
 the next program's mvins and the output tiles' instructions not modelled); with both (session 23)
 its edge records the default 32/32, priced 51,854 against 55,968 simulated (80/32 alone, --programs:
 53,783 against 52,792); forced EDP -15.0% simulated, -12.4% predicted, the 11 groups' median error
-2.6%.
+2.6%. With each fused group's energy its program's (session 24: fusion.fused_program_energy, the
+counts of baco.gemmini.fused_counts; the design of session 23 again): forced Gemmini energy 975.38
+uJ predicted against 973.26 simulated (the traffic model 948.38), EDP -15.9% simulated, -16.7%
+predicted (-13.5% with the groups' energy by the traffic model), the groups' median error 1.0%.
 "bert_layer": the BERT layer of benchmarks/models.py (baco.tuner.torch_models'
 bert_base_layer, input 1 x --sequence x 768). Its torch.nn.TransformerEncoder, one fx leaf, is
 expanded in the fusion graph (fusion._encoder_layer): its 8 GEMMs per layer by module path, and
@@ -76,6 +79,14 @@ predicted, Gemmini energy +28% simulated against -0.8% predicted (at 32-column b
 program reads the layer's input once per block: the traffic model prices the producer's mapping,
 not the blocks its program runs), the groups' cycles 4.5% median error. Without the fallback to default blocks (fusion._block_choices) forced
 fused at most out_proj, where its tile fit (one run of six at seed 0-4: -5.5% simulated, -10.0% predicted over the layers).
+With each fused group's energy its program's counts (session 24: fusion.fused_program_energy;
+both adds forced at 32/32/64, out_proj's 177.40 uJ against 119-122 unfused, linear2's 641.74
+against 371-429): seed 0 forced 1632.08 uJ predicted, 1607.99 simulated (unfused 1363.62 /
+1339.87), EDP -25.2% simulated, -25.8% predicted with the CPU steps, -42.4% over the layers (the
+groups' energy by the traffic model: 1353.79 uJ, -18.1% over the layers); seed 1 1613.42 against
+1597.48 uJ, -27.2% simulated, -31.0% predicted with the CPU steps, -45.1% over the layers (traffic
+model 1274.66 uJ, -14.6%): within 25% with the CPU steps (2.65M of the program's 3.76M cycles),
+not over the layers alone.
 
 --smoke: a 20-row 40-96-48-24 MLP, a short search (the tests' size; with --ext-spad its first
 chain runs on the loop unit). Exits 0 iff every program is bit-exact.
