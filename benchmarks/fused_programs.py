@@ -50,7 +50,10 @@ search fuses none, every fused program being slower than its pair unfused (featu
 the next program's mvins and the output tiles' instructions not modelled); with both (session 23)
 its edge records the default 32/32, priced 51,854 against 55,968 simulated (80/32 alone, --programs:
 53,783 against 52,792); forced EDP -15.0% simulated, -12.4% predicted, the 11 groups' median error
-2.6%.
+2.6%. With each fused group's energy its program's (session 24: fusion.fused_program_energy, the
+counts of baco.gemmini.fused_counts; the design of session 23 again): forced Gemmini energy 975.38
+uJ predicted against 973.26 simulated (the traffic model 948.38), EDP -15.9% simulated, -16.7%
+predicted (-13.5% with the groups' energy by the traffic model), the groups' median error 1.0%.
 "bert_layer": the BERT layer of benchmarks/models.py (baco.tuner.torch_models'
 bert_base_layer, input 1 x --sequence x 768). Its torch.nn.TransformerEncoder, one fx leaf, is
 expanded in the fusion graph (fusion._encoder_layer): its 8 GEMMs per layer by module path, and
@@ -76,6 +79,14 @@ predicted, Gemmini energy +28% simulated against -0.8% predicted (at 32-column b
 program reads the layer's input once per block: the traffic model prices the producer's mapping,
 not the blocks its program runs), the groups' cycles 4.5% median error. Without the fallback to default blocks (fusion._block_choices) forced
 fused at most out_proj, where its tile fit (one run of six at seed 0-4: -5.5% simulated, -10.0% predicted over the layers).
+With each fused group's energy its program's counts (session 24: fusion.fused_program_energy;
+both adds forced at 32/32/64, out_proj's 177.40 uJ against 119-122 unfused, linear2's 641.74
+against 371-429): seed 0 forced 1632.08 uJ predicted, 1607.99 simulated (unfused 1363.62 /
+1339.87), EDP -25.2% simulated, -25.8% predicted with the CPU steps, -42.4% over the layers (the
+groups' energy by the traffic model: 1353.79 uJ, -18.1% over the layers); seed 1 1613.42 against
+1597.48 uJ, -27.2% simulated, -31.0% predicted with the CPU steps, -45.1% over the layers (traffic
+model 1274.66 uJ, -14.6%): within 25% with the CPU steps (2.65M of the program's 3.76M cycles),
+not over the layers alone.
 
 --smoke: a 20-row 40-96-48-24 MLP, a short search (the tests' size; with --ext-spad its first
 chain runs on the loop unit). Exits 0 iff every program is bit-exact.
@@ -181,6 +192,7 @@ def fused_groups(build, plain_build, runs, kind, info) -> list:
         groups.append({"group": f"{producer} -> {edge['consumer']} ({edge['kind']})",
                        "predicted": edge["group_cycles"], "predicted_unfused": edge["unfused_group_cycles"],
                        "blocks": edge.get("blocks"), "blocks_source": edge.get("blocks_source"),
+                       "energy": edge.get("group_energy_uj"), "energy_unfused": edge.get("unfused_group_energy_uj"),
                        "simulated": runs[kind]["steps"][s_index],
                        "unfused_simulated": sum(runs["unfused"]["steps"][i] for i in replaced)})
     return groups
@@ -236,6 +248,10 @@ def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, 
             "fusions": {k: {"groups": fused_groups(builds[k], builds["unfused"], runs, k, designs[k]["fusion"]),
                             "sim_saving": 1 - edp[k] / edp["unfused"],
                             "pred_saving": 1 - r.edp / r.fusion["unfused_edp"], "pred": (r.cycles, r.energy_uj),
+                            # the same design's fused energy as the traffic model prices it (before
+                            # the groups' own programs' energy, fusion.fused_program_energy)
+                            "pred_saving_traffic": 1 - r.cycles * r.fusion["traffic_energy_uj"] / r.fusion["unfused_edp"],
+                            "pred_energy_traffic": r.fusion["traffic_energy_uj"],
                             "pred_saving_cpu": 1 - (r.cycles + cpu) * r.energy_uj / pred_unfused_edp}
                         for k, r in results.items()},
             "programs": len(built), "seconds": time.perf_counter() - t0}
@@ -259,11 +275,15 @@ def print_row(r: dict) -> None:
         print(f"    EDP saving: simulated {f['sim_saving']:.1%}, predicted {f['pred_saving']:.1%} "
               f"({within(f['sim_saving'], f['pred_saving'])} 25% of it); with the other CPU steps' "
               f"{r['cpu']:,.0f} cycles in both: predicted {f['pred_saving_cpu']:.1%} "
-              f"({within(f['sim_saving'], f['pred_saving_cpu'])} 25% of it)")
+              f"({within(f['sim_saving'], f['pred_saving_cpu'])} 25% of it); the groups' energy by the traffic "
+              f"model instead: {f['pred_energy_traffic']:.2f} uJ, predicted {f['pred_saving_traffic']:.1%} "
+              f"({within(f['sim_saving'], f['pred_saving_traffic'])} 25% of it)")
         for g in f["groups"]:
             print(f"    {g['group'][:58]:58s} predicted {g['predicted']:>10,.0f} "
                   f"(unfused {g['predicted_unfused']:,.0f})  simulated {g['simulated']:>10,} "
                   f"(unfused steps {g['unfused_simulated']:,})" + (
+                      f"; energy predicted {g['energy']:.2f} uJ (unfused {g['energy_unfused']:.2f})"
+                      if g.get("energy") is not None else "") + (
                       f" at {'/'.join(str(v) for v in g['blocks'].values())} ({g['blocks_source']})"
                       if g.get("blocks") else ""))
 

@@ -10,6 +10,7 @@ import torch
 
 from baco.gemmini.cpu_cost import max_pool_cycles
 from baco.gemmini.energy import DRAM_PJ
+from baco.gemmini.fused_counts import counts_energy_uj, gemm_chain_counts
 from baco.model import cpu_ops
 from baco.model.cpu_cost import cpu_cycles
 from baco.problem.dims import DIMS
@@ -160,14 +161,21 @@ def test_fused_chain_terms_against_hand_computation(cycle_model):
         return max(compute, math.ceil(a["scratchpad"] / (2 * hw.pe_dim)), math.ceil(a["accumulator"] / (2 * m.spatial_K)))
     expected_cycles = sum(max(min(floor(c, l, m), p.cycles), p.cycles - words / rate)
                           for c, l, m, p in zip((producer, consumer), g.layers, mappings, plain.per_layer))
-    assert fused.energy_uj == pytest.approx(expected_energy, rel=1e-12)
     if cycle_model == "compiled":
-        # the compiled program's cycles: the fused kernel's program (baco.gemmini.fused) in place of the pair
+        # the compiled program's cycles and energy: the fused kernel's program (baco.gemmini.fused, its
+        # counts by baco.gemmini.fused_counts) in place of the pair's
         expected_cycles = fusion.fused_program_cycles(g, g.edges[0], mappings[0], hw)
-        # the exact check at rounding keeps the edge fused only where that program is faster
+        expected_energy = fusion.fused_program_energy(g, g.edges[0], mappings[0], hw)
+        cfg, (M, K), (H, N) = hw.to_gemmini_config(), (4, 8), (16, 4)
+        blocks = fusion.fused_program_blocks(g, g.edges[0], mappings[0], hw)
+        assert expected_energy == counts_energy_uj(gemm_chain_counts(M, K, H, N, blocks["block_m"],
+                                                                     blocks["block_k"], cfg), cfg)
+        assert fused.fusion["edges"][0]["group_energy_uj"] == pytest.approx(expected_energy, rel=1e-12)
+        # the exact check at rounding keeps the edge fused only where that program's EDP is lower
         kept = copy.deepcopy(plain)
         fusion.fuse_result(problem, kept, torch.ones(1, dtype=torch.bool))
-        assert kept.fusion["edges"][0]["fused"] == (expected_cycles < plain.cycles)
+        assert kept.fusion["edges"][0]["fused"] == (expected_cycles * expected_energy < plain.cycles * plain.energy_uj)
+    assert fused.energy_uj == pytest.approx(expected_energy, rel=1e-12)
     assert fused.cycles == pytest.approx(expected_cycles, rel=1e-12)
     assert fused.fusion["edges"][0]["group_cycles"] == pytest.approx(expected_cycles, rel=1e-12)
     assert fused.fusion["unfused_cycles"] == pytest.approx(plain.cycles, rel=1e-12)

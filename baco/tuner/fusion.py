@@ -61,9 +61,12 @@ layers have none, Layer.bias), which may be more than theirs, so it too is fused
 prefers it; the search also weighs its two layers' unfused cost at LOOP_LAYERS_TIE_WEIGHT, a tie-breaker that
 keeps their mappings ones that run well with the fusion off (the design's unfused reference).
 Under that model any other fused chain (the explicit chain's program) takes its program's cycles
-in place of its two layers' too (FusionTerms.chain_programs, at the producer's L2 tile, as
-fuse_result prices it; energy the traffic model's); on a fixed Gemmini rounding still fills it
-in where it fits, and fuse_result unfuses it where its program is not faster.
+and energy in place of its two layers' too (FusionTerms.chain_programs, at the producer's L2 tile,
+as fuse_result prices it; the energy from its command stream's counts, baco.gemmini.fused_counts,
+as the cycle model counts them); on a fixed Gemmini rounding still fills it in where it fits, and
+fuse_result unfuses it where its EDP fused alone is not lower. fuse_result prices a fused residual
+add's energy so too (its identity products and loads; X re-read from DRAM per column block),
+the search its traffic terms; the Timeloop-matched model keeps FADiff's traffic model throughout.
 Every forward pass of the descent is thus a valid design whose fused EDP is exact under the model
 but for that tie-breaker (straight-through: the rounded value, the gradient of sigma).
 """
@@ -80,6 +83,7 @@ from baco.gemmini.arith import pool_field_problems
 from baco.gemmini.config import Footprint, GemminiConfig, rows_to_kb
 from baco.gemmini.cpu_cost import max_pool_cycles
 from baco.gemmini.energy import DRAM_PJ, scratchpad_pj
+from baco.gemmini.fused_counts import counts_energy_uj, gemm_chain_counts, gemm_resadd_counts
 from baco.gemmini.fused import (CHAIN_DEFAULT_BLOCKS, dw_pw_blocks, dw_pw_footprint, dw_pw_program_cycles,
                                 gemm_chain_blocks, gemm_chain_footprint, gemm_chain_loop_ws_blocks, gemm_chain_loop_ws_footprint,
                                 gemm_chain_loop_ws_program_cycles, gemm_chain_program_cycles,
@@ -452,11 +456,12 @@ class FusionTerms:
         return self._loop_programs[hw]
 
     def chain_programs(self, temporal, spatial, hardware: list) -> list:
-        """Each point's {edge index: end-to-end cycles} of the chain edges whose fused program is the
-        explicit chain's (not on the point's loop unit: loop_programs) under the compiled-program
-        model: gemm_chain_program_cycles at the producer's L2 tile, as fuse_result prices the
-        design (fused_program_cycles). Empty for the Timeloop-matched model. Cached per edge, blocks
-        and hardware (the descent revisits the same rounded tiles every step)."""
+        """Each point's {edge index: (end-to-end cycles, energy µJ)} of the chain edges whose fused
+        program is the explicit chain's (not on the point's loop unit: loop_programs) under the
+        compiled-program model: gemm_chain_program_cycles and the program's counts priced
+        (fused_counts.gemm_chain_counts) at the producer's L2 tile, as fuse_result prices the
+        design (fused_program_cycles, fused_program_energy). Empty for the Timeloop-matched model.
+        Cached per edge, blocks and hardware (the descent revisits the same rounded tiles every step)."""
         if self.cycle_model == "timeloop" or not len(self.chains):
             return [{} for _ in hardware]
         points = []
@@ -474,9 +479,9 @@ class FusionTerms:
                 block_k = min(round(float(t[C_] * spatial[i][b, 0].detach())), layer.C)
                 key = (k, block_m, block_k, hw)
                 if key not in self._chain_programs:
-                    self._chain_programs[key] = gemm_chain_program_cycles(
-                        layer.N * layer.P * layer.Q, layer.C, layer.K, consumer.K, block_m, block_k,
-                        hw.to_gemmini_config())["cycles"]
+                    shape, cfg = (layer.N * layer.P * layer.Q, layer.C, layer.K, consumer.K), hw.to_gemmini_config()
+                    self._chain_programs[key] = (gemm_chain_program_cycles(*shape, block_m, block_k, cfg)["cycles"],
+                                                 counts_energy_uj(gemm_chain_counts(*shape, block_m, block_k, cfg), cfg))
                 point[k] = self._chain_programs[key]
             points.append(point)
         return points
@@ -576,9 +581,9 @@ class FusionTerms:
         point's); such an edge, fused, takes its program's cycles and energy in place of its two
         layers' (none of the traffic model's terms: its program's counts are what it moves), plus
         tie_weight times theirs (the search's LOOP_LAYERS_TIE_WEIGHT; 0: the exact cost).
-        chain_programs: chain_programs' list of each point's {edge: cycles}; such an edge, fused,
-        takes its explicit program's cycles in place of its two layers' (its energy the traffic
-        model's, as fuse_result's)."""
+        chain_programs: chain_programs' list of each point's {edge: (cycles, energy)}; such an edge,
+        fused, takes its explicit program's cycles and energy in place of its two layers' (none of
+        the traffic model's terms either, as fuse_result's)."""
         inst_cycles = cycles[self.instances]
         inst_floor = floor[self.instances]
         B = cycles.shape[1]
@@ -586,17 +591,21 @@ class FusionTerms:
         energy_pj = torch.zeros(B, dtype=torch.float64)
         extra_cycles = torch.zeros(B, dtype=torch.float64)
         looped, program, program_uj = self._program_table(programs, B)
+        explicit, explicit_cycles, explicit_uj = self._program_table(chain_programs if chain_programs and
+                                                                     any(chain_programs) else None, B)
         if len(self.graph.edges):
             s = sigma.t()                                                   # [E, B]
             w = self.words.unsqueeze(1)
             s_saved = torch.where(looped, 0.0, s)       # the loop programs' edges save nothing here
+            # nor the explicit chains' energy (their program's counts are what they move)
+            s_energy = torch.where(explicit, 0.0, s_saved)
             saved = saved.index_add(0, self.producer_inst, s_saved * w / self.rate)   # the write-back
-            energy_pj = energy_pj - (s_saved * w).sum(0) * DRAM_PJ
+            energy_pj = energy_pj - (s_energy * w).sum(0) * DRAM_PJ
             if len(self.chains):
-                sc = s_saved[self.chains]
+                sc, se = s_saved[self.chains], s_energy[self.chains]
                 f = fills[self.chain_consumer]
                 saved = saved.index_add(0, self.chain_consumer_inst, sc * f / self.rate)  # re-fills
-                energy_pj = energy_pj + (sc * (-f * DRAM_PJ + (w[self.chains] - f) * scratchpad_pj(sp_kb))).sum(0)
+                energy_pj = energy_pj + (se * (-f * DRAM_PJ + (w[self.chains] - f) * scratchpad_pj(sp_kb))).sum(0)
             if len(self.tails):
                 # the op: its residual read and output write either way, the intermediate's read
                 # unfused; a pool on the core (on_core) its pooled store fused, the core's cycles unfused
@@ -615,11 +624,11 @@ class FusionTerms:
             kept = 1.0 - tie_weight
             extra_cycles = extra_cycles + torch.where(looped[c], s[c] * (program[c] - kept * pair(fused)), 0.0).sum(0)
             extra_uj = torch.where(looped[c], s[c] * (program_uj[c] - kept * pair(inst_energy)), 0.0).sum(0)
-        if chain_programs and any(chain_programs):
+        if bool(explicit.any()):
             c = self.chains
-            pair = fused[self.producer_inst[c]] + fused[self.chain_consumer_inst]     # [chains, B]
-            explicit, program, _ = self._program_table([{k: (v, 0.0) for k, v in p.items()} for p in chain_programs], B)
-            extra_cycles = extra_cycles + torch.where(explicit[c], s[c] * (program[c] - pair), 0.0).sum(0)
+            pair = lambda x: x[self.producer_inst[c]] + x[self.chain_consumer_inst]  # noqa: E731  [chains, B]
+            extra_cycles = extra_cycles + torch.where(explicit[c], s[c] * (explicit_cycles[c] - pair(fused)), 0.0).sum(0)
+            extra_uj = extra_uj + torch.where(explicit[c], s[c] * (explicit_uj[c] - pair(inst_energy)), 0.0).sum(0)
         return fused.sum(0) + extra_cycles, inst_energy.sum(0) + energy_pj * 1e-6 + extra_uj
 
     def _program_table(self, programs, B: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -803,6 +812,29 @@ def fused_program_cycles(graph: FusionGraph, edge: Edge, mapping, hw, default: b
                                       cfg)["cycles"]
 
 
+def fused_program_energy(graph: FusionGraph, edge: Edge, mapping, hw, default: bool = False,
+                         blocks: dict | None = None) -> float:
+    """Energy (µJ) of a residual add's or chain's fused program under the compiled-program model,
+    at the blocks fused_program_cycles prices it at: the program's counts (baco.gemmini.fused_counts,
+    the cycle model's counts of its commands: the identity products and the operands' loads of a
+    residual add, X re-read from DRAM per column block) priced by energy_pj; a chain on hw's loop
+    unit, loop_chain_energy. inf for a chain that fits at no blocks."""
+    layer = graph.layers[graph.instances[edge.producer]]
+    cfg, M = hw.to_gemmini_config(), layer.N * layer.P * layer.Q
+    consumer = graph.layers[graph.instances[edge.consumer]] if edge.chain else None
+    if edge.chain and loop_chain_blocks(layer, consumer, hw) is not None:
+        return loop_chain_energy(graph, edge, hw)
+    if blocks is None:
+        blocks = fused_program_blocks(graph, edge, mapping, hw, default)
+    if blocks is None:
+        return math.inf
+    if edge.chain:
+        counts = gemm_chain_counts(M, layer.C, layer.K, consumer.K, blocks["block_m"], blocks["block_k"], cfg)
+    else:
+        counts = gemm_resadd_counts(M, layer.K, layer.C, blocks["block_m"], blocks["block_n"], blocks["block_k"], cfg)
+    return counts_energy_uj(counts, cfg)
+
+
 def loop_chain_energy(graph: FusionGraph, edge: Edge, hw) -> float:
     """Energy (µJ) of a chain edge's fused program on the loop unit of hw (its own blocks,
     loop_chain_blocks; kernel_model.gemm_chain_loop_ws_energy: the cycle model's counts of it, H
@@ -866,14 +898,16 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     edges of `mask` [E] that fit its hardware (with `fill`, then every other edge that fits and
     whose layers are free: FusionTerms.round), and result.fusion: the edges (a fused one with
     "group_cycles", the predicted cycles of its group's program, and "unfused_group_cycles", its
-    layers' and op's unfused), the fused groups and the
-    design's totals unfused. Energy: FusionTerms.network on its exact per-layer costs (a loop-form
-    chain's, its program's: loop_programs). Cycles: the
+    layers' and op's unfused; a group priced by its program's energy, "group_energy_uj" and
+    "unfused_group_energy_uj"), the fused groups and the design's totals unfused. Energy:
+    FusionTerms.network on its exact per-layer costs; under the compiled-program model a fused
+    chain's or residual add's is its program's (fused_program_energy: its command stream's counts;
+    a loop-form chain's, loop_programs) in place of its layers' and op's. Cycles: the
     Timeloop-matched model's network; the compiled program's, each fused group's program as
     baco.gemmini.fused models it (fused_program_cycles; a pool's, the network's conv with its
     pooled store) in place of its layers' and op's cycles unfused (a pool's: the conv and the
-    core's max pool), and an edge whose fused program is not faster than that (a loop-form
-    chain: whose EDP fused alone is not lower, its energy being its program's) stays unfused (the
+    core's max pool), and an edge whose fused program is not faster than that (a chain or residual
+    add: whose EDP fused alone is not lower, its energy being its program's) stays unfused (the
     exact check at rounding: a fusion the compiled program would lose is not chosen) unless
     require_gain=False (what fusing costs: every edge of `mask` that fits, _block_choices' fallback).
     A group whose producer runs its kernel's default program (no schedule in the design) runs its
@@ -889,29 +923,27 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
         on = terms.round(torch.as_tensor(mask, dtype=torch.float64).reshape(1, -1),
                          fits, torch.as_tensor(mask, dtype=torch.bool).reshape(1, -1), fill)
         unfused = network(torch.zeros_like(on))
-
-        def group_unfused(k: int) -> float:
-            """Edge k's layers' cycles and its op's unfused (DRAM traffic; a pool on the core, its cycles)."""
-            e = graph.edges[k]
-            members = [e.producer] + ([e.consumer] if e.chain else [])
-            op = 0.0 if e.chain else e.op_cycles if bool(terms.on_core[k]) else \
-                float(e.op_reads + e.op_writes + e.words) / terms.rate
-            return sum(float(cycles[graph.instances[i], 0]) for i in members) + op
+        group_unfused = lambda k: _unfused_group(problem, result, k)[0]  # noqa: E731
+        group_unfused_energy = lambda k: _unfused_group(problem, result, k)[1]  # noqa: E731
         programs = terms.loop_programs(hw)
 
-        def gains(k: int, program: float) -> bool:
-            """Fusing edge k alone lowers the design's cycles or, a loop-form chain (its energy its
-            program's too, which may be less where its cycles are more), its EDP: as the search weighs it."""
-            if k not in programs:
-                return program < group_unfused(k)
-            alone = torch.zeros_like(on)
-            alone[0, k] = 1.0
+        def gains(k: int, program: float, energy: float | None) -> bool:
+            """Fusing edge k alone lowers the design's cycles (a pool's: energy the traffic model's) or,
+            a group whose energy is its program's (which may be more where its cycles are less, or
+            less where they are more), its EDP: as the search weighs it."""
             fused_cycles = unfused[0] - group_unfused(k) + program
-            return fused_cycles * network(alone, programs)[1] < unfused[0] * unfused[1]
-        group_cycles, chosen_blocks = {}, {}
+            if k in programs:
+                alone = torch.zeros_like(on)
+                alone[0, k] = 1.0
+                return fused_cycles * network(alone, programs)[1] < unfused[0] * unfused[1]
+            if energy is None:
+                return program < group_unfused(k)
+            return fused_cycles * (unfused[1] - group_unfused_energy(k) + energy) < unfused[0] * unfused[1]
+        group_cycles, group_energy, chosen_blocks = {}, {}, {}
         for k, e in enumerate(graph.edges):
             if not bool(on[0, k]):
                 continue
+            energy = None
             if problem.cycle_model == "timeloop" or e.kind == "pool":
                 # its layers and op less what fusing this edge alone saves (a pool under the compiled
                 # model: its conv's pooled program, weighed against the conv and the core's max pool)
@@ -919,41 +951,81 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
                 alone[0, k] = 1.0
                 program = group_unfused(k) + network(alone)[0] - unfused[0]
             else:   # (no dw-pw edge under the compiled model: search_graph)
-                program, chosen_blocks[k] = _group_program(graph, e, result, choices.get(k))
-            if problem.cycle_model == "timeloop" or not require_gain or gains(k, program):
+                program, energy, chosen_blocks[k] = _group_program(graph, e, result, choices.get(k))
+            if problem.cycle_model == "timeloop" or not require_gain or gains(k, program, energy):
                 group_cycles[k] = program
+                if energy is not None and k not in programs:
+                    group_energy[k] = energy
             else:
                 on[0, k] = 0.0
-        # a fused loop-form chain's energy is its program's (its cycles too, replaced below as every group's)
-        totals = {"fused": network(on, programs), "unfused": unfused}
+        # a fused loop-form chain's energy is its program's (its cycles too, replaced below as every
+        # group's); an explicit chain's or residual add's too, in place of its layers' and op's unfused
+        totals = {"fused": network(on - _edges_on(on, group_energy), programs), "unfused": unfused}
+        totals["fused"][1] += sum(energy - group_unfused_energy(k) for k, energy in group_energy.items())
+        traffic_energy = network(on, programs)[1]      # (those groups' energy the traffic model's)
         if problem.cycle_model != "timeloop":
             # each fused group's program replaces its layers and op (groups are disjoint pairs)
             totals["fused"][0] = unfused[0] - sum(group_unfused(k) - c for k, c in group_cycles.items())
     result.cycles, result.energy_uj = totals["fused"]
     result.edp = result.cycles * result.energy_uj
     unfused_cycles, unfused_energy = totals["unfused"]
-    info = describe(graph, (on[0] > 0.5).tolist())
-    for k, c in group_cycles.items():
-        info["edges"][k].update(group_cycles=c, unfused_group_cycles=group_unfused(k))
-        if chosen_blocks.get(k):
-            blocks, source = chosen_blocks[k]
-            info["edges"][k].update(blocks=blocks, blocks_source=source)
+    info = _fused_info(problem, result, on, group_cycles, group_energy, chosen_blocks)
     result.fusion = {**info, "unfused_cycles": unfused_cycles, "unfused_energy_uj": unfused_energy,
+                     "traffic_energy_uj": traffic_energy,
                      "unfused_edp": unfused_cycles * unfused_energy}
 
 
-def _group_program(graph: FusionGraph, edge: Edge, result, choices) -> tuple[float, tuple | None]:
-    """(cycles, (blocks, source) or None) of a held edge's fused program under the compiled-program
-    model on result's design: with `choices` (_block_choices', a default-marked producer) the
-    faster of them (the default's on a tie), else at the producer's tile or, default-marked, the
-    kernels' default blocks."""
+def _fused_info(problem, result, on, group_cycles: dict, group_energy: dict, chosen_blocks: dict) -> dict:
+    """fuse_result's describe() of its fusion `on` [1, E], each fused group's edge with its program's
+    predicted cycles (and energy, where its own) beside its layers' and op's unfused, and its blocks."""
+    info = describe(problem.fusion, (on[0] > 0.5).tolist())
+    for k, c in group_cycles.items():
+        unfused_cycles, unfused_energy = _unfused_group(problem, result, k)
+        info["edges"][k].update(group_cycles=c, unfused_group_cycles=unfused_cycles)
+        if k in group_energy:
+            info["edges"][k].update(group_energy_uj=group_energy[k], unfused_group_energy_uj=unfused_energy)
+        if chosen_blocks.get(k):
+            blocks, source = chosen_blocks[k]
+            info["edges"][k].update(blocks=blocks, blocks_source=source)
+    return info
+
+
+def _unfused_group(problem, result, k: int) -> tuple[float, float]:
+    """(cycles, energy µJ) of edge k's layers and its op unfused on result's design: the op's DRAM
+    traffic (a pool on the core: its cycles, no Gemmini energy), as FusionTerms.network prices it."""
+    graph, terms = problem.fusion, problem.fusion_terms
+    e = graph.edges[k]
+    layers = [result.per_layer[graph.instances[i]] for i in [e.producer] + ([e.consumer] if e.chain else [])]
+    cycles, energy = sum(c.cycles for c in layers), sum(c.energy_uj for c in layers)
+    if not e.chain:
+        words = float(e.op_reads + e.op_writes + e.words)
+        on_core = bool(terms.on_core[k])
+        cycles += e.op_cycles if on_core else words / terms.rate
+        energy += 0.0 if on_core else words * DRAM_PJ * 1e-6
+    return cycles, energy
+
+
+def _edges_on(on: torch.Tensor, edges) -> torch.Tensor:
+    """A [1, E] fusion of `edges` where `on` has them."""
+    out = torch.zeros_like(on)
+    for k in edges:
+        out[0, k] = on[0, k]
+    return out
+
+
+def _group_program(graph: FusionGraph, edge: Edge, result, choices) -> tuple[float, float, tuple | None]:
+    """(cycles, energy µJ, (blocks, source) or None) of a held edge's fused program under the
+    compiled-program model on result's design: with `choices` (_block_choices', a default-marked
+    producer) the faster of them (the default's on a tie), else at the producer's tile or,
+    default-marked, the kernels' default blocks."""
     i = graph.instances[edge.producer]
     if choices:
-        program, *chosen = min(((fused_program_cycles(graph, edge, result.mappings[i], result.hw, blocks=b), b, source)
-                                for b, source in choices), key=lambda c: c[0])
-        return program, tuple(chosen)
-    return fused_program_cycles(graph, edge, result.mappings[i], result.hw,
-                                default=result.per_layer[i].schedule_source == "default"), None
+        program, b, source = min(((fused_program_cycles(graph, edge, result.mappings[i], result.hw, blocks=b), b,
+                                   source) for b, source in choices), key=lambda c: c[0])
+        return program, fused_program_energy(graph, edge, result.mappings[i], result.hw, blocks=b), (b, source)
+    default = result.per_layer[i].schedule_source == "default"
+    return (fused_program_cycles(graph, edge, result.mappings[i], result.hw, default=default),
+            fused_program_energy(graph, edge, result.mappings[i], result.hw, default=default), None)
 
 
 def _block_choices(problem, result, fits, fallback: bool = False) -> dict:
