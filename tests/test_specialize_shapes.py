@@ -41,7 +41,7 @@ def test_specialized_kernel_serves_only_its_values():
     ck, runtime = matmul_kernel.compile_launch(*args, target="sim", specialize_shapes=True, **options)
     assert ck.fixed == {"M": 17, "N": 33, "K": 65, "stride_am": 65, "stride_ak": 1, "stride_bk": 33,
                         "stride_bn": 1, "stride_cm": 33, "stride_cn": 1}
-    ck.run(launch.grid, runtime + [])          # its own values run
+    ck.run(launch.grid, runtime)               # its own values run
     np.testing.assert_array_equal(launch.y, reference(*_operands(17, 33, 65)))
     wrong = list(runtime)
     wrong[3] = 16                              # M
