@@ -144,3 +144,13 @@ def test_a_program_links_one_function_per_shape(tmp_path):
     run = run_program(build)
     assert run.passed
     np.testing.assert_array_equal(run.output, expected)
+
+
+def test_a_specialized_key_never_equals_an_unspecialized_one():
+    """("i", v == 1) of a plain compile and a specialized value 0 or 1 would be equal tuples."""
+    x = np.zeros(16, np.int32)
+    plain = _doubled.compile(x, x, 0, 1, BLOCK=16, specialize_shapes=False)
+    assert plain.fixed == {"stride": 1}
+    special = _doubled.compile(x, x, 0, 1, BLOCK=16, specialize_shapes=True)
+    assert special is not plain and special.fixed == {"n": 0, "stride": 1}
+    assert _doubled.compile(x, x, 0, 1, BLOCK=16, specialize_shapes=False) is plain

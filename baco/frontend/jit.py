@@ -142,7 +142,7 @@ class JITFunction:
                 v = exact_int(v, f"{self.__name__}: argument `{p.name}`")
                 runtime.append(v)
                 params.append((p.name, "index", v if shapes or v == 1 else None))
-                key.append(("i", v) if shapes else ("i", v == 1))
+                key.append(("v", v) if shapes else ("i", v == 1))   # ("i", False) == ("i", 0): tagged apart
             elif isinstance(v, (float, np.floating)):
                 runtime.append(float(v))
                 params.append((p.name, "f32", None))
