@@ -90,7 +90,8 @@ class CompiledKernel:
     stage_seconds: dict = field(default_factory=dict)
     dump_dir: str | None = None
     _backend: object = None
-    # integer parameters the JIT compiled as constants (a launch value of 1): {name: 1}
+    # integer parameters the JIT compiled as constants ({name: value}: with specialize_shapes the
+    # launch's integers, else those equal to 1)
     fixed: dict = field(default_factory=dict)
 
     @property

@@ -152,7 +152,10 @@ CMP = {ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge", ast.Eq: "eq
 
 class KernelCodegen(ast.NodeVisitor):
     def __init__(self, kernel: KernelSource, params):
-        """params: list of (name, kind, value): kind memref:<elem> / index / f32 / const."""
+        """params: list of (name, kind, value): kind memref:<elem> / index / f32 / const; an index
+        param's value is None, or the launch's value the code is specialized on (the argument is
+        still passed, but the code reads the constant: 1 is a Python constant, folded here, any
+        other value an arith.constant that the compiler folds)."""
         self.kernel = kernel
         self.source = kernel    # the function whose body is being evaluated (a helper while inlined)
         self.calls = []         # the CallSites of the helpers being inlined, outermost first
@@ -289,10 +292,12 @@ class KernelCodegen(ast.NodeVisitor):
                 v = Val(f"%{name}", kind)
                 args.append(f"{v.name}: {kind}")
                 self.env[name] = v
-        for name, kind, value in self.params:   # integers equal to 1 are specialized
-            if kind == "index" and value == 1:
-                self.env[name] = 1
         body_start = len(self.lines)
+        for name, kind, value in self.params:   # integers the code is specialized on
+            if kind == "index" and value == 1:  # 1: a Python constant (e.g. a GEMV's N folds in the frontend)
+                self.env[name] = 1
+            elif kind == "index" and value is not None:   # the launch's value, a constant in the IR
+                self.env[name] = self.const_index(value)
         fn = self.kernel.tree
         self.visit_body(fn.body)
         self.emit(f"return {self.loc(fn)}")

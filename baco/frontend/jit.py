@@ -9,9 +9,16 @@ from baco.errors import DIVISION_BY_ZERO, RUNTIME_ERRORS, ZERO_STEP, KernelRunti
 from baco.frontend import language as bl
 from baco.frontend.codegen import KernelCodegen, KernelSource, helper_sources
 from baco.gemmini.config import NUMPY_ELEMENTS
-from baco.options import CompileOptions, exact_int, launch_grid
+from baco.options import TARGETS, CompileOptions, exact_int, launch_grid
 
 LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule", "loop_ws")
+
+
+def specialized(specialize_shapes, target: str) -> bool:
+    """Whether a launch compiled for `target` compiles its integer arguments as constants."""
+    return specialize_shapes is True or specialize_shapes == target
+
+
 def _as_array(x):
     """numpy view of a numpy array or CPU torch tensor (same storage, so results reach the caller)."""
     if isinstance(x, np.ndarray):
@@ -24,7 +31,8 @@ def _as_array(x):
 
 
 class JITFunction:
-    def __init__(self, fn, *, target="sim", config=None, dataflow="WS", double_buffer=False, interpret=None):
+    def __init__(self, fn, *, target="sim", config=None, dataflow="WS", double_buffer=False, interpret=None,
+                 specialize_shapes=False):
         self.fn = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -36,6 +44,7 @@ class JITFunction:
         self.defaults = dict(target=target, config=config, dataflow=dataflow, double_buffer=double_buffer,
                              schedule=None, loop_ws=None)
         self.interpret = interpret
+        self.specialize_shapes = self.shape_option(specialize_shapes)
         self.cache = {}
 
     def __getitem__(self, grid):
@@ -49,6 +58,13 @@ class JITFunction:
                            f"another @baco.jit function, which inlines it")
 
     # ---- specialization -------------------------------------------------------------
+    def shape_option(self, value):
+        """`specialize_shapes` checked: a bool or a target name."""
+        if not (isinstance(value, bool) or (isinstance(value, str) and value in TARGETS)):
+            raise ValueError(f"{self.__name__}: specialize_shapes must be True, False or a target "
+                             f"{TARGETS}, not {value!r}")
+        return value
+
     def bind(self, args, kwargs):
         """(the kernel's arguments by name, the CompileOptions of this launch)."""
         given = {k for k in self.defaults if k in kwargs}
@@ -89,8 +105,10 @@ class JITFunction:
             else:
                 raise ValueError(f"{self.__name__}: the schedule sets {name}, which is not a constexpr parameter")
 
-    def specialize(self, values):
-        """(params for codegen, runtime args, cache key)."""
+    def specialize(self, values, shapes: bool = False):
+        """(params for codegen, runtime args, cache key). An integer argument's param carries its
+        value when the code is specialized on it: always with `shapes` (the launch's integers
+        compiled as constants), else only a value of 1 (None otherwise)."""
         params, runtime, key = [], [], []
         for p in self.params:
             v = values[p.name]
@@ -123,8 +141,8 @@ class JITFunction:
             elif isinstance(v, (int, np.integer)):
                 v = exact_int(v, f"{self.__name__}: argument `{p.name}`")
                 runtime.append(v)
-                params.append((p.name, "index", v))
-                key.append(("i", v == 1))
+                params.append((p.name, "index", v if shapes or v == 1 else None))
+                key.append(("v", v) if shapes else ("i", v == 1))   # ("i", False) == ("i", 0): tagged apart
             elif isinstance(v, (float, np.floating)):
                 runtime.append(float(v))
                 params.append((p.name, "f32", None))
@@ -143,28 +161,35 @@ class JITFunction:
     def compile_launch(self, *args, **kwargs):
         """(CompiledKernel, runtime arguments): the kernel for these arguments and the values it
         is called with, in its parameters' order (constexprs and omitted optionals left out)."""
-        values, options = self.bind(list(args), dict(kwargs))
-        return self._compiled(values, options)
+        kwargs = dict(kwargs)
+        shapes = self.shape_option(kwargs.pop("specialize_shapes", self.specialize_shapes))
+        values, options = self.bind(list(args), kwargs)
+        return self._compiled(values, options, shapes)
 
-    def _compiled(self, values, options: CompileOptions):
+    def _compiled(self, values, options: CompileOptions, shapes=None):
+        """(CompiledKernel, runtime arguments), compiled once per specialization; `shapes` a
+        specialize_shapes value (None: the kernel's)."""
         from baco.compiler import compile_module
-        params, runtime, key = self.specialize(values)
+        shapes = specialized(self.specialize_shapes if shapes is None else shapes, options.target)
+        params, runtime, key = self.specialize(values, shapes)
         key = key + options.key() + tuple(h.digest for h in helper_sources(self.kernel_source))
         ck = self.cache.get(key)
         if ck is None:
             ck = compile_module(self.baco_ir(params), self.__name__, options,
-                                fixed={p: 1 for p, kind, v in params if kind == "index" and v == 1})
+                                fixed={p: v for p, kind, v in params if kind == "index" and v is not None})
             self.cache[key] = ck
         return ck, runtime
 
     # ---- launch ------------------------------------------------------------------------
     def run(self, grid, *args, **kwargs):
-        values, options = self.bind(list(args), dict(kwargs))
+        kwargs = dict(kwargs)
+        shapes = self.shape_option(kwargs.pop("specialize_shapes", self.specialize_shapes))
+        values, options = self.bind(list(args), kwargs)
         if callable(grid):
             grid = grid(values)
         grid = launch_grid(grid, self.__name__)
         interpret = self.interpret if self.interpret is not None else os.environ.get("BACO_INTERPRET") == "1"
-        ck, runtime = self._compiled(values, options)
+        ck, runtime = self._compiled(values, options, shapes)
         if interpret:   # compiled first: the interpreter rejects exactly what the compiler rejects
             return self.interpret_launch(grid, values, options.dataflow, ck.config)
         return ck.run(grid, runtime)
@@ -225,7 +250,15 @@ def jit(fn=None, **options):
     """Decorator: `@baco.jit` or `@baco.jit(dataflow="OS", target="iss", config=…)`.
     Launch options (`target`, `config`, `dataflow`, `double_buffer`, `schedule`, `loop_ws`: the
     hardware-loop rewrites (LOOP_WS, LOOP_CONV_WS) on/off, None for BACO_LOOP_WS)
-    can also be given per launch / compile."""
+    can also be given per launch / compile.
+
+    `specialize_shapes` (the kernel's default; also per launch / compile): compile the launch's
+    integer (non-constexpr) arguments as constants, so the arithmetic on them (a LOOP_WS's bounds
+    and strides, the configs) folds away when the code is compiled; the kernel is then compiled
+    once per distinct set of integers, and a launch passes exactly those values. False (default):
+    only an integer equal to 1 is a constant (one compile serves every other value); True: always;
+    a target name ("iss"): only when compiled for that target (the ISS and the ELFs, whose CPU
+    instructions are part of the program's time; the host simulator's are not)."""
     if fn is None:
         return lambda f: JITFunction(f, **options)
     return JITFunction(fn, **options)

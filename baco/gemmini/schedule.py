@@ -201,6 +201,11 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # added: within 0.96-1.05x, median 0.99. Refitted on the same 44 once the runner's kernel read its
 # arguments from the launch table (baco.codegen.riscv.launch_wrapper: ~31 fewer instructions a
 # program; the table before, on that code: 1.01-1.24x, median 1.09): within 0.95-1.07x, median 0.99.
+# Refitted on the same 44 once the GEMM kernel's ISS programs were compiled for their launch's
+# integers (matmul_kernel's specialize_shapes="iss": the set-up's bounds, strides and configs fold;
+# the table before, on that code: 0.96-5.03x, median 1.88): within 0.42-1.38x, median 1.00 (the
+# low end programs whose ragged K loop stays a run-time loop, its window clamps each step; the
+# specialization terms k_loop and n_strides now small).
 EXPLICIT_INSTRUCTIONS = {"program": 149.3, "step": 353.9, "column": 84.3, "group": 21.0, "pair": 20.8, "store": 36.6,
                          "fill": 8.4}
 # An interior program of the explicit stream (all its blocks full, or K = 1 and its M and N blocks
@@ -224,8 +229,8 @@ EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
                        **{f"{version}_{name}": v for version, table in (("interior", EXPLICIT_INTERIOR_INSTRUCTIONS),
                                                                           ("ragged_k", EXPLICIT_RAGGED_K_INSTRUCTIONS))
                           for name, v in table.items()}}
-LOOP_WS_INSTRUCTIONS = {"program": 12.2, "step": 100.9, "steps": 17.8, "head": 19.2, "explicit_b": 11.8,
-                        "mvin": 27.3, "k_loop": 147.1, "n_strides": 30.2, "launch": 43.6}
+LOOP_WS_INSTRUCTIONS = {"program": 106.3, "step": 5.4, "steps": 37.2, "head": 57.7, "explicit_b": 69.7,
+                        "mvin": 18.3, "k_loop": 10.8, "n_strides": 10.0, "launch": 20.5}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's

@@ -1,0 +1,156 @@
+"""Shape specialization (`specialize_shapes`): a launch's integer arguments compiled as constants.
+Every program stays bit-exact with it on and off (ragged shapes 1, 17, 33, 65), a specialized
+kernel serves only its own values, the kernel cache keys on the values, and the GEMM kernel's
+default turns it on for the ISS (its ELFs and whole programs) and off for the host simulator."""
+import re
+
+import numpy as np
+import pytest
+
+import baco.language as bl
+from baco.frontend.jit import jit
+from baco.gemmini.config import GemminiConfig
+from baco.kernels.matmul import matmul_kernel, matmul_launch, reference
+
+RAGGED = [(1, 17, 33), (17, 33, 65), (65, 1, 17), (33, 65, 1), (17, 1, 65)]
+
+
+def _operands(M, N, K, seed=0):
+    rng = np.random.default_rng(seed + 97 * M + 7 * N + K)
+    return rng.integers(-128, 128, (M, K), dtype=np.int8), rng.integers(-128, 128, (K, N), dtype=np.int8)
+
+
+@pytest.mark.parametrize("shape", RAGGED, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("specialize", [False, True])
+def test_gemm_bit_exact_either_way(shape, specialize):
+    a, b = _operands(*shape)
+    for out in ("int32", "int8"):
+        launch = matmul_launch(a, b, out=out, scale=1 / 32, relu=out == "int8")
+        launch.kernel[launch.grid](*launch.args, target="sim", specialize_shapes=specialize, **launch.options)
+        np.testing.assert_array_equal(launch.y, reference(a, b, out=out, scale=1 / 32, relu=out == "int8"))
+
+
+def _launch_args(M, N, K):
+    a, b = _operands(M, N, K)
+    launch = matmul_launch(a, b)
+    return launch, launch.args, launch.options
+
+
+def test_specialized_kernel_serves_only_its_values():
+    launch, args, options = _launch_args(17, 33, 65)
+    ck, runtime = matmul_kernel.compile_launch(*args, target="sim", specialize_shapes=True, **options)
+    assert ck.fixed == {"M": 17, "N": 33, "K": 65, "stride_am": 65, "stride_ak": 1, "stride_bk": 33,
+                        "stride_bn": 1, "stride_cm": 33, "stride_cn": 1}
+    ck.run(launch.grid, runtime)               # its own values run
+    np.testing.assert_array_equal(launch.y, reference(*_operands(17, 33, 65)))
+    wrong = list(runtime)
+    wrong[3] = 16                              # M
+    with pytest.raises(ValueError, match="compiled for M = 17"):
+        ck.run(launch.grid, wrong)
+    plain, _ = matmul_kernel.compile_launch(*args, target="sim", specialize_shapes=False, **options)
+    assert plain.fixed == {"stride_ak": 1, "stride_bn": 1, "stride_cn": 1}
+
+
+def test_cache_keys_on_the_values():
+    _, args, options = _launch_args(17, 33, 65)
+    _, args2, _ = _launch_args(18, 33, 65)
+    first = matmul_kernel.compile(*args, target="sim", specialize_shapes=True, **options)
+    assert matmul_kernel.compile(*args, target="sim", specialize_shapes=True, **options) is first
+    assert matmul_kernel.compile(*args2, target="sim", specialize_shapes=True, **options) is not first
+    # unspecialized, one compile serves both shapes
+    assert (matmul_kernel.compile(*args, target="sim", specialize_shapes=False, **options)
+            is matmul_kernel.compile(*args2, target="sim", specialize_shapes=False, **options))
+
+
+def test_constants_in_the_ir():
+    _, args, options = _launch_args(17, 33, 65)
+    on = matmul_kernel.compile(*args, target="sim", specialize_shapes=True, **options)
+    off = matmul_kernel.compile(*args, target="sim", specialize_shapes=False, **options)
+    assert "arith.constant 65 : index" in on.baco_ir
+    # the argument is still passed (the launch's arguments do not change) but no longer read
+    def reads_k(kernel):
+        return re.search(r"%K\b", "\n".join(kernel.baco_ir.splitlines()[2:])) is not None
+    assert "%K: index" in on.baco_ir and not reads_k(on)
+    assert reads_k(off)
+
+
+def test_gemm_default_is_on_for_the_iss_only():
+    _, args, options = _launch_args(17, 33, 65)
+    assert matmul_kernel.specialize_shapes == "iss"
+    assert set(matmul_kernel.compile(*args, target="iss", **options).fixed) >= {"M", "N", "K"}
+    assert "M" not in matmul_kernel.compile(*args, target="sim", **options).fixed
+
+
+@jit
+def _doubled(x_ptr, y_ptr, n, stride, BLOCK: bl.constexpr):
+    blk = bl.make_block_ptr(x_ptr, shape=(n, BLOCK), strides=(stride, 1), offsets=(bl.program_id(0) * BLOCK, 0),
+                            block_shape=(BLOCK, BLOCK), order=(1, 0))
+    out = bl.make_block_ptr(y_ptr, shape=(n, BLOCK), strides=(stride, 1), offsets=(bl.program_id(0) * BLOCK, 0),
+                            block_shape=(BLOCK, BLOCK), order=(1, 0))
+    x = bl.load(blk, boundary_check=(0, 1))
+    bl.store(out, x + x, boundary_check=(0, 1))
+
+
+def test_knob_checked_and_default_off():
+    assert _doubled.specialize_shapes is False
+    with pytest.raises(ValueError, match="specialize_shapes must be"):
+        jit(specialize_shapes="yes")(_doubled.fn)
+    with pytest.raises(ValueError, match="specialize_shapes must be"):
+        _doubled.compile(np.zeros(16, np.int32), np.zeros(16, np.int32), 1, 16,
+                             BLOCK=16, specialize_shapes=1)
+
+
+def test_user_kernel_specialized_runs_ragged():
+    cfg = GemminiConfig()
+    for n in (1, 17, 33):
+        x = np.arange(n * 16, dtype=np.int32).reshape(-1) - 100
+        for specialize in (False, True):
+            y = np.zeros_like(x)
+            _doubled[(bl.cdiv(n, 16),)](x, y, n, 16, BLOCK=16, config=cfg, specialize_shapes=specialize)
+            np.testing.assert_array_equal(y, x * 2)
+
+
+@pytest.mark.parametrize("specialize", [False, True])
+def test_gemm_iss_bit_exact_either_way(specialize):
+    a, b = _operands(17, 33, 65)
+    launch = matmul_launch(a, b, out="int8", scale=1 / 32)
+    launch.kernel[launch.grid](*launch.args, target="iss", specialize_shapes=specialize, **launch.options)
+    np.testing.assert_array_equal(launch.y, reference(a, b, out="int8", scale=1 / 32))
+
+
+def test_a_program_links_one_function_per_shape(tmp_path):
+    """Whole programs (baco.codegen.program, as baco.model.lower's launches) compile their GEMM steps
+    for the ISS, so specialized on their shapes: two steps of one shape share a function, a third of
+    another shape has its own; the ELF is bit-exact."""
+    from baco.codegen.program import Program, build_program_elf, run_program
+    from baco.gemmini.schedule import GemmSchedule
+    schedule, scale = GemmSchedule(32, 32, 64), 1 / 32
+    rng = np.random.default_rng(5)
+    x = rng.integers(-128, 128, (17, 33), dtype=np.int8)
+    w1, w2, w3 = (rng.integers(-128, 128, s, dtype=np.int8) for s in ((33, 33), (33, 33), (33, 1)))
+    p = Program()
+    h1, h2 = p.activation("h1", np.int8, (17, 33)), p.activation("h2", np.int8, (17, 33))
+    y = p.output("y", np.int8, (17, 1))
+    expected = x
+    for name, a, w, c in (("fc1", p.input("x", np.int8, x.shape), w1, h1), ("fc2", h1, w2, h2), ("fc3", h2, w3, y)):
+        m, k, n = 17, 33, w.shape[1]
+        p.launch(name, matmul_kernel, (bl.cdiv(m, 32), bl.cdiv(n, 32)),
+                 [a, p.weights(name + ".w", w), c, m, n, k, k, 1, n, 1, n, 1, scale], outputs=[c],
+                 RELU=False, OUT_INT8=True, schedule=schedule)
+        expected = reference(expected, w, out="int8", scale=scale, schedule=schedule)
+    build = build_program_elf(p, tmp_path / "p.elf", input=x, expected=expected)
+    assert sorted(build.kernels.values()) == [["fc1", "fc2"], ["fc3"]]
+    assert all(set(step.kernel.fixed) >= {"M", "N", "K"} for step in p.steps)
+    run = run_program(build)
+    assert run.passed
+    np.testing.assert_array_equal(run.output, expected)
+
+
+def test_a_specialized_key_never_equals_an_unspecialized_one():
+    """("i", v == 1) of a plain compile and a specialized value 0 or 1 would be equal tuples."""
+    x = np.zeros(16, np.int32)
+    plain = _doubled.compile(x, x, 0, 1, BLOCK=16, specialize_shapes=False)
+    assert plain.fixed == {"stride": 1}
+    special = _doubled.compile(x, x, 0, 1, BLOCK=16, specialize_shapes=True)
+    assert special is not plain and special.fixed == {"n": 0, "stride": 1}
+    assert _doubled.compile(x, x, 0, 1, BLOCK=16, specialize_shapes=False) is plain
