@@ -49,13 +49,14 @@ from baco.gemmini.fused import (CHAIN_LOOP_WS_INSTRUCTIONS, FUSED_INSTRUCTIONS, 
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    EXPLICIT_TERM_TABLE, LOOP_CONV_INSTRUCTIONS,
-                                   LOOP_WS_INSTRUCTIONS, GemmSchedule, default_gemm_schedule,
+                                   LOOP_WS_INSTRUCTIONS, RESADD_INSTRUCTIONS, GemmSchedule, default_gemm_schedule,
                                    explicit_gemm_program_cycles, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
                                    loop_ws_launch_terms,
                                    padded_rows)
 from baco.kernels.conv import conv2d_launch
 from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
+from baco.kernels.resadd import resadd_launch
 from baco.kernels.matmul import matmul_kernel
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model
@@ -174,11 +175,18 @@ CHAIN_LOOPS = [(16, 64, 64, 64, 64), (16, 128, 64, 64, 64), (16, 17, 33, 65, 17)
                (16, 96, 96, 128, 1), (8, 65, 33, 96, 17), (8, 128, 64, 64, 64), (16, 1, 16, 16, 16),
                (16, 1, 65, 96, 33), (16, 16, 16, 16, 16), (16, 200, 16, 16, 16), (8, 1, 8, 8, 8),
                (16, 300, 64, 200, 40)]
+# (DIM, rows, cols): unfused residual adds (baco.kernels.resadd at its default view and blocks) of
+# whole DIM-row programs (one LOOP_WS each): 1-98 programs, DIM 16 and 32 (ResNet's and
+# MobileNetV2's adds among them); RAGGED_ADDS: adds whose view is not whole DIM rows (M x N, a
+# program of ragged rows an explicit stream), reported, not fitted
+ADDS = [(16, 16, 16), (16, 49, 512), (16, 3136, 64), (16, 196, 256), (16, 784, 128), (16, 1024, 24),
+        (32, 196, 256), (32, 49, 2048), (32, 3136, 24), (32, 3136, 64)]
+RAGGED_ADDS = [(16, 49, 33), (16, 7, 7), (32, 33, 65), (16, 100, 1)]
 SMOKE_GEMMS = [(16, 17, 33, 65, True)]
 SMOKE_LOOP_WS = [(16, 16, 16, 41, 16, 16, 48, False)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
 SMOKE_LOOP_CONVS = [(16, 3, 1, 8, 16, 16, False, None, None, None)]
-TABLES = ("gemm", "loop_ws", "loop_conv", "conv", "depthwise", "fused", "chain_loop")
+TABLES = ("gemm", "loop_ws", "loop_conv", "conv", "depthwise", "residual_add", "fused", "chain_loop")
 
 
 def iss_instructions(kernel, grid, args, options) -> int:
@@ -290,6 +298,20 @@ def depthwise_row(dim, R, stride, P, channels, rows):
     return f"depthwise {R}x{R}/{stride} {P}x{P} {channels} DIM {dim} {rows}x{P}", conv_terms(layer, s, dim), count
 
 
+def residual_add_row(dim, rows, cols):
+    """An unfused residual add (baco.kernels.resadd at its default view and blocks) of rows x cols
+    int8 operands: its RESADD_INSTRUCTIONS terms (the launch, its programs) and its launch's
+    instructions (rdcycle around the grid loop on the ISS without the cycle model, as loop_ws_row:
+    what whole_model.residual_add_cost sets against Gemmini's time, the ELF's start-up left out)."""
+    cfg = GemminiConfig.from_capacity(dim, 256, 64 if dim == 16 else 128)
+    a = np.random.default_rng(rows + cols).integers(-128, 128, (rows, cols), dtype=np.int8)
+    launch = resadd_launch(a, a[::-1].copy(), 0.5, 0.7, 0.9, relu=False, config=cfg)
+    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.runtime_args())
+    view = "x".join(map(str, launch.args[3:5]))
+    return (f"add {rows}x{cols} DIM {dim} as {view}, {launch.options['BLOCK_M']}x{launch.options['BLOCK_N']}",
+            {"launch": 1.0, "program": float(np.prod(launch.grid))}, info["kernel_cycles"])
+
+
 def fused_row(dim, kind, *shape):
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
     rng = np.random.default_rng(sum(shape))
@@ -349,8 +371,8 @@ def nnls_relative(rows, keys) -> dict:
     return {k: round(float(v), 1) for k, v in zip(keys, best)}
 
 
-def report(title, rows, keys, current):
-    fitted = nnls_relative(rows, keys) if len(rows) >= len(keys) else None
+def report(title, rows, keys, current, fit=True):
+    fitted = nnls_relative(rows, keys) if fit and len(rows) >= len(keys) else None
     print(f"\n{title}: {len(rows)} programs")
     print(f"  in use: {current}")
     if fitted is not None:
@@ -400,6 +422,12 @@ def main(argv=None) -> int:
         depthwise = [depthwise_row(*d) for d in DEPTHWISE]
         report("depthwise explicit stream (DEPTHWISE_EXPLICIT_INSTRUCTIONS)", depthwise, ["step", "slice", "command"],
                DEPTHWISE_EXPLICIT_INSTRUCTIONS)
+    if "residual_add" in args.only:
+        report("unfused residual adds, whole DIM-row programs (RESADD_INSTRUCTIONS)",
+               [residual_add_row(*a) for a in ADDS], list(RESADD_INSTRUCTIONS), RESADD_INSTRUCTIONS)
+        report("unfused residual adds of ragged rows (RESADD_INSTRUCTIONS; not fitted)",
+               [residual_add_row(*a) for a in RAGGED_ADDS], list(RESADD_INSTRUCTIONS), RESADD_INSTRUCTIONS,
+               fit=False)
     if "fused" in args.only:
         for kind, table in FUSED_INSTRUCTIONS.items():
             fused = [fused_row(*f) for f in FUSED + (TINY_CHAINS if kind == "chain" else []) if f[1] == kind]
