@@ -1140,6 +1140,9 @@ def resadd_blocks(M: int, N: int, config: GemminiConfig) -> tuple[int, int]:
 # runner (riscv.launch_wrapper): the table before, 202 and 180 (fitted on the whole ELF's count,
 # the start-up's ~161 instructions in its launch term), 1.19-2.01x of these counts, median 1.26,
 # and a lead of 185. A program of ragged rows (an explicit stream) is priced as a whole-row one:
-# 0.75-1.34x of the ISS on 4 such adds.
+# 0.45-0.81x of the ISS's instructions on 4 such adds (the table before: 0.75-1.34x); end to end
+# (residual_add_cost against the ISS with the cycle model) they are 0.75-0.94x, a one-program
+# 16x16 add 0.78x (its Gemmini side priced 74 cycles of 139; before, 1.28x), the whole-row adds
+# of 7-98 programs 0.99-1.05x.
 RESADD_INSTRUCTIONS = {"launch": 38.0, "program": 152.0}
 RESADD_ISSUE_LEAD = 158.0
