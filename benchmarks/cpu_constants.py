@@ -79,7 +79,11 @@ GEMMS = [(dim, M, N, K, bias) for dim, M, N, K in
 CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32), (16, 3, 2, 7, 64, 32, 2, 7, 32, 32),
          (16, 7, 2, 8, 3, 32, 1, 8, 32, 16), (16, 7, 2, 8, 3, 32, 8, 8, 32, 16), (16, 3, 1, 14, 16, 64, 2, 14, 64, 16),
          (32, 3, 1, 8, 64, 64, 1, 8, 64, 32), (32, 3, 1, 8, 32, 64, 8, 8, 64, 32), (32, 7, 2, 8, 3, 64, 2, 8, 32, 32),
-         (32, 3, 2, 7, 64, 64, 4, 7, 64, 64), (16, 3, 2, 14, 32, 32, 1, 14, 32, 32), (16, 5, 1, 8, 16, 32, 2, 8, 32, 16)]
+         (32, 3, 2, 7, 64, 64, 4, 7, 64, 64), (16, 3, 2, 14, 32, 32, 1, 14, 32, 32), (16, 5, 1, 8, 16, 32, 2, 8, 32, 16),
+         # added with the strided term (the slice and command terms were within one standard error of
+         # 0): narrow and wide channel blocks, 2-8 rows a program, a strided and a 5x5 one
+         (16, 3, 1, 8, 64, 64, 2, 8, 16, 16), (16, 3, 1, 8, 64, 64, 8, 8, 64, 64), (16, 3, 1, 16, 32, 32, 4, 16, 32, 32),
+         (32, 3, 1, 14, 64, 64, 7, 14, 64, 64), (16, 3, 2, 8, 32, 64, 4, 8, 64, 32), (16, 5, 1, 8, 32, 32, 4, 8, 32, 32)]
 # (DIM, R, stride, P, channels, rows): depthwise programs (BLOCK_N = BLOCK_K = DIM, whole rows)
 DEPTHWISE = [(16, 3, 1, 8, 32, 1), (16, 3, 2, 7, 64, 2), (16, 5, 1, 6, 16, 3), (16, 3, 1, 14, 48, 7),
              (16, 3, 1, 8, 64, 4), (16, 3, 1, 16, 16, 1), (32, 3, 1, 8, 64, 2), (32, 3, 2, 7, 32, 7)]
@@ -237,7 +241,8 @@ def conv_terms(layer, schedule, dim):
     terms = costmodel.conv_program_terms(layer, kernel_model._schedule_blocks(layer, schedule), float(dim),
                                          rows=schedule.rows)
     programs, steps = float(terms["programs"][0]), float(terms["k_steps"][0])
-    return {"step": programs * steps, "slice": programs * steps * schedule.rows, "command": float(terms["commands"][0])}
+    return {"step": programs * steps, "slice": programs * steps * schedule.rows, "command": float(terms["commands"][0]),
+            "strided_step": programs * steps * (layer.Hstride != 1)}
 
 
 def conv_row(dim, R, stride, P, C, K, rows, bm, bn, bk):
@@ -410,7 +415,7 @@ def main(argv=None) -> int:
                LOOP_CONV_INSTRUCTIONS)
     if "conv" in args.only:
         convs = [conv_row(*c) for c in (SMOKE_CONVS if args.smoke else CONVS)]
-        report("conv explicit stream (CONV_EXPLICIT_INSTRUCTIONS)", convs, ["step", "slice", "command"],
+        report("conv explicit stream (CONV_EXPLICIT_INSTRUCTIONS)", convs, list(CONV_EXPLICIT_INSTRUCTIONS),
                CONV_EXPLICIT_INSTRUCTIONS)
     if "chain_loop" in args.only:
         chains = [chain_loop_row(*c) for c in (CHAIN_LOOPS[:1] if args.smoke else CHAIN_LOOPS)]
@@ -420,7 +425,8 @@ def main(argv=None) -> int:
         return 0
     if "depthwise" in args.only:
         depthwise = [depthwise_row(*d) for d in DEPTHWISE]
-        report("depthwise explicit stream (DEPTHWISE_EXPLICIT_INSTRUCTIONS)", depthwise, ["step", "slice", "command"],
+        report("depthwise explicit stream (DEPTHWISE_EXPLICIT_INSTRUCTIONS)", depthwise,
+               list(DEPTHWISE_EXPLICIT_INSTRUCTIONS),
                DEPTHWISE_EXPLICIT_INSTRUCTIONS)
     if "residual_add" in args.only:
         report("unfused residual adds, whole DIM-row programs (RESADD_INSTRUCTIONS)",

@@ -243,7 +243,14 @@ LOOP_WS_STEP_COMMANDS = 6
 # others 0.82-1.30x) and 8 depthwise ones (DIM 16 and 32; within 0.63-1.26x, median 0.95), the
 # commands counted by the tuner's program model; refitted after whole channel blocks lost their
 # channel checks (baco/kernels/conv.py: constant extents, ~40% fewer instructions; the tables these
-# replace, on the new code: 0.97-2.26x, median 1.69, and 0.81-1.52x, median 1.26). A LOOP_CONV_WS program (its
+# replace, on the new code: 0.97-2.26x, median 1.69, and 0.81-1.52x, median 1.26). On the
+# launch-table runner (riscv.launch_wrapper) the conv table was 0.59-1.31x, median 0.94, median error
+# 18% (its refit alone 0.63-1.37x, 15%: the stems and strided programs under, the 5x5 over; its
+# slice and command terms within one standard error of 0); refitted with a term per K step of a
+# strided layer's program ("strided_step": the kernel's input view divides by its stride argument,
+# which a stride of 1 specializes away, as LOOP_CONV_INSTRUCTIONS' "strided") on those 12 and 6 more
+# (narrow and wide channel blocks, 2-8 rows, strided, 5x5): within 0.80-1.17x, median 1.01, median
+# error 12.5% (the 12: 0.84-1.15x; the table before on the 18: 0.59-1.57x, median error 19%). A LOOP_CONV_WS program (its
 # grid step, the pass's run-time guards and address arithmetic, LoopConv's configuration and the
 # loop: ~7 commands): per conv program, per depthwise program, per further LOOP_CONV_WS of a
 # program split into input channel blocks (its six configs, the loop and the block's addresses),
@@ -261,8 +268,8 @@ LOOP_WS_STEP_COMMANDS = 6
 # median 1.13); refitted once the runner's kernel read its arguments from the launch table
 # (riscv.launch_wrapper): 0.93-1.21x, median 0.99 (the table before, on the new runner: 0.94-1.35x,
 # median 1.05; MobileNetV2's CPU-bound strided depthwise programs 1.09x).
-CONV_EXPLICIT_INSTRUCTIONS = {"step": 149.1, "slice": 26.0, "command": 5.9}
-DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 63.1, "slice": 15.9, "command": 13.7}
+CONV_EXPLICIT_INSTRUCTIONS = {"step": 133.4, "strided_step": 132.3, "slice": 26.1, "command": 3.3}
+DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 63.1, "strided_step": 0.0, "slice": 15.9, "command": 13.7}
 LOOP_CONV_INSTRUCTIONS = {"conv": 281.4, "depthwise": 196.7, "block": 46.0, "strided": 71.0, "bias": 31.7,
                           "output_rows": 218.5}
 
