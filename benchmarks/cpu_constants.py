@@ -86,7 +86,9 @@ CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32
          (32, 3, 1, 14, 64, 64, 7, 14, 64, 64), (16, 3, 2, 8, 32, 64, 4, 8, 64, 32), (16, 5, 1, 8, 32, 32, 4, 8, 32, 32)]
 # (DIM, R, stride, P, channels, rows): depthwise programs (BLOCK_N = BLOCK_K = DIM, whole rows)
 DEPTHWISE = [(16, 3, 1, 8, 32, 1), (16, 3, 2, 7, 64, 2), (16, 5, 1, 6, 16, 3), (16, 3, 1, 14, 48, 7),
-             (16, 3, 1, 8, 64, 4), (16, 3, 1, 16, 16, 1), (32, 3, 1, 8, 64, 2), (32, 3, 2, 7, 32, 7)]
+             (16, 3, 1, 8, 64, 4), (16, 3, 1, 16, 16, 1), (32, 3, 1, 8, 64, 2), (32, 3, 2, 7, 32, 7),
+             # added with the strided term (the slice and command terms were within one standard error of 0)
+             (16, 3, 1, 8, 32, 8), (16, 3, 2, 8, 32, 4), (32, 3, 1, 14, 64, 7), (16, 5, 1, 8, 32, 1), (16, 3, 1, 16, 32, 4)]
 # fused programs (baco.kernels.fused): (DIM, "chain", M, K, H, N, BLOCK_M, BLOCK_K) and
 # (DIM, "resadd", M, K, N, BLOCK_M, BLOCK_N, BLOCK_K)
 FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 64, 64),

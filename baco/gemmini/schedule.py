@@ -250,7 +250,11 @@ LOOP_WS_STEP_COMMANDS = 6
 # strided layer's program ("strided_step": the kernel's input view divides by its stride argument,
 # which a stride of 1 specializes away, as LOOP_CONV_INSTRUCTIONS' "strided") on those 12 and 6 more
 # (narrow and wide channel blocks, 2-8 rows, strided, 5x5): within 0.80-1.17x, median 1.01, median
-# error 12.5% (the 12: 0.84-1.15x; the table before on the 18: 0.59-1.57x, median error 19%). A LOOP_CONV_WS program (its
+# error 12.5% (the 12: 0.84-1.15x; the table before on the 18: 0.59-1.57x, median error 19%). The
+# depthwise table alike: 0.65-1.31x, median 0.99, median error 18.5% on the launch-table runner
+# (its strided programs 0.65-0.82x); with the strided term on the 8 and 5 more (rows 1-8, strided,
+# 5x5, DIM 32): 0.85-1.24x, median 1.00, median error 8.2% (the slice term fitted to 0: a
+# depthwise step's rows cost as its commands). A LOOP_CONV_WS program (its
 # grid step, the pass's run-time guards and address arithmetic, LoopConv's configuration and the
 # loop: ~7 commands): per conv program, per depthwise program, per further LOOP_CONV_WS of a
 # program split into input channel blocks (its six configs, the loop and the block's addresses),
@@ -269,7 +273,7 @@ LOOP_WS_STEP_COMMANDS = 6
 # (riscv.launch_wrapper): 0.93-1.21x, median 0.99 (the table before, on the new runner: 0.94-1.35x,
 # median 1.05; MobileNetV2's CPU-bound strided depthwise programs 1.09x).
 CONV_EXPLICIT_INSTRUCTIONS = {"step": 133.4, "strided_step": 132.3, "slice": 26.1, "command": 3.3}
-DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 63.1, "strided_step": 0.0, "slice": 15.9, "command": 13.7}
+DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 84.8, "strided_step": 117.5, "slice": 0.0, "command": 12.9}
 LOOP_CONV_INSTRUCTIONS = {"conv": 281.4, "depthwise": 196.7, "block": 46.0, "strided": 71.0, "bias": 31.7,
                           "output_rows": 218.5}
 
