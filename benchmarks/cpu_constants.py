@@ -173,7 +173,12 @@ LOOP_CONVS = [(16, 3, 1, 14, 64, 64, False, 7, 14, 64), (16, 3, 1, 14, 64, 64, F
               (16, 3, 1, 1, 64, 64, False, None, None, None), (16, 3, 2, 2, 64, 64, False, None, None, None),
               (16, 3, 1, 1, 64, 64, True, None, None, None), (16, 3, 2, 2, 96, 96, True, None, None, None),
               (32, 3, 1, 1, 64, 64, False, None, None, None), (16, 3, 1, 1, 64, 64, False, None, None, None, True),
-              (16, 3, 1, 1, 576, 576, True, None, None, None, True), (16, 3, 1, 1, 800, 64, False, None, None, None)]
+              (16, 3, 1, 1, 576, 576, True, None, None, None, True), (16, 3, 1, 1, 800, 64, False, None, None, None),
+              # programs of one output row of multi-row layers (P > 1 but rows 1: the program's row
+              # bounds folded, its first row not): conv, strided, depthwise, DIM 32
+              (16, 3, 1, 14, 64, 64, False, 1, 14, 32), (16, 3, 2, 14, 64, 64, False, 1, 7, 16),
+              (16, 3, 1, 14, 64, 64, True, 1, 14, 16), (32, 3, 1, 14, 64, 64, False, 1, 14, 32),
+              (16, 3, 1, 7, 128, 64, False, 1, 7, 32), (16, 3, 1, 28, 64, 64, True, 1, 28, 16)]
 # (DIM, M, K, H, N): the fused chain on the loop unit (Gemmini's default sizes with the ext-spad
 # commands): one and many programs, one and many tiles a layer, ragged widths, DIM 8
 CHAIN_LOOPS = [(16, 64, 64, 64, 64), (16, 128, 64, 64, 64), (16, 17, 33, 65, 17), (16, 65, 17, 33, 65),
@@ -286,7 +291,8 @@ def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn, bias=False):
     if info["commands"] > programs * loops * 12:
         raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {info['commands']} commands, "
                          f"not LOOP_CONV_WS programs")
-    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise, stride != 1, bias, P > 1).items()} \
+    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise, stride != 1, bias, P > 1,
+                                                                       s.rows > 1).items()} \
         | {"launch": 1.0}
     kind = "depthwise" if depthwise else "conv"
     return (f"LOOP_CONV_WS {kind} {R}x{R}/{stride} {H}x{H} {C}>{K} DIM {dim} {s.rows}x{s.block_m}/{s.block_n}, "

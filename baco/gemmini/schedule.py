@@ -271,11 +271,22 @@ LOOP_WS_STEP_COMMANDS = 6
 # addresses fold with them): 0.87-1.25x, median 0.99 (the table before, on the new code: 0.98-1.41x,
 # median 1.13); refitted once the runner's kernel read its arguments from the launch table
 # (riscv.launch_wrapper): 0.93-1.21x, median 0.99 (the table before, on the new runner: 0.94-1.35x,
-# median 1.05; MobileNetV2's CPU-bound strided depthwise programs 1.09x).
+# median 1.05; MobileNetV2's CPU-bound strided depthwise programs 1.09x). The output-rows term keyed
+# on the layer's P priced a program of one row of a multi-row layer 1.18-1.28x (its row bounds
+# fold with the schedule's rows = 1, its first row's arithmetic does not): split into
+# "output_rows" (P > 1: the program's first output and input rows) and "program_rows" (the
+# schedule's rows > 1: its row bounds and rows), refitted on the 37 and 6 one-row programs of 7-28
+# row layers (conv, strided, depthwise, DIM 32): 0.94-1.06x, median 1.00, median error 1.8% (the
+# table before on the 43: 0.84-1.28x, median 0.95, median error 7.7%). Of 536 'same'-padded layers'
+# default conv schedules (sizes 1-14, 3/17/64 -> 64 channels, 1x1, 3x3, 5x5, strides 1-2, DIM 16
+# and 32, and kernels.py's 20 conv shapes, unchanged) 13 change, end to end on the ISS with the cycle
+# model 0.85-1.07x as fast, geomean 0.98x: on 2-3 row padded images the ranking now picks one-row
+# programs, whose CPU it prices right (1.00-1.05x) and whose LoopConv walk it prices 0.73-0.86x of
+# the cycle model (3x3/2 on a 3x3 image, 3 -> 64: 1,505 -> 1,726 cycles at DIM 16).
 CONV_EXPLICIT_INSTRUCTIONS = {"step": 133.4, "strided_step": 132.3, "slice": 26.1, "command": 3.3}
 DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 84.8, "strided_step": 117.5, "slice": 0.0, "command": 12.9}
-LOOP_CONV_INSTRUCTIONS = {"conv": 281.4, "depthwise": 196.7, "block": 46.0, "strided": 71.0, "bias": 31.7,
-                          "output_rows": 218.5}
+LOOP_CONV_INSTRUCTIONS = {"conv": 302.5, "depthwise": 207.9, "block": 45.1, "strided": 63.9, "bias": 22.5,
+                          "output_rows": 112.5, "program_rows": 107.8}
 
 
 def explicit_gemm_terms(edge: dict, interior: dict, ragged_k: dict) -> dict:
@@ -342,24 +353,28 @@ def instructions(terms: dict, table: dict):
     return sum(n * table[name] for name, n in terms.items())
 
 
-def loop_conv_program_terms(loops, depthwise=False, strided=False, bias=False, output_rows=True) -> dict:
+def loop_conv_program_terms(loops, depthwise=False, strided=False, bias=False, output_rows=True,
+                            program_rows=True) -> dict:
     """The LOOP_CONV_INSTRUCTIONS terms one program of the conv (or `depthwise`) kernel's
     LOOP_CONV_WS launch pays and how many times: its own, split into `loops` LOOP_CONV_WS (one per
     input channel block, loop_conv_channels) each further one's, a `strided` layer's (stride not 1:
     the kernel's input view divides by its stride argument, which a stride of 1 specializes away),
-    a `bias`'s (its block's address) and that of a layer of several `output_rows` (P > 1: the
-    program's row bounds and the input rows it reads, which an output of one row, P = 1, folds
-    away). Numbers or tensors."""
+    a `bias`'s (its block's address), that of a layer of several `output_rows` (P > 1: the
+    program's first output and input rows, which an output of one row, P = 1, folds away) and that
+    of a program of several `program_rows` (the schedule's rows > 1: its row bounds and the rows it
+    reads, which a program of one row folds away). Numbers or tensors."""
     return {"conv": depthwise ^ True, "depthwise": depthwise, "block": loops - 1,   # ^ True: not, of bool tensors too
-            "strided": strided, "bias": bias, "output_rows": output_rows}
+            "strided": strided, "bias": bias, "output_rows": output_rows, "program_rows": program_rows}
 
 
-def loop_conv_instructions(programs, loops, depthwise=False, strided=False, bias=False, output_rows=True):
+def loop_conv_instructions(programs, loops, depthwise=False, strided=False, bias=False, output_rows=True,
+                           program_rows=True):
     """RISC-V instructions of `programs` programs of the conv (or `depthwise`) kernel's LOOP_CONV_WS
-    launch of `loops` LOOP_CONV_WS each, of a `strided` layer or not, with a `bias` or not, of
-    several `output_rows` or one (loop_conv_program_terms). Numbers or tensors."""
-    return programs * instructions(loop_conv_program_terms(loops, depthwise, strided, bias, output_rows),
-                                   LOOP_CONV_INSTRUCTIONS)
+    launch of `loops` LOOP_CONV_WS each, of a `strided` layer or not, with a `bias` or not, of a layer
+    of several `output_rows` or one, of several `program_rows` a program or one
+    (loop_conv_program_terms). Numbers or tensors."""
+    return programs * instructions(loop_conv_program_terms(loops, depthwise, strided, bias, output_rows,
+                                                           program_rows), LOOP_CONV_INSTRUCTIONS)
 
 
 # The launch's own LOOP_WS_INSTRUCTIONS terms (its configs, the grid loop's set-up, the fence), once
@@ -974,7 +989,8 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
                                       downsample=int(downsample))
     loops = -(-C // channels)
     programs = len(tiles) // loops
-    issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias, output_rows=P > 1) \
+    issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias, output_rows=P > 1,
+                                   program_rows=s.rows > 1) \
         * k.cpu_cycles_per_instruction
     last = loop_conv_stream_cycles(tiles[-loops:], cfg, dilation=dilation, bias=bias, downsample=int(downsample))
     return loop_conv_pipeline_cycles(gemmini, programs * issue, programs, last)

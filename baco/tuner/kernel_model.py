@@ -239,8 +239,8 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
                                    + torch.as_tensor(rows, dtype=torch.float64) * pick("slice")) \
         + terms["commands"] * pick("command")
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
-    loop = loop_conv_instructions(programs, loops, depthwise, strided,
-                                  costmodel._bias(layer), torch.as_tensor(layer.P) > 1)
+    loop = loop_conv_instructions(programs, loops, depthwise, strided, costmodel._bias(layer),
+                                  torch.as_tensor(layer.P) > 1, torch.as_tensor(rows) > 1)
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
