@@ -280,9 +280,8 @@ LOOP_WS_STEP_COMMANDS = 6
 # table before on the 43: 0.84-1.28x, median 0.95, median error 7.7%). Of 536 'same'-padded layers'
 # default conv schedules (sizes 1-14, 3/17/64 -> 64 channels, 1x1, 3x3, 5x5, strides 1-2, DIM 16
 # and 32, and kernels.py's 20 conv shapes, unchanged) 13 change, end to end on the ISS with the cycle
-# model 0.85-1.07x as fast, geomean 0.98x: on 2-3 row padded images the ranking now picks one-row
-# programs, whose CPU it prices right (1.00-1.05x) and whose LoopConv walk it prices 0.73-0.86x of
-# the cycle model (3x3/2 on a 3x3 image, 3 -> 64: 1,505 -> 1,726 cycles at DIM 16).
+# model 0.993-1.073x as fast, geomean 1.016x (one-row programs on 2-3 row padded images, whose CPU
+# it prices 1.00-1.05x; 3x3/2 on a 3x3 image, 3 -> 64 at DIM 16: 1,507 -> 1,488 cycles).
 CONV_EXPLICIT_INSTRUCTIONS = {"step": 133.4, "strided_step": 132.3, "slice": 26.1, "command": 3.3}
 DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 84.8, "strided_step": 117.5, "slice": 0.0, "command": 12.9}
 LOOP_CONV_INSTRUCTIONS = {"conv": 302.5, "depthwise": 207.9, "block": 45.1, "strided": 63.9, "bias": 22.5,
