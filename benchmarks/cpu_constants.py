@@ -3,7 +3,8 @@ EXPLICIT_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIO
 kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS) and of the conv and depthwise kernels' LOOP_CONV_WS
 programs (LOOP_CONV_INSTRUCTIONS) on the ISS.
 
-    python benchmarks/cpu_constants.py [--smoke] [--only gemm loop_ws loop_conv conv depthwise fused chain_loop]
+    python benchmarks/cpu_constants.py [--smoke] [--only gemm loop_ws loop_conv conv depthwise residual_add fused
+                                                     chain_loop]
 
 Each fitting program is compiled explicit (loop_ws=False: no LOOP_WS / LOOP_CONV_WS) and run on
 the ISS; its RISC-V instructions (the harness's grid loop and the kernel) are the measured count.
@@ -15,15 +16,20 @@ ones (all blocks full, the clamp-free version: EXPLICIT_INTERIOR_INSTRUCTIONS, "
 program, K step, weight block and command of the ragged-K ones (M and N blocks full, the last K
 step short: EXPLICIT_RAGGED_K_INSTRUCTIONS, "ragged_k_*"), as explicit_gemm_program_cycles counts
 them (schedule.explicit_gemm_terms), on programs with and
-without a bias; for the conv and depthwise kernels per program K step, per output row's A slice of a step and per
-command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
+without a bias; for the conv and depthwise kernels per program K step, per K step of a strided layer's program
+again, per output row's A slice of a step and per command, the commands as costmodel.conv_program_terms counts
+them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
 program, K step, program of several steps, split head, explicit B and its mvins, program of a K and
 of an N not specialized to 1, the launch's own); the LOOP_CONV_WS programs (the conv kernels'
 default form where LoopConv fits) the same way, their terms schedule.loop_conv_program_terms' (per
 conv program, per depthwise program, per further input channel block's LOOP_CONV_WS of a program:
-schedule.loop_conv_channels) and the launch's own.
+schedule.loop_conv_channels, per program of a strided layer, with a bias, of a layer of more than one
+output row and of more than one row itself) and the launch's own. The unfused residual adds
+(RESADD_INSTRUCTIONS: baco.kernels.resadd at its default view and blocks) the same way, per launch and
+per program, on adds of whole DIM-row programs (one LOOP_WS each; adds of ragged rows reported, not
+fitted).
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
