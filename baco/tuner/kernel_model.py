@@ -229,9 +229,10 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     """CPU cycles [B] issuing a (not pointwise) convolution's programs of `rows` output rows
     (conv_program_terms' `terms`): loop_conv_instructions where the compiler emits
     LOOP_CONV_WS (loop_conv [B]: LOOP_CONV_WS a program, one per input channel block; 0 or False
-    where it does not; the layer's stride and bias priced), else the explicit stream's CONV_EXPLICIT_INSTRUCTIONS
-    (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise kernel) per program K step, per K step of a
-    strided layer's program again, per output row's A slice of a step and per command. `layer` may be an explore.LayerStack."""
+    where it does not; the layer's stride, bias and rows and the program's rows priced), else the
+    explicit stream's CONV_EXPLICIT_INSTRUCTIONS (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise
+    kernel) per program K step, per K step of a strided layer's program again, per output row's A
+    slice of a step and per command. `layer` may be an explore.LayerStack."""
     depthwise = costmodel._depthwise(layer)
     pick = lambda key: torch.where(depthwise, DEPTHWISE_EXPLICIT_INSTRUCTIONS[key], CONV_EXPLICIT_INSTRUCTIONS[key])  # noqa: E731
     programs, steps, strided = terms["programs"], terms["k_steps"], torch.as_tensor(layer.Hstride) != 1
