@@ -3,7 +3,8 @@ EXPLICIT_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIO
 kernel's LOOP_WS programs (LOOP_WS_INSTRUCTIONS) and of the conv and depthwise kernels' LOOP_CONV_WS
 programs (LOOP_CONV_INSTRUCTIONS) on the ISS.
 
-    python benchmarks/cpu_constants.py [--smoke] [--only gemm loop_ws loop_conv conv depthwise fused chain_loop]
+    python benchmarks/cpu_constants.py [--smoke] [--only gemm loop_ws loop_conv conv depthwise residual_add fused
+                                                     chain_loop]
 
 Each fitting program is compiled explicit (loop_ws=False: no LOOP_WS / LOOP_CONV_WS) and run on
 the ISS; its RISC-V instructions (the harness's grid loop and the kernel) are the measured count.
@@ -15,15 +16,20 @@ ones (all blocks full, the clamp-free version: EXPLICIT_INTERIOR_INSTRUCTIONS, "
 program, K step, weight block and command of the ragged-K ones (M and N blocks full, the last K
 step short: EXPLICIT_RAGGED_K_INSTRUCTIONS, "ragged_k_*"), as explicit_gemm_program_cycles counts
 them (schedule.explicit_gemm_terms), on programs with and
-without a bias; for the conv and depthwise kernels per program K step, per output row's A slice of a step and per
-command, the commands as costmodel.conv_program_terms counts them (the tuner's program model).
+without a bias; for the conv and depthwise kernels per program K step, per K step of a strided layer's program
+again, per output row's A slice of a step and per command, the commands as costmodel.conv_program_terms counts
+them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
 program, K step, program of several steps, split head, explicit B and its mvins, program of a K and
 of an N not specialized to 1, the launch's own); the LOOP_CONV_WS programs (the conv kernels'
 default form where LoopConv fits) the same way, their terms schedule.loop_conv_program_terms' (per
 conv program, per depthwise program, per further input channel block's LOOP_CONV_WS of a program:
-schedule.loop_conv_channels) and the launch's own.
+schedule.loop_conv_channels, per program of a strided layer, with a bias, of a layer of more than one
+output row and of more than one row itself) and the launch's own. The unfused residual adds
+(RESADD_INSTRUCTIONS: baco.kernels.resadd at its default view and blocks) the same way, per launch and
+per program, on adds of whole DIM-row programs (one LOOP_WS each; adds of ragged rows reported, not
+fitted).
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
@@ -49,13 +55,14 @@ from baco.gemmini.fused import (CHAIN_LOOP_WS_INSTRUCTIONS, FUSED_INSTRUCTIONS, 
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
                                    EXPLICIT_TERM_TABLE, LOOP_CONV_INSTRUCTIONS,
-                                   LOOP_WS_INSTRUCTIONS, GemmSchedule, default_gemm_schedule,
+                                   LOOP_WS_INSTRUCTIONS, RESADD_INSTRUCTIONS, GemmSchedule, default_gemm_schedule,
                                    explicit_gemm_program_cycles, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
                                    loop_ws_launch_terms,
                                    padded_rows)
 from baco.kernels.conv import conv2d_launch
 from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
+from baco.kernels.resadd import resadd_launch
 from baco.kernels.matmul import matmul_kernel
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model
@@ -78,10 +85,16 @@ GEMMS = [(dim, M, N, K, bias) for dim, M, N, K in
 CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32), (16, 3, 2, 7, 64, 32, 2, 7, 32, 32),
          (16, 7, 2, 8, 3, 32, 1, 8, 32, 16), (16, 7, 2, 8, 3, 32, 8, 8, 32, 16), (16, 3, 1, 14, 16, 64, 2, 14, 64, 16),
          (32, 3, 1, 8, 64, 64, 1, 8, 64, 32), (32, 3, 1, 8, 32, 64, 8, 8, 64, 32), (32, 7, 2, 8, 3, 64, 2, 8, 32, 32),
-         (32, 3, 2, 7, 64, 64, 4, 7, 64, 64), (16, 3, 2, 14, 32, 32, 1, 14, 32, 32), (16, 5, 1, 8, 16, 32, 2, 8, 32, 16)]
+         (32, 3, 2, 7, 64, 64, 4, 7, 64, 64), (16, 3, 2, 14, 32, 32, 1, 14, 32, 32), (16, 5, 1, 8, 16, 32, 2, 8, 32, 16),
+         # added with the strided term (the slice and command terms were within one standard error of
+         # 0): narrow and wide channel blocks, 2-8 rows a program, a strided and a 5x5 one
+         (16, 3, 1, 8, 64, 64, 2, 8, 16, 16), (16, 3, 1, 8, 64, 64, 8, 8, 64, 64), (16, 3, 1, 16, 32, 32, 4, 16, 32, 32),
+         (32, 3, 1, 14, 64, 64, 7, 14, 64, 64), (16, 3, 2, 8, 32, 64, 4, 8, 64, 32), (16, 5, 1, 8, 32, 32, 4, 8, 32, 32)]
 # (DIM, R, stride, P, channels, rows): depthwise programs (BLOCK_N = BLOCK_K = DIM, whole rows)
 DEPTHWISE = [(16, 3, 1, 8, 32, 1), (16, 3, 2, 7, 64, 2), (16, 5, 1, 6, 16, 3), (16, 3, 1, 14, 48, 7),
-             (16, 3, 1, 8, 64, 4), (16, 3, 1, 16, 16, 1), (32, 3, 1, 8, 64, 2), (32, 3, 2, 7, 32, 7)]
+             (16, 3, 1, 8, 64, 4), (16, 3, 1, 16, 16, 1), (32, 3, 1, 8, 64, 2), (32, 3, 2, 7, 32, 7),
+             # added with the strided term (the slice and command terms were within one standard error of 0)
+             (16, 3, 1, 8, 32, 8), (16, 3, 2, 8, 32, 4), (32, 3, 1, 14, 64, 7), (16, 5, 1, 8, 32, 1), (16, 3, 1, 16, 32, 4)]
 # fused programs (baco.kernels.fused): (DIM, "chain", M, K, H, N, BLOCK_M, BLOCK_K) and
 # (DIM, "resadd", M, K, N, BLOCK_M, BLOCK_N, BLOCK_K)
 FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 64, 64),
@@ -166,7 +179,12 @@ LOOP_CONVS = [(16, 3, 1, 14, 64, 64, False, 7, 14, 64), (16, 3, 1, 14, 64, 64, F
               (16, 3, 1, 1, 64, 64, False, None, None, None), (16, 3, 2, 2, 64, 64, False, None, None, None),
               (16, 3, 1, 1, 64, 64, True, None, None, None), (16, 3, 2, 2, 96, 96, True, None, None, None),
               (32, 3, 1, 1, 64, 64, False, None, None, None), (16, 3, 1, 1, 64, 64, False, None, None, None, True),
-              (16, 3, 1, 1, 576, 576, True, None, None, None, True), (16, 3, 1, 1, 800, 64, False, None, None, None)]
+              (16, 3, 1, 1, 576, 576, True, None, None, None, True), (16, 3, 1, 1, 800, 64, False, None, None, None),
+              # programs of one output row of multi-row layers (P > 1 but rows 1: the program's row
+              # bounds folded, its first row not): conv, strided, depthwise, DIM 32
+              (16, 3, 1, 14, 64, 64, False, 1, 14, 32), (16, 3, 2, 14, 64, 64, False, 1, 7, 16),
+              (16, 3, 1, 14, 64, 64, True, 1, 14, 16), (32, 3, 1, 14, 64, 64, False, 1, 14, 32),
+              (16, 3, 1, 7, 128, 64, False, 1, 7, 32), (16, 3, 1, 28, 64, 64, True, 1, 28, 16)]
 # (DIM, M, K, H, N): the fused chain on the loop unit (Gemmini's default sizes with the ext-spad
 # commands): one and many programs, one and many tiles a layer, ragged widths, DIM 8
 CHAIN_LOOPS = [(16, 64, 64, 64, 64), (16, 128, 64, 64, 64), (16, 17, 33, 65, 17), (16, 65, 17, 33, 65),
@@ -174,11 +192,18 @@ CHAIN_LOOPS = [(16, 64, 64, 64, 64), (16, 128, 64, 64, 64), (16, 17, 33, 65, 17)
                (16, 96, 96, 128, 1), (8, 65, 33, 96, 17), (8, 128, 64, 64, 64), (16, 1, 16, 16, 16),
                (16, 1, 65, 96, 33), (16, 16, 16, 16, 16), (16, 200, 16, 16, 16), (8, 1, 8, 8, 8),
                (16, 300, 64, 200, 40)]
+# (DIM, rows, cols): unfused residual adds (baco.kernels.resadd at its default view and blocks) of
+# whole DIM-row programs (one LOOP_WS each): 1-98 programs, DIM 16 and 32 (ResNet's and
+# MobileNetV2's adds among them); RAGGED_ADDS: adds whose view is not whole DIM rows (M x N, a
+# program of ragged rows an explicit stream), reported, not fitted
+ADDS = [(16, 16, 16), (16, 49, 512), (16, 3136, 64), (16, 196, 256), (16, 784, 128), (16, 1024, 24),
+        (32, 196, 256), (32, 49, 2048), (32, 3136, 24), (32, 3136, 64)]
+RAGGED_ADDS = [(16, 49, 33), (16, 7, 7), (32, 33, 65), (16, 100, 1)]
 SMOKE_GEMMS = [(16, 17, 33, 65, True)]
 SMOKE_LOOP_WS = [(16, 16, 16, 41, 16, 16, 48, False)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
 SMOKE_LOOP_CONVS = [(16, 3, 1, 8, 16, 16, False, None, None, None)]
-TABLES = ("gemm", "loop_ws", "loop_conv", "conv", "depthwise", "fused", "chain_loop")
+TABLES = ("gemm", "loop_ws", "loop_conv", "conv", "depthwise", "residual_add", "fused", "chain_loop")
 
 
 def iss_instructions(kernel, grid, args, options) -> int:
@@ -229,7 +254,8 @@ def conv_terms(layer, schedule, dim):
     terms = costmodel.conv_program_terms(layer, kernel_model._schedule_blocks(layer, schedule), float(dim),
                                          rows=schedule.rows)
     programs, steps = float(terms["programs"][0]), float(terms["k_steps"][0])
-    return {"step": programs * steps, "slice": programs * steps * schedule.rows, "command": float(terms["commands"][0])}
+    return {"step": programs * steps, "slice": programs * steps * schedule.rows, "command": float(terms["commands"][0]),
+            "strided_step": programs * steps * (layer.Hstride != 1)}
 
 
 def conv_row(dim, R, stride, P, C, K, rows, bm, bn, bk):
@@ -271,7 +297,8 @@ def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn, bias=False):
     if info["commands"] > programs * loops * 12:
         raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {info['commands']} commands, "
                          f"not LOOP_CONV_WS programs")
-    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise, stride != 1, bias, P > 1).items()} \
+    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise, stride != 1, bias, P > 1,
+                                                                       s.rows > 1).items()} \
         | {"launch": 1.0}
     kind = "depthwise" if depthwise else "conv"
     return (f"LOOP_CONV_WS {kind} {R}x{R}/{stride} {H}x{H} {C}>{K} DIM {dim} {s.rows}x{s.block_m}/{s.block_n}, "
@@ -288,6 +315,20 @@ def depthwise_row(dim, R, stride, P, channels, rows):
     launch = depthwise_launch(x, w, stride=stride, config=cfg, blocks=s, scale=1 / 256)
     count = iss_instructions(launch.kernel, launch.grid, launch.args, launch.options)
     return f"depthwise {R}x{R}/{stride} {P}x{P} {channels} DIM {dim} {rows}x{P}", conv_terms(layer, s, dim), count
+
+
+def residual_add_row(dim, rows, cols):
+    """An unfused residual add (baco.kernels.resadd at its default view and blocks) of rows x cols
+    int8 operands: its RESADD_INSTRUCTIONS terms (the launch, its programs) and its launch's
+    instructions (rdcycle around the grid loop on the ISS without the cycle model, as loop_ws_row:
+    what whole_model.residual_add_cost sets against Gemmini's time, the ELF's start-up left out)."""
+    cfg = GemminiConfig.from_capacity(dim, 256, 64 if dim == 16 else 128)
+    a = np.random.default_rng(rows + cols).integers(-128, 128, (rows, cols), dtype=np.int8)
+    launch = resadd_launch(a, a[::-1].copy(), 0.5, 0.7, 0.9, relu=False, config=cfg)
+    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.runtime_args())
+    view = "x".join(map(str, launch.args[3:5]))
+    return (f"add {rows}x{cols} DIM {dim} as {view}, {launch.options['BLOCK_M']}x{launch.options['BLOCK_N']}",
+            {"launch": 1.0, "program": float(np.prod(launch.grid))}, info["kernel_cycles"])
 
 
 def fused_row(dim, kind, *shape):
@@ -351,8 +392,8 @@ def nnls_relative(rows, keys) -> dict:
     return {k: round(float(v), 1) for k, v in zip(keys, best)}
 
 
-def report(title, rows, keys, current):
-    fitted = nnls_relative(rows, keys) if len(rows) >= len(keys) else None
+def report(title, rows, keys, current, fit=True):
+    fitted = nnls_relative(rows, keys) if fit and len(rows) >= len(keys) else None
     print(f"\n{title}: {len(rows)} programs")
     print(f"  in use: {current}")
     if fitted is not None:
@@ -390,7 +431,7 @@ def main(argv=None) -> int:
                LOOP_CONV_INSTRUCTIONS)
     if "conv" in args.only:
         convs = [conv_row(*c) for c in (SMOKE_CONVS if args.smoke else CONVS)]
-        report("conv explicit stream (CONV_EXPLICIT_INSTRUCTIONS)", convs, ["step", "slice", "command"],
+        report("conv explicit stream (CONV_EXPLICIT_INSTRUCTIONS)", convs, list(CONV_EXPLICIT_INSTRUCTIONS),
                CONV_EXPLICIT_INSTRUCTIONS)
     if "chain_loop" in args.only:
         chains = [chain_loop_row(*c) for c in (CHAIN_LOOPS[:1] if args.smoke else CHAIN_LOOPS)]
@@ -400,8 +441,15 @@ def main(argv=None) -> int:
         return 0
     if "depthwise" in args.only:
         depthwise = [depthwise_row(*d) for d in DEPTHWISE]
-        report("depthwise explicit stream (DEPTHWISE_EXPLICIT_INSTRUCTIONS)", depthwise, ["step", "slice", "command"],
+        report("depthwise explicit stream (DEPTHWISE_EXPLICIT_INSTRUCTIONS)", depthwise,
+               list(DEPTHWISE_EXPLICIT_INSTRUCTIONS),
                DEPTHWISE_EXPLICIT_INSTRUCTIONS)
+    if "residual_add" in args.only:
+        report("unfused residual adds, whole DIM-row programs (RESADD_INSTRUCTIONS)",
+               [residual_add_row(*a) for a in ADDS], list(RESADD_INSTRUCTIONS), RESADD_INSTRUCTIONS)
+        report("unfused residual adds of ragged rows (RESADD_INSTRUCTIONS; not fitted)",
+               [residual_add_row(*a) for a in RAGGED_ADDS], list(RESADD_INSTRUCTIONS), RESADD_INSTRUCTIONS,
+               fit=False)
     if "fused" in args.only:
         for kind, table in FUSED_INSTRUCTIONS.items():
             fused = [fused_row(*f) for f in FUSED + (TINY_CHAINS if kind == "chain" else []) if f[1] == kind]

@@ -87,20 +87,25 @@ def test_a_change_to_the_description_changes_every_user(monkeypatch):
 def test_loop_conv_terms_are_the_tuners():
     """The tuner's CPU cycles of LOOP_CONV_WS programs (conv_cpu_cycles) are loop_conv_instructions',
     conv and depthwise programs of one or more channel blocks, strided or not, with a bias or not, of
-    one output row or several; a program of no LOOP_CONV_WS is the explicit stream's."""
+    one output row or several, programs of one row or several (a layer of 14 rows in programs of
+    one: its rows' terms without the program's); a program of no LOOP_CONV_WS is the explicit
+    stream's (a strided layer's: its K steps priced again, CONV_EXPLICIT_INSTRUCTIONS' strided_step)."""
     programs = torch.tensor([3.0, 3.0, 7.0, 7.0, 5.0], dtype=torch.float64)
     loops = torch.tensor([1.0, 4.0, 1.0, 2.0, 0.0], dtype=torch.float64)
     layers = SimpleNamespace(depthwise=torch.tensor([False, False, True, True, False]),
-                             Hstride=torch.tensor([1.0, 2.0, 1.0, 2.0, 1.0], dtype=torch.float64),
+                             Hstride=torch.tensor([1.0, 2.0, 1.0, 2.0, 2.0], dtype=torch.float64),
                              bias=torch.tensor([False, True, True, False, False]),
                              P=torch.tensor([1.0, 7.0, 14.0, 1.0, 7.0], dtype=torch.float64))
     terms = {"programs": programs, "k_steps": torch.full((5,), 9.0, dtype=torch.float64),
              "commands": torch.full((5,), 400.0, dtype=torch.float64)}
-    cycles = conv_cpu_cycles(layers, terms, 2, loops)
+    cycles = conv_cpu_cycles(layers, terms, torch.tensor([1.0, 2.0, 1.0, 1.0, 2.0], dtype=torch.float64), loops)
     c, e = LOOP_CONV_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS
-    expected = [3 * c["conv"], 3 * (c["conv"] + 3 * c["block"] + c["strided"] + c["bias"] + c["output_rows"]),
+    expected = [3 * c["conv"],
+                3 * (c["conv"] + 3 * c["block"] + c["strided"] + c["bias"] + c["output_rows"] + c["program_rows"]),
                 7 * (c["depthwise"] + c["bias"] + c["output_rows"]), 7 * (c["depthwise"] + c["block"] + c["strided"]),
-                5 * 9 * (e["step"] + 2 * e["slice"]) + 400 * e["command"]]
+                5 * 9 * (e["step"] + e["strided_step"] + 2 * e["slice"]) + 400 * e["command"]]
     assert cycles.tolist() == pytest.approx([v * DEFAULT_CONSTANTS.cpu_cycles_per_instruction for v in expected])
     assert loop_conv_instructions(3, 4, strided=True, bias=True) == pytest.approx(expected[1])
-    assert loop_conv_instructions(7, 2, depthwise=True, strided=True, output_rows=False) == pytest.approx(expected[3])
+    assert loop_conv_instructions(7, 2, depthwise=True, strided=True, output_rows=False,
+                                  program_rows=False) == pytest.approx(expected[3])
+    assert loop_conv_instructions(7, 1, depthwise=True, bias=True, program_rows=False) == pytest.approx(expected[2])

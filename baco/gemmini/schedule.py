@@ -206,8 +206,8 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # the table before, on that code: 0.96-5.03x, median 1.88): within 0.42-1.38x, median 1.00 (the
 # low end programs whose ragged K loop stays a run-time loop, its window clamps each step; the
 # specialization terms k_loop and n_strides now small).
-EXPLICIT_INSTRUCTIONS = {"program": 149.3, "step": 353.9, "column": 84.3, "group": 21.0, "pair": 20.8, "store": 36.6,
-                         "fill": 8.4}
+EXPLICIT_INSTRUCTIONS = {"program": 135.3, "step": 322.1, "column": 107.9, "group": 15.8, "pair": 22.4, "store": 31.7,
+                         "fill": 10.1}
 # An interior program of the explicit stream (all its blocks full, or K = 1 and its M and N blocks
 # full: explicit_program_versions) runs the version of the program without boundary clamps
 # (baco.passes.interior): per program, per K step, per command and, where K is 1, per command again
@@ -222,8 +222,15 @@ EXPLICIT_INSTRUCTIONS = {"program": 149.3, "step": 353.9, "column": 84.3, "group
 # ragged-K-rich and K = 1 launches up to 4.9x). On benchmarks/explicit_gemm_iss.py's 44 probes
 # (other shapes, among them K = 1, 3, 8 and 12 under full M and N blocks) the CPU term 0.64-1.38x,
 # median error 10.1% (the tables before: 0.70-3.85x, 39.2%, the K = 1-8 probes the 1.9-3.9x ones).
-EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 81.4, "step": 112.7, "command": 3.6, "unfused_command": 5.1}
-EXPLICIT_RAGGED_K_INSTRUCTIONS = {"program": 0.0, "step": 198.5, "group": 22.9, "command": 3.7}
+# The three refitted on the same 66 once the runner's kernel read its arguments from the launch
+# table (riscv.launch_wrapper) and the loop-ws pass's window arithmetic went unsigned: 0.75-1.30x,
+# median 0.98, median error 7.5% (the tables before, on that code: 0.76-1.64x, median 1.05, median
+# error 8.0%; 256x256x64 and 64x256x7 at DIM 16 1.46x and 1.64x); no default schedule of the fitting
+# set, of kernels.py's 42 GEMMs at DIM 16 and 32 or of tiled_matmul_ws_perf's shape changed. The
+# least-determined terms (one standard error; leave-one-out range): the edge "program" 135 +- 78
+# (70-215), "store" 32 +- 13 (26-71), "fill" 10 +- 9 and "ragged_k_step" 82 +- 23 (20-106).
+EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 48.9, "step": 102.4, "command": 3.7, "unfused_command": 5.0}
+EXPLICIT_RAGGED_K_INSTRUCTIONS = {"program": 0.0, "step": 82.2, "group": 20.5, "command": 6.4}
 # the three as one table of explicit_gemm_terms' terms
 EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
                        **{f"{version}_{name}": v for version, table in (("interior", EXPLICIT_INTERIOR_INSTRUCTIONS),
@@ -241,7 +248,18 @@ LOOP_WS_STEP_COMMANDS = 6
 # others 0.82-1.30x) and 8 depthwise ones (DIM 16 and 32; within 0.63-1.26x, median 0.95), the
 # commands counted by the tuner's program model; refitted after whole channel blocks lost their
 # channel checks (baco/kernels/conv.py: constant extents, ~40% fewer instructions; the tables these
-# replace, on the new code: 0.97-2.26x, median 1.69, and 0.81-1.52x, median 1.26). A LOOP_CONV_WS program (its
+# replace, on the new code: 0.97-2.26x, median 1.69, and 0.81-1.52x, median 1.26). On the
+# launch-table runner (riscv.launch_wrapper) the conv table was 0.59-1.31x, median 0.94, median error
+# 18% (its refit alone 0.63-1.37x, 15%: the stems and strided programs under, the 5x5 over; its
+# slice and command terms within one standard error of 0); refitted with a term per K step of a
+# strided layer's program ("strided_step": the kernel's input view divides by its stride argument,
+# which a stride of 1 specializes away, as LOOP_CONV_INSTRUCTIONS' "strided") on those 12 and 6 more
+# (narrow and wide channel blocks, 2-8 rows, strided, 5x5): within 0.80-1.17x, median 1.01, median
+# error 12.5% (the 12: 0.84-1.15x; the table before on the 18: 0.59-1.57x, median error 19%). The
+# depthwise table alike: 0.65-1.31x, median 0.99, median error 18.5% on the launch-table runner
+# (its strided programs 0.65-0.82x); with the strided term on the 8 and 5 more (rows 1-8, strided,
+# 5x5, DIM 32): 0.85-1.24x, median 1.00, median error 8.2% (the slice term fitted to 0: a
+# depthwise step's rows cost as its commands). A LOOP_CONV_WS program (its
 # grid step, the pass's run-time guards and address arithmetic, LoopConv's configuration and the
 # loop: ~7 commands): per conv program, per depthwise program, per further LOOP_CONV_WS of a
 # program split into input channel blocks (its six configs, the loop and the block's addresses),
@@ -258,11 +276,21 @@ LOOP_WS_STEP_COMMANDS = 6
 # addresses fold with them): 0.87-1.25x, median 0.99 (the table before, on the new code: 0.98-1.41x,
 # median 1.13); refitted once the runner's kernel read its arguments from the launch table
 # (riscv.launch_wrapper): 0.93-1.21x, median 0.99 (the table before, on the new runner: 0.94-1.35x,
-# median 1.05; MobileNetV2's CPU-bound strided depthwise programs 1.09x).
-CONV_EXPLICIT_INSTRUCTIONS = {"step": 149.1, "slice": 26.0, "command": 5.9}
-DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 63.1, "slice": 15.9, "command": 13.7}
-LOOP_CONV_INSTRUCTIONS = {"conv": 281.4, "depthwise": 196.7, "block": 46.0, "strided": 71.0, "bias": 31.7,
-                          "output_rows": 218.5}
+# median 1.05; MobileNetV2's CPU-bound strided depthwise programs 1.09x). The output-rows term keyed
+# on the layer's P priced a program of one row of a multi-row layer 1.18-1.28x (its row bounds
+# fold with the schedule's rows = 1, its first row's arithmetic does not): split into
+# "output_rows" (P > 1: the program's first output and input rows) and "program_rows" (the
+# schedule's rows > 1: its row bounds and rows), refitted on the 37 and 6 one-row programs of 7-28
+# row layers (conv, strided, depthwise, DIM 32): 0.94-1.06x, median 1.00, median error 1.8% (the
+# table before on the 43: 0.84-1.28x, median 0.95, median error 7.7%). Of 536 'same'-padded layers'
+# default conv schedules (sizes 1-14, 3/17/64 -> 64 channels, 1x1, 3x3, 5x5, strides 1-2, DIM 16
+# and 32, and kernels.py's 20 conv shapes, unchanged) 13 change, end to end on the ISS with the cycle
+# model 0.993-1.073x as fast, geomean 1.016x (one-row programs on 2-3 row padded images, whose CPU
+# it prices 1.00-1.05x; 3x3/2 on a 3x3 image, 3 -> 64 at DIM 16: 1,507 -> 1,488 cycles).
+CONV_EXPLICIT_INSTRUCTIONS = {"step": 133.4, "strided_step": 132.3, "slice": 26.1, "command": 3.3}
+DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 84.8, "strided_step": 117.5, "slice": 0.0, "command": 12.9}
+LOOP_CONV_INSTRUCTIONS = {"conv": 302.5, "depthwise": 207.9, "block": 45.1, "strided": 63.9, "bias": 22.5,
+                          "output_rows": 112.5, "program_rows": 107.8}
 
 
 def explicit_gemm_terms(edge: dict, interior: dict, ragged_k: dict) -> dict:
@@ -329,24 +357,28 @@ def instructions(terms: dict, table: dict):
     return sum(n * table[name] for name, n in terms.items())
 
 
-def loop_conv_program_terms(loops, depthwise=False, strided=False, bias=False, output_rows=True) -> dict:
+def loop_conv_program_terms(loops, depthwise=False, strided=False, bias=False, output_rows=True,
+                            program_rows=True) -> dict:
     """The LOOP_CONV_INSTRUCTIONS terms one program of the conv (or `depthwise`) kernel's
     LOOP_CONV_WS launch pays and how many times: its own, split into `loops` LOOP_CONV_WS (one per
     input channel block, loop_conv_channels) each further one's, a `strided` layer's (stride not 1:
     the kernel's input view divides by its stride argument, which a stride of 1 specializes away),
-    a `bias`'s (its block's address) and that of a layer of several `output_rows` (P > 1: the
-    program's row bounds and the input rows it reads, which an output of one row, P = 1, folds
-    away). Numbers or tensors."""
+    a `bias`'s (its block's address), that of a layer of several `output_rows` (P > 1: the
+    program's first output and input rows, which an output of one row, P = 1, folds away) and that
+    of a program of several `program_rows` (the schedule's rows > 1: its row bounds and the rows it
+    reads, which a program of one row folds away). Numbers or tensors."""
     return {"conv": depthwise ^ True, "depthwise": depthwise, "block": loops - 1,   # ^ True: not, of bool tensors too
-            "strided": strided, "bias": bias, "output_rows": output_rows}
+            "strided": strided, "bias": bias, "output_rows": output_rows, "program_rows": program_rows}
 
 
-def loop_conv_instructions(programs, loops, depthwise=False, strided=False, bias=False, output_rows=True):
+def loop_conv_instructions(programs, loops, depthwise=False, strided=False, bias=False, output_rows=True,
+                           program_rows=True):
     """RISC-V instructions of `programs` programs of the conv (or `depthwise`) kernel's LOOP_CONV_WS
-    launch of `loops` LOOP_CONV_WS each, of a `strided` layer or not, with a `bias` or not, of
-    several `output_rows` or one (loop_conv_program_terms). Numbers or tensors."""
-    return programs * instructions(loop_conv_program_terms(loops, depthwise, strided, bias, output_rows),
-                                   LOOP_CONV_INSTRUCTIONS)
+    launch of `loops` LOOP_CONV_WS each, of a `strided` layer or not, with a `bias` or not, of a layer
+    of several `output_rows` or one, of several `program_rows` a program or one
+    (loop_conv_program_terms). Numbers or tensors."""
+    return programs * instructions(loop_conv_program_terms(loops, depthwise, strided, bias, output_rows,
+                                                           program_rows), LOOP_CONV_INSTRUCTIONS)
 
 
 # The launch's own LOOP_WS_INSTRUCTIONS terms (its configs, the grid loop's set-up, the fence), once
@@ -961,7 +993,8 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
                                       downsample=int(downsample))
     loops = -(-C // channels)
     programs = len(tiles) // loops
-    issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias, output_rows=P > 1) \
+    issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias, output_rows=P > 1,
+                                   program_rows=s.rows > 1) \
         * k.cpu_cycles_per_instruction
     last = loop_conv_stream_cycles(tiles[-loops:], cfg, dilation=dilation, bias=bias, downsample=int(downsample))
     return loop_conv_pipeline_cycles(gemmini, programs * issue, programs, last)
@@ -1135,10 +1168,19 @@ def resadd_blocks(M: int, N: int, config: GemminiConfig) -> tuple[int, int]:
 
 
 # The residual-add kernel's programs (baco.kernels.resadd at resadd_blocks; whole DIM-row programs
-# are one LOOP_WS each): RISC-V instructions of a launch, per launch and per program, a fit of the
-# ISS's counts of 8 adds of whole-row programs (DIM 16 and 32, 1-98 programs: 382-17,842
-# instructions, within 1%); and the cycles the core runs before Gemmini's first command, which
-# the ISS with the cycle model adds to Gemmini's time alone (16 adds, DIM 16 and 32, 49-200k
-# elements: 160-190 cycles on the whole-row ones; the core's later issue hides under Gemmini's)
-RESADD_INSTRUCTIONS = {"launch": 202.0, "program": 180.0}
-RESADD_ISSUE_LEAD = 185.0
+# are one LOOP_WS each): RISC-V instructions of a launch, per launch and per program, a fit
+# (benchmarks/cpu_constants.py --only residual_add) of the ISS's counts (rdcycle around the grid
+# loop without the cycle model, as the LOOP_WS tables: the ELF's start-up left out) of 10 adds of
+# whole-row programs (DIM 16 and 32, 1-98 programs: 190-14,934 instructions, exact); and the
+# cycles the core runs before Gemmini's first command, which the ISS with the cycle model adds to
+# Gemmini's time alone (DIM 16 and 32, 1-98 programs: 158 cycles on the whole-row ones, 139-162 on
+# ragged-row ones; the core's later issue hides under Gemmini's). Refitted on the launch-table
+# runner (riscv.launch_wrapper): the table before, 202 and 180 (fitted on the whole ELF's count,
+# the start-up's ~161 instructions in its launch term), 1.19-2.01x of these counts, median 1.26,
+# and a lead of 185. A program of ragged rows (an explicit stream) is priced as a whole-row one:
+# 0.45-0.81x of the ISS's instructions on 4 such adds (the table before: 0.75-1.34x); end to end
+# (residual_add_cost against the ISS with the cycle model) they are 0.75-0.94x, a one-program
+# 16x16 add 0.78x (its Gemmini side priced 74 cycles of 139; before, 1.28x), the whole-row adds
+# of 7-98 programs 0.99-1.05x.
+RESADD_INSTRUCTIONS = {"launch": 38.0, "program": 152.0}
+RESADD_ISSUE_LEAD = 158.0

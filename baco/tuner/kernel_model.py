@@ -229,17 +229,19 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
     """CPU cycles [B] issuing a (not pointwise) convolution's programs of `rows` output rows
     (conv_program_terms' `terms`): loop_conv_instructions where the compiler emits
     LOOP_CONV_WS (loop_conv [B]: LOOP_CONV_WS a program, one per input channel block; 0 or False
-    where it does not; the layer's stride and bias priced), else the explicit stream's CONV_EXPLICIT_INSTRUCTIONS
-    (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise kernel) per program K step, per output row's
-    A slice of a step and per command. `layer` may be an explore.LayerStack."""
+    where it does not; the layer's stride, bias and rows and the program's rows priced), else the
+    explicit stream's CONV_EXPLICIT_INSTRUCTIONS (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise
+    kernel) per program K step, per K step of a strided layer's program again, per output row's A
+    slice of a step and per command. `layer` may be an explore.LayerStack."""
     depthwise = costmodel._depthwise(layer)
     pick = lambda key: torch.where(depthwise, DEPTHWISE_EXPLICIT_INSTRUCTIONS[key], CONV_EXPLICIT_INSTRUCTIONS[key])  # noqa: E731
-    programs, steps = terms["programs"], terms["k_steps"]
-    explicit = programs * steps * (pick("step") + torch.as_tensor(rows, dtype=torch.float64) * pick("slice")) \
+    programs, steps, strided = terms["programs"], terms["k_steps"], torch.as_tensor(layer.Hstride) != 1
+    explicit = programs * steps * (pick("step") + strided * pick("strided_step")
+                                   + torch.as_tensor(rows, dtype=torch.float64) * pick("slice")) \
         + terms["commands"] * pick("command")
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
-    loop = loop_conv_instructions(programs, loops, depthwise, torch.as_tensor(layer.Hstride) != 1,
-                                  costmodel._bias(layer), torch.as_tensor(layer.P) > 1)
+    loop = loop_conv_instructions(programs, loops, depthwise, strided, costmodel._bias(layer),
+                                  torch.as_tensor(layer.P) > 1, torch.as_tensor(rows) > 1)
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
