@@ -22,7 +22,8 @@ them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
 program, K step, program of several steps, split head, explicit B and its mvins, program of a K and
-of an N not specialized to 1, the launch's own); the LOOP_CONV_WS programs (the conv kernels'
+of an N not specialized to 1, program and K step of a ragged K loop: schedule.ragged_k_loop, the
+launch's own); the LOOP_CONV_WS programs (the conv kernels'
 default form where LoopConv fits) the same way, their terms schedule.loop_conv_program_terms' (per
 conv program, per depthwise program, per further input channel block's LOOP_CONV_WS of a program:
 schedule.loop_conv_channels, per program of a strided layer, with a bias, of a layer of more than one

@@ -13,7 +13,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS,
                                    GemmSchedule, _loop_field_sum,
                                    gemm_loop_ws_loops, last_step_form, loop_conv_instructions, loop_ws_instructions,
-                                   loop_ws_launch_terms)
+                                   loop_ws_launch_terms, ragged_k_loop)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.tuner.kernel_model import conv_cpu_cycles
 
@@ -56,9 +56,12 @@ def test_the_closed_form_is_the_launch_terms_of_whole_steps():
                 continue
             terms = loop_ws_launch_terms(M, N, K, s, cfg, b_transposed, b_padded)
             programs, steps = terms["program"], -(-K // s.block_k)
-            assert loop_ws_instructions(programs, steps, N, K) == pytest.approx(charged(terms), rel=1e-12)
+            ragged = ragged_k_loop(K, s.block_k)
+            assert loop_ws_instructions(programs, steps, N, K, ragged) == pytest.approx(charged(terms), rel=1e-12)
             as_tensors = loop_ws_instructions(*(torch.tensor([float(v)], dtype=torch.float64)
-                                                for v in (programs, steps, N, K)))
+                                                for v in (programs, steps, N, K)),
+                                              ragged_k_loop(*(torch.tensor([float(v)], dtype=torch.float64)
+                                                              for v in (K, s.block_k))))
             assert float(as_tensors[0]) == pytest.approx(charged(terms), rel=1e-6)
 
 

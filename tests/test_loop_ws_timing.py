@@ -9,7 +9,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.heuristics import tiled_matmul_auto
 from baco.gemmini.loop_ws_timing import LoopWs, loop_ws_end_to_end, loop_ws_lower_bound, loop_ws_stream_cycles
 from baco.gemmini.schedule import (GemmSchedule, default_gemm_schedule, gemm_loop_ws_loops, gemm_program_cycles,
-                                   padded_rows)
+                                   padded_rows, ragged_k_loop)
 from baco.kernels.matmul import matmul_kernel
 from baco.sim.clib import matmul_stream, time_matmul
 from baco.sim.timing import CommandStream, TimingModel
@@ -194,8 +194,9 @@ def test_cpu_bound_programs_of_a_specialized_k_or_n_end_to_end_as_on_the_iss(dim
     instructions) was 1.3-1.8x over on them before LOOP_WS_INSTRUCTIONS charged those terms only
     where K and N are not 1 (the tuner's 34x4x1 on 4x4 and 5x1x1 on 2x2 designs). Since the GEMM
     kernel's ISS programs are compiled for their launch's integers (specialize_shapes="iss"), the
-    table is a compromise over programs whose K loop folds and ones whose ragged K loop does not
-    (cpu_constants.py: 0.42-1.38x of the ISS): these tiny programs are walked 0-11% low."""
+    table charges a ragged K loop's run-time loop apart (ragged_k_loop; before it did, a compromise
+    over programs whose K loop folds and ones whose ragged K loop does not walked these 0-11% low;
+    now 0-4.4%)."""
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
     s = GemmSchedule(*blocks, "WS", True)
     rng = np.random.default_rng(M + N + K)
@@ -205,4 +206,25 @@ def test_cpu_bound_programs_of_a_specialized_k_or_n_end_to_end_as_on_the_iss(dim
     ck = matmul_kernel.compile(*args, target="iss", RELU=False, OUT_INT8=True, schedule=s, config=cfg)
     measured = ck.run((-(-M // s.block_m), -(-N // s.block_n)), args, timing=TimingModel(cfg))["kernel_cycles"]
     walked = gemm_program_cycles(M, N, K, s, cfg, True, b_padded=True)["cycles"]
-    assert abs(walked / measured - 1) <= 0.12, (walked, measured)
+    assert abs(walked / measured - 1) <= 0.05, (walked, measured)
+
+
+@pytest.mark.parametrize("dim,M,N,K,blocks", [(4, 40, 12, 20, (8, 8, 8)), (8, 100, 20, 30, (16, 16, 16))])
+def test_cpu_bound_programs_of_a_ragged_k_loop_end_to_end_as_on_the_iss(dim, M, N, K, blocks):
+    """A launch whose K loop is ragged (more than one K step, the last short: ragged_k_loop) keeps
+    that loop a run-time loop in its specialized program, clamping each step's K window (~50 more
+    instructions a step than a whole K loop, which LLVM unrolls, and ~100 a program), where a whole
+    one's folds; LOOP_WS_INSTRUCTIONS charged its programs as whole ones and the walk of these
+    CPU-bound programs (tiny arrays, the tuner's) was 0.69-0.73x of the ISS's (their instructions:
+    cpu_constants.py, 0.51-0.67x; now 1.01x)."""
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    s = GemmSchedule(*blocks, "WS", True)
+    assert ragged_k_loop(K, s.block_k)
+    rng = np.random.default_rng(M + N + K)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    args = [a, b, np.zeros((M, N), np.int32), M, N, K, K, 1, N, 1, N, 1, 1.0]
+    ck = matmul_kernel.compile(*args, target="iss", RELU=False, OUT_INT8=False, schedule=s, config=cfg)
+    measured = ck.run((-(-M // s.block_m), -(-N // s.block_n)), args, timing=TimingModel(cfg))["kernel_cycles"]
+    walked = gemm_program_cycles(M, N, K, s, cfg)["cycles"]
+    assert abs(walked / measured - 1) <= 0.05, (walked, measured)

@@ -205,7 +205,13 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # integers (matmul_kernel's specialize_shapes="iss": the set-up's bounds, strides and configs fold;
 # the table before, on that code: 0.96-5.03x, median 1.88): within 0.42-1.38x, median 1.00 (the
 # low end programs whose ragged K loop stays a run-time loop, its window clamps each step; the
-# specialization terms k_loop and n_strides now small).
+# specialization terms k_loop and n_strides now small). Refitted on the same 44 with two terms for
+# such a ragged K loop (ragged_k_loop: more than one K step, the last short; the whole K loops'
+# constant trip counts LLVM unrolls, ~14 instructions a step, the ragged one's ~62 a step and ~100
+# more a program on the ISS listings): per program ("ragged_k") and per K step ("ragged_k_step") of
+# it: within 0.84-1.14x, median 1.00 (the table before, on the same counts: 0.42-1.23x, median 0.99,
+# its 6 ragged-K launches 0.42-0.75x, now 0.88-1.06x; "steps" fitted to 0: the unrolled K loop's
+# set-up is the per-step term's).
 EXPLICIT_INSTRUCTIONS = {"program": 135.3, "step": 322.1, "column": 107.9, "group": 15.8, "pair": 22.4, "store": 31.7,
                          "fill": 10.1}
 # An interior program of the explicit stream (all its blocks full, or K = 1 and its M and N blocks
@@ -236,8 +242,9 @@ EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
                        **{f"{version}_{name}": v for version, table in (("interior", EXPLICIT_INTERIOR_INSTRUCTIONS),
                                                                           ("ragged_k", EXPLICIT_RAGGED_K_INSTRUCTIONS))
                           for name, v in table.items()}}
-LOOP_WS_INSTRUCTIONS = {"program": 106.3, "step": 5.4, "steps": 37.2, "head": 57.7, "explicit_b": 69.7,
-                        "mvin": 18.3, "k_loop": 10.8, "n_strides": 10.0, "launch": 20.5}
+LOOP_WS_INSTRUCTIONS = {"program": 107.1, "step": 10.8, "steps": 0.0, "head": 39.5, "explicit_b": 36.2,
+                        "mvin": 22.5, "k_loop": 4.2, "n_strides": 14.4, "launch": 25.6, "ragged_k": 100.3,
+                        "ragged_k_step": 32.3}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
@@ -386,19 +393,28 @@ def loop_conv_instructions(programs, loops, depthwise=False, strided=False, bias
 LOOP_WS_LAUNCH_TERMS = {"launch": 1}
 
 
-def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1) -> dict:
+def ragged_k_loop(K, block_k):
+    """Whether the GEMM kernel's K loop over K rows of B in block_k steps is ragged: more than one
+    step and the last one short. Its programs, compiled for their launch's integers, keep that loop
+    a run-time loop clamping each step's K window (the whole-K loops' constant trip counts LLVM
+    unrolls). Numbers or tensors."""
+    return (K > block_k) & (K % block_k != 0)
+
+
+def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1, ragged=False) -> dict:
     """The LOOP_WS_INSTRUCTIONS terms one program of the GEMM kernel's LOOP_WS launch (of N columns
     and K rows of B) pays and how many times, by where its CPU runs them: "program" before its first
     LOOP_WS (its own; the K loop's set-up when it has more than one of its `steps` K steps; the K
     loop and A's row stride unless K is 1, B's and C's row strides unless N is 1: the specialization
-    of integers equal to 1 folds them), "step" before each K step's LOOP_WS, "last" before its last
+    of integers equal to 1 folds them; a `ragged` K loop's set-up, ragged_k_loop), "step" before each
+    K step's LOOP_WS (a `ragged` K loop's window clamp and addresses each step), "last" before its last
     step's last LOOP_WS (a `split` step's head, after the step's own; a B the program moves in
     explicitly, `b_mvins` mvins of it into each of `b_halves` halves; None: it moves none). The one
     description of the terms: gemm_loop_ws_loops places them, loop_ws_launch_terms and
     loop_ws_instructions count them.
     Numbers or tensors."""
-    return {"program": {"program": 1, "steps": steps > 1, "k_loop": K != 1, "n_strides": N != 1},
-            "step": {"step": 1},
+    return {"program": {"program": 1, "steps": steps > 1, "k_loop": K != 1, "n_strides": N != 1, "ragged_k": ragged},
+            "step": {"step": 1, "ragged_k_step": ragged},
             "last": {"head": split, "explicit_b": b_halves * (b_mvins is not None), "mvin": b_halves * (b_mvins or 0)}}
 
 
@@ -413,12 +429,12 @@ def loop_ws_program_counts(terms: dict, steps) -> dict:
     return {name: counts[name] for name in LOOP_WS_INSTRUCTIONS if name in counts}
 
 
-def loop_ws_instructions(programs, steps, N, K):
+def loop_ws_instructions(programs, steps, N, K, ragged=False):
     """RISC-V instructions of the GEMM kernel's LOOP_WS launch (LOOP_WS_INSTRUCTIONS) of `programs`
-    programs of `steps` K steps each, every step whole, of N columns and K rows of B
-    (loop_ws_program_terms). Plain arithmetic: numbers or tensors."""
+    programs of `steps` K steps each, the last whole or padded, of N columns and K rows of B, the K
+    loop `ragged` or not (ragged_k_loop; loop_ws_program_terms). Plain arithmetic: numbers or tensors."""
     c = LOOP_WS_INSTRUCTIONS
-    per_program = loop_ws_program_counts(loop_ws_program_terms(steps, N, K), steps)
+    per_program = loop_ws_program_counts(loop_ws_program_terms(steps, N, K, ragged=ragged), steps)
     return instructions(LOOP_WS_LAUNCH_TERMS, c) + programs * instructions(per_program, c)
 
 
@@ -469,7 +485,7 @@ def _gemm_program_terms(N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, for
     moved = form == "explicit_b" and load_b
     return loop_ws_program_terms(steps, N, K, split=form == "split",
                                  b_mvins=_explicit_b_mvins(K - (steps - 1) * s.block_k, cols, cfg) if moved else None,
-                                 b_halves=_explicit_b_halves(steps))
+                                 b_halves=_explicit_b_halves(steps), ragged=ragged_k_loop(K, s.block_k))
 
 
 def _explicit_b_halves(steps: int) -> int:

@@ -56,7 +56,7 @@ from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICI
                                    gemm_loop_ws_loops,
                                    loop_conv_channels, loop_conv_downsamples, loop_conv_instructions, loop_ws_fits,
                                    loop_conv_pipeline_cycles, loop_conv_program_cycles, loop_conv_walked_channels,
-                                   loop_ws_instructions,
+                                   loop_ws_instructions, ragged_k_loop,
                                    overlapped_cycles, pointwise_loop_conv_schedule,
                                    schedule_problems)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
@@ -215,8 +215,10 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor
     if dims is None:
         raise ValueError("gemm_end_to_end: dims (the launch's M, N, K) are needed to cost LOOP_WS programs")
     N, K = (torch.as_tensor(v, dtype=torch.float64).detach() for v in dims[1:])
+    ragged = ragged_k_loop(K, torch.as_tensor(terms["blocks"][2], dtype=torch.float64).detach())
     # a LOOP_WS program's few instructions: one K step's share of them exposed, no contention floor
-    loop = overlapped_cycles(gemmini, cpi * loop_ws_instructions(programs, steps, N, K), 1.0 / (programs * steps))
+    loop = overlapped_cycles(gemmini, cpi * loop_ws_instructions(programs, steps, N, K, ragged),
+                             1.0 / (programs * steps))
     return torch.where(torch.as_tensor(loop_ws), loop, explicit)
 
 
