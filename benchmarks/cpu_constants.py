@@ -10,8 +10,8 @@ Each fitting program is compiled explicit (loop_ws=False: no LOOP_WS / LOOP_CONV
 the ISS; its RISC-V instructions (the harness's grid loop and the kernel) are the measured count.
 The terms each constant multiplies are the cost model's: for the GEMM kernel per program, per
 program K step, per program C column block (DIM-wide), per weight block (a column block's DIM rows
-of a K step), per preload/compute pair, per store and per accumulator fill mvin (a bias's rows and
-the zeros under them) of the edge programs, per program, K step and command of the interior
+of a K step), per preload/compute pair, per store, per accumulator fill mvin (a bias's rows and
+the zeros under them) and per program whose K loop runs more than one step of the edge programs, per program, K step and command of the interior
 ones (all blocks full, the clamp-free version: EXPLICIT_INTERIOR_INSTRUCTIONS, "interior_*") and per
 program, K step, weight block and command of the ragged-K ones (M and N blocks full, the last K
 step short: EXPLICIT_RAGGED_K_INSTRUCTIONS, "ragged_k_*"), as explicit_gemm_program_cycles counts

@@ -212,8 +212,8 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # it: within 0.84-1.14x, median 1.00 (the table before, on the same counts: 0.42-1.23x, median 0.99,
 # its 6 ragged-K launches 0.42-0.75x, now 0.88-1.06x; "steps" fitted to 0: the unrolled K loop's
 # set-up is the per-step term's).
-EXPLICIT_INSTRUCTIONS = {"program": 135.3, "step": 322.1, "column": 107.9, "group": 15.8, "pair": 22.4, "store": 31.7,
-                         "fill": 10.1}
+EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 168.8, "column": 0.0, "group": 0.0, "pair": 18.6, "store": 92.0,
+                         "fill": 14.4, "k_loop": 326.9}
 # An interior program of the explicit stream (all its blocks full, or K = 1 and its M and N blocks
 # full: explicit_program_versions) runs the version of the program without boundary clamps
 # (baco.passes.interior): per program, per K step, per command and, where K is 1, per command again
@@ -235,8 +235,27 @@ EXPLICIT_INSTRUCTIONS = {"program": 135.3, "step": 322.1, "column": 107.9, "grou
 # set, of kernels.py's 42 GEMMs at DIM 16 and 32 or of tiled_matmul_ws_perf's shape changed. The
 # least-determined terms (one standard error; leave-one-out range): the edge "program" 135 +- 78
 # (70-215), "store" 32 +- 13 (26-71), "fill" 10 +- 9 and "ragged_k_step" 82 +- 23 (20-106).
-EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 48.9, "step": 102.4, "command": 3.7, "unfused_command": 5.0}
-EXPLICIT_RAGGED_K_INSTRUCTIONS = {"program": 0.0, "step": 82.2, "group": 20.5, "command": 6.4}
+# The three refitted on the same 66 once the GEMM kernel's ISS programs were compiled for their
+# launch's integers (matmul_kernel's specialize_shapes="iss"; the tables before, on that code:
+# 0.75-3.51x, median 1.30, median error 30.5%, the edge programs' set-up priced though it folds):
+# an edge program's K loop of one step now folds to its body too (not only K = 1), so a term per
+# edge program whose K loop runs more than one step ("k_loop": explicit_k_loop_programs): within
+# 0.53-1.37x, median 1.00, median error 10.8% (without it 0.49-1.40x, 0.97, 11.4%). The same term
+# for the interior programs fits to ~0 and for the ragged-K ones is set by two launches of the 66
+# (3,020 instructions; 1.6-7.6x on 9 probes of such programs), so left out: a ragged-K program of
+# two K steps costs ~850 instructions more than one of one step (64x64x50 against 64x64x40 at DIM
+# 16 in 32/64/48 blocks; each further step ~270-320), and these tables price the 9 probes' launches
+# 0.38-0.87x (of 16 probes, 0.38-1.27x, median error 27%). The edge "program", "column" and
+# "group", "interior_step" and "ragged_k_program" and "ragged_k_group" fit to 0 (what they priced
+# folds, or the other terms absorb it). No default schedule of the fitting set, of kernels.py's 42
+# GEMMs at DIM 16 and 32 or of tiled_matmul_ws_perf's shape changed. On benchmarks/explicit_gemm_iss.py's
+# 44 probes the CPU term is worse: 0.36-1.34x, median 0.74, median error 26.6% (the tables before:
+# 0.51-1.56x, 1.14, 20.1%), end to end 0.71-1.83x, median error 9.9% (before: 0.71-2.29x, 8.6%): its
+# store-bound ragged-K programs of one short K step under 128-256-row blocks (512x128x3, 1024x64x8,
+# 256x256x16) 0.36-0.73x, larger than the fitting set's ragged-K programs, whose relative fit puts
+# "ragged_k_command" at 2.9 where those programs pay ~9 a command.
+EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 117.9, "step": 0.0, "command": 3.1, "unfused_command": 3.3}
+EXPLICIT_RAGGED_K_INSTRUCTIONS = {"program": 0.0, "step": 116.2, "group": 0.0, "command": 2.9}
 # the three as one table of explicit_gemm_terms' terms
 EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
                        **{f"{version}_{name}": v for version, table in (("interior", EXPLICIT_INTERIOR_INSTRUCTIONS),
@@ -307,13 +326,23 @@ def explicit_gemm_terms(edge: dict, interior: dict, ragged_k: dict) -> dict:
     "columns" (C column blocks), "groups" (weight blocks: a column block's DIM rows of a K step),
     "pairs" (preload/compute), "stores", "fill_mvins" (accumulator fill mvins: a bias's rows),
     "commands" and, of the interior ones, "unfused_commands" (those of a program whose K is 1:
-    explicit_unfused_commands). Plain arithmetic: numbers or tensors."""
+    explicit_unfused_commands); "k_loop": the edge programs whose K loop runs more than one step
+    (explicit_k_loop_programs). Plain arithmetic: numbers or tensors."""
     return {"program": edge["programs"], "step": edge["steps"], "column": edge["columns"], "group": edge["groups"],
             "pair": edge["pairs"], "store": edge["stores"], "fill": edge["fill_mvins"],
             "interior_program": interior["programs"], "interior_step": interior["steps"],
             "interior_command": interior["commands"], "interior_unfused_command": interior["unfused_commands"],
             "ragged_k_program": ragged_k["programs"], "ragged_k_step": ragged_k["steps"],
-            "ragged_k_group": ragged_k["groups"], "ragged_k_command": ragged_k["commands"]}
+            "ragged_k_group": ragged_k["groups"], "ragged_k_command": ragged_k["commands"],
+            "k_loop": explicit_k_loop_programs(edge)}
+
+
+def explicit_k_loop_programs(counts: dict):
+    """Of programs whose summed counts are `counts` (one launch's programs of one version: the same
+    K steps each), how many run a K loop of more than one step: all of them or none. On the ISS the
+    launch's shape is constant (matmul_kernel's specialize_shapes), so a loop of one step folds to
+    its body. Numbers or tensors."""
+    return counts["programs"] * (counts["steps"] > counts["programs"])
 
 
 def explicit_gemm_instructions(terms: dict):
