@@ -88,7 +88,7 @@ def output_rows_ptr(y_ptr, n, p0, q0, k0, P, Q, channels, pixel_stride, ROWS: bl
     return y_blk
 
 
-@jit(specialize_shapes="iss")   # its ELFs compiled for their shapes (LOOP_CONV set-up and configs fold)
+@jit
 def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                   scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
@@ -217,12 +217,6 @@ class ConvLaunch(KernelLaunch):
         args = [x, w_kernel, y, H, W, C, P, Q, K, R, S, *stride, *padding, *dilation, real_scalar(scale)]
         options = dict(RELU=relu, OUT_INT8=y.dtype == np.int8, config=config, schedule=schedule,
                        WHOLE_C=C % schedule.block_k == 0, WHOLE_K=K % schedule.block_n == 0)
-        if S == 1:
-            # one filter column (1x1): the launch stays unspecialized. With its shape constants its
-            # tap loop (one channel block) or its column phase (stride > 1) folds away, and
-            # loop-conv-ws, which reads both, leaves the program explicit (a 7x7 520->600 pointwise
-            # LoopConv default; a 1x1/2 28x28 256->256: 57,379 -> 201,941 cycles)
-            options["specialize_shapes"] = False
         return cls(conv2d_kernel, grid, args, options, y, bias_vector(bias, K))
 
     @classmethod

@@ -83,7 +83,7 @@ def conv_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, K, PH, scale,
     bl.store(y_blk, pooled, boundary_check=(0, 1))
 
 
-@jit(specialize_shapes="iss")   # its ELFs compiled for their shapes (LOOP_CONV set-up and configs fold)
+@jit
 def conv2d_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, K, PH, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                        scale, PR: bl.constexpr, ROWS: bl.constexpr, Q: bl.constexpr, PW: bl.constexpr,
                        BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr, POOL: bl.constexpr,
@@ -280,8 +280,6 @@ class ConvPoolLaunch(KernelLaunch):
             self.kernel = conv2d_pool_kernel
             self.args = [self.x, self.w, self.y, H, W, C, P, K, PH, R, S, *cs, *cp, *dil, real_scalar(scale)]
             self.options.update(Q=Q, WHOLE_C=C % self.schedule.block_k == 0, WHOLE_K=K % self.schedule.block_n == 0)
-            if S == 1:     # one filter column: unspecialized, as conv's (ConvLaunch.implicit_gemm)
-                self.options["specialize_shapes"] = False
 
 
 
