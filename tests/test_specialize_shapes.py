@@ -154,3 +154,84 @@ def test_a_specialized_key_never_equals_an_unspecialized_one():
     special = _doubled.compile(x, x, 0, 1, BLOCK=16, specialize_shapes=True)
     assert special is not plain and special.fixed == {"n": 0, "stride": 1}
     assert _doubled.compile(x, x, 0, 1, BLOCK=16, specialize_shapes=False) is plain
+
+
+# ---- the conv kernels specialized per launch (their default stays off) -----------------------------
+
+CONV_CASES = [      # (H, C, K, filter, stride, padding): ragged, padded, strided, 1x1 stride 2
+    (13, 17, 33, 3, 2, 1), (13, 17, 33, 1, 2, 0), (9, 3, 64, 5, 1, 2), (8, 64, 64, 3, 2, 1)]
+
+
+def _conv_operands(H, C, K, R, seed=0):
+    rng = np.random.default_rng(seed + 31 * H + 7 * C + K + R)
+    return (rng.integers(-128, 128, (1, H, H + 2, C), dtype=np.int8),
+            rng.integers(-128, 128, (R, R, C, K), dtype=np.int8), rng.integers(-5000, 5000, K).astype(np.int32))
+
+
+@pytest.mark.parametrize("case", [c if i < 2 else pytest.param(c, marks=pytest.mark.slow)
+                                  for i, c in enumerate(CONV_CASES)], ids=lambda c: "h{}c{}k{}r{}s{}p{}".format(*c))
+def test_conv_iss_specialized_bit_exact(case):
+    """A conv launch specialized on its shapes for the ISS: bit-exact against the numpy reference, with
+    the bias, on a non-square image."""
+    from baco.kernels.conv import conv2d_kernel, conv2d_launch, reference_conv2d
+    H, C, K, R, st, pad = case
+    x, w, b = _conv_operands(H, C, K, R)
+    kw = dict(stride=st, padding=pad, scale=1 / 64, relu=True)
+    launch = conv2d_launch(x, w, b, config=GemminiConfig(), **kw)
+    launch.options["specialize_shapes"] = True
+    ck = conv2d_kernel.compile(*launch.args, target="iss", **launch.options)
+    assert set(ck.fixed) >= {"H", "W", "C", "K", "stride_h", "pad_w"}
+    launch.run("iss")
+    np.testing.assert_array_equal(launch.y, reference_conv2d(x, w, b, **kw))
+
+
+def test_conv_specialized_kernel_serves_only_its_values():
+    from baco.kernels.conv import conv2d_kernel, conv2d_launch, reference_conv2d
+    x, w, _ = _conv_operands(13, 17, 33, 3)
+    launch = conv2d_launch(x, w, stride=2, padding=1, scale=1 / 64, config=GemminiConfig())
+    ck, runtime = conv2d_kernel.compile_launch(*launch.args, target="iss", specialize_shapes=True, **launch.options)
+    ck.run(launch.grid, runtime)
+    np.testing.assert_array_equal(launch.y, reference_conv2d(x, w, stride=2, padding=1, scale=1 / 64))
+    wrong = list(runtime)
+    wrong[3] = 12                              # H
+    with pytest.raises(ValueError, match="compiled for H = 13"):
+        ck.run(launch.grid, wrong)
+    assert "H" not in conv2d_kernel.compile(*launch.args, target="iss", **launch.options).fixed    # off by default
+
+
+@pytest.mark.slow
+def test_depthwise_and_pooled_conv_iss_specialized_bit_exact():
+    from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
+    from baco.kernels.pool import ConvPoolLaunch, conv2d_pool_kernel, reference_conv_pool
+    rng = np.random.default_rng(3)
+    x = rng.integers(-128, 128, (1, 11, 13, 40), dtype=np.int8)
+    w = rng.integers(-128, 128, (3, 3, 40), dtype=np.int8)
+    kw = dict(stride=2, padding=1, scale=1 / 16, relu=True)
+    launch = depthwise_launch(x, w, config=GemminiConfig(), **kw)
+    launch.options["specialize_shapes"] = True
+    launch.run("iss")
+    np.testing.assert_array_equal(launch.y, reference_depthwise_conv2d(x, w, **kw))
+    w = rng.integers(-128, 128, (3, 3, 40, 24), dtype=np.int8)
+    kw = dict(pool=2, stride=2, padding=0, conv_stride=1, conv_padding=1, scale=1 / 64, relu=True)
+    launch = ConvPoolLaunch(x, w, None, dilation=1, config=GemminiConfig(), blocks=None, **kw)
+    assert launch.kernel is conv2d_pool_kernel
+    launch.options["specialize_shapes"] = True
+    assert "H" in launch.kernel.compile(*launch.args, target="iss", **launch.options).fixed
+    launch.run("iss")
+    np.testing.assert_array_equal(launch.y, reference_conv_pool(x, w, **kw))
+
+
+def test_specialized_small_strided_conv_still_loop_conv():
+    """A specialized 3x3/2 launch of a 4x4 image (a 2x2-pixel output block, stored whole: its
+    subview and checks fold away) is still one LOOP_CONV_WS (loop-conv-ws accepts the whole-block
+    store), bit-exact."""
+    from baco.kernels.conv import conv2d_launch, reference_conv2d
+    from baco.sim.timing import TimingModel
+    cfg = GemminiConfig.from_capacity(16, 256, 64)
+    rng = np.random.default_rng(11)
+    x, w = rng.integers(-128, 128, (1, 4, 4, 3), dtype=np.int8), rng.integers(-128, 128, (3, 3, 3, 64), dtype=np.int8)
+    launch = conv2d_launch(x, w, stride=2, padding=1, scale=0.05, config=cfg)
+    ck = launch.kernel.compile(*launch.args, target="iss", specialize_shapes=True, **launch.options)
+    run = ck.run(launch.grid, launch.args, timing=TimingModel(cfg))
+    assert run["result"].stats.get("loop_conv_ws", 0) == 1
+    np.testing.assert_array_equal(launch.y, reference_conv2d(x, w, stride=2, padding=1, scale=0.05))
