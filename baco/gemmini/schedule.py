@@ -313,9 +313,10 @@ LOOP_WS_STEP_COMMANDS = 6
 # and 32, and kernels.py's 20 conv shapes, unchanged) 13 change, end to end on the ISS with the cycle
 # model 0.993-1.073x as fast, geomean 1.016x (one-row programs on 2-3 row padded images, whose CPU
 # it prices 1.00-1.05x; 3x3/2 on a 3x3 image, 3 -> 64 at DIM 16: 1,507 -> 1,488 cycles).
-CONV_EXPLICIT_INSTRUCTIONS = {"step": 133.4, "strided_step": 132.3, "slice": 26.1, "command": 3.3, "double_buffer": 0.0}
+CONV_EXPLICIT_INSTRUCTIONS = {"step": 133.4, "strided_step": 132.3, "slice": 26.1, "command": 3.3, "double_buffer": 0.0,
+                              "double_buffer_row": 0.0}
 DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 84.8, "strided_step": 117.5, "slice": 0.0, "command": 12.9,
-                                   "double_buffer": 0.0}
+                                   "double_buffer": 0.0, "double_buffer_row": 0.0}
 LOOP_CONV_INSTRUCTIONS = {"conv": 302.5, "depthwise": 207.9, "block": 45.1, "strided": 63.9, "bias": 22.5,
                           "output_rows": 112.5, "program_rows": 107.8}
 

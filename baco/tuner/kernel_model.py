@@ -234,16 +234,18 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv, double_buffer=False) -> torch
     where it does not; the layer's stride, bias and rows and the program's rows priced), else the
     explicit stream's CONV_EXPLICIT_INSTRUCTIONS (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise
     kernel) per program K step, per K step of a strided layer's program again, per output row's A
-    slice of a step and per command, and per command again of a double-buffered program
-    (double_buffer [B] or bool: the schedule's; its stream prefetches the next step's blocks into the
-    other half, whose addresses the compiler computes at run time). `layer` may be an
-    explore.LayerStack."""
+    slice of a step and per command, and of a double-buffered program (double_buffer [B] or bool:
+    the schedule's; its stream loads the next step's blocks into their other home while the array
+    works on these, the next step's addresses and bounds computed in the loop) per command again
+    and, of one output row, per K step again ("double_buffer", "double_buffer_row"). `layer` may be
+    an explore.LayerStack."""
     depthwise = costmodel._depthwise(layer)
     pick = lambda key: torch.where(depthwise, DEPTHWISE_EXPLICIT_INSTRUCTIONS[key], CONV_EXPLICIT_INSTRUCTIONS[key])  # noqa: E731
     programs, steps, strided = terms["programs"], terms["k_steps"], torch.as_tensor(layer.Hstride) != 1
-    explicit = programs * steps * (pick("step") + strided * pick("strided_step")
-                                   + torch.as_tensor(rows, dtype=torch.float64) * pick("slice")) \
-        + terms["commands"] * (pick("command") + torch.as_tensor(double_buffer) * pick("double_buffer"))
+    rows_t, db = torch.as_tensor(rows, dtype=torch.float64), torch.as_tensor(double_buffer, dtype=torch.float64)
+    explicit = programs * steps * (pick("step") + strided * pick("strided_step") + rows_t * pick("slice")
+                                   + db * (rows_t.detach() == 1) * pick("double_buffer_row")) \
+        + terms["commands"] * (pick("command") + db * pick("double_buffer"))
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
     loop = loop_conv_instructions(programs, loops, depthwise, strided, costmodel._bias(layer),
                                   torch.as_tensor(layer.P) > 1, torch.as_tensor(rows) > 1)
