@@ -240,7 +240,8 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv, double_buffer=False) -> torch
     and, of one output row, per K step again ("double_buffer", "double_buffer_row"). `layer` may be
     an explore.LayerStack."""
     depthwise = costmodel._depthwise(layer)
-    pick = lambda key: torch.where(depthwise, DEPTHWISE_EXPLICIT_INSTRUCTIONS[key], CONV_EXPLICIT_INSTRUCTIONS[key])  # noqa: E731
+    pick = lambda key: torch.where(depthwise, torch.tensor(DEPTHWISE_EXPLICIT_INSTRUCTIONS[key], dtype=torch.float64),  # noqa: E731
+                                   torch.tensor(CONV_EXPLICIT_INSTRUCTIONS[key], dtype=torch.float64))     # float64 in a stack too
     programs, steps, strided = terms["programs"], terms["k_steps"], torch.as_tensor(layer.Hstride) != 1
     rows_t, db = torch.as_tensor(rows, dtype=torch.float64), torch.as_tensor(double_buffer, dtype=torch.float64)
     explicit = programs * steps * (pick("step") + strided * pick("strided_step") + rows_t * pick("slice")
