@@ -136,7 +136,8 @@ def model_cpu(layer: Layer, s: GemmSchedule, cfg: GemminiConfig) -> float:
         return float("nan")
     terms = costmodel.conv_program_terms(layer, _schedule_blocks(layer, s), float(cfg.dim), rows=s.rows,
                                          out_int8=KERNEL_OUT_INT8, double_buffer=s.double_buffer)
-    return float(conv_cpu_cycles(layer, terms, s.rows, torch.tensor([float(loop_conv_loops(layer, s, cfg))]))[0])
+    return float(conv_cpu_cycles(layer, terms, s.rows, torch.tensor([float(loop_conv_loops(layer, s, cfg))]),
+                                 s.double_buffer)[0])
 
 
 def measured(layer: Layer, s: GemmSchedule, cfg: GemminiConfig) -> tuple[float, float, float]:

@@ -90,12 +90,27 @@ CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32
          # added with the strided term (the slice and command terms were within one standard error of
          # 0): narrow and wide channel blocks, 2-8 rows a program, a strided and a 5x5 one
          (16, 3, 1, 8, 64, 64, 2, 8, 16, 16), (16, 3, 1, 8, 64, 64, 8, 8, 64, 64), (16, 3, 1, 16, 32, 32, 4, 16, 32, 32),
-         (32, 3, 1, 14, 64, 64, 7, 14, 64, 64), (16, 3, 2, 8, 32, 64, 4, 8, 64, 32), (16, 5, 1, 8, 32, 32, 4, 8, 32, 32)]
+         (32, 3, 1, 14, 64, 64, 7, 14, 64, 64), (16, 3, 2, 8, 32, 64, 4, 8, 64, 32), (16, 5, 1, 8, 32, 32, 4, 8, 32, 32),
+         # double-buffered programs (an 11th field True; the "double_buffer" and "double_buffer_row" terms):
+         # 1-8 rows, narrow and wide blocks, strided, 5x5, 7x7 stems, DIM 16 and 32, and the
+         # tuned_0.15mm2 test's 3x3 14x14 32>64 2x14/32/32
+         (16, 3, 1, 14, 32, 64, 2, 14, 32, 32, True), (16, 3, 1, 8, 32, 32, 1, 8, 32, 16, True),
+         (16, 3, 1, 8, 32, 32, 4, 8, 32, 32, True), (16, 3, 2, 7, 64, 32, 2, 7, 32, 32, True),
+         (32, 3, 1, 8, 64, 64, 1, 8, 64, 32, True), (16, 3, 1, 8, 64, 64, 8, 8, 64, 64, True),
+         (16, 5, 1, 8, 16, 32, 2, 8, 32, 16, True), (16, 3, 1, 8, 64, 64, 2, 8, 16, 16, True),
+         (32, 3, 1, 14, 64, 64, 7, 14, 64, 64, True), (16, 3, 1, 14, 16, 64, 2, 14, 64, 16, True),
+         (16, 3, 2, 14, 32, 32, 1, 14, 32, 32, True), (16, 7, 2, 8, 3, 32, 1, 8, 32, 16, True),
+         (16, 3, 1, 8, 64, 64, 1, 8, 16, 16, True), (16, 5, 1, 8, 32, 32, 1, 8, 32, 32, True),
+         (16, 3, 1, 16, 32, 32, 4, 16, 32, 32, True), (16, 3, 2, 8, 32, 64, 4, 8, 64, 32, True),
+         (16, 7, 2, 8, 3, 32, 8, 8, 32, 16, True), (32, 3, 1, 8, 32, 64, 8, 8, 64, 32, True)]
 # (DIM, R, stride, P, channels, rows): depthwise programs (BLOCK_N = BLOCK_K = DIM, whole rows)
 DEPTHWISE = [(16, 3, 1, 8, 32, 1), (16, 3, 2, 7, 64, 2), (16, 5, 1, 6, 16, 3), (16, 3, 1, 14, 48, 7),
              (16, 3, 1, 8, 64, 4), (16, 3, 1, 16, 16, 1), (32, 3, 1, 8, 64, 2), (32, 3, 2, 7, 32, 7),
              # added with the strided term (the slice and command terms were within one standard error of 0)
-             (16, 3, 1, 8, 32, 8), (16, 3, 2, 8, 32, 4), (32, 3, 1, 14, 64, 7), (16, 5, 1, 8, 32, 1), (16, 3, 1, 16, 32, 4)]
+             (16, 3, 1, 8, 32, 8), (16, 3, 2, 8, 32, 4), (32, 3, 1, 14, 64, 7), (16, 5, 1, 8, 32, 1), (16, 3, 1, 16, 32, 4),
+             # double-buffered programs (a 7th field True; the "double_buffer" and "double_buffer_row" terms)
+             (16, 3, 1, 8, 32, 1, True), (16, 3, 2, 7, 64, 2, True), (16, 3, 1, 14, 48, 7, True),
+             (16, 3, 1, 8, 64, 4, True), (32, 3, 1, 8, 64, 2, True), (16, 5, 1, 8, 32, 1, True)]
 # fused programs (baco.kernels.fused): (DIM, "chain", M, K, H, N, BLOCK_M, BLOCK_K) and
 # (DIM, "resadd", M, K, N, BLOCK_M, BLOCK_N, BLOCK_K)
 FUSED = [(16, "chain", 20, 40, 96, 48, 32, 48), (16, "chain", 256, 64, 128, 64, 64, 64),
@@ -255,20 +270,24 @@ def conv_terms(layer, schedule, dim):
     terms = costmodel.conv_program_terms(layer, kernel_model._schedule_blocks(layer, schedule), float(dim),
                                          rows=schedule.rows)
     programs, steps = float(terms["programs"][0]), float(terms["k_steps"][0])
-    return {"step": programs * steps, "slice": programs * steps * schedule.rows, "command": float(terms["commands"][0]),
-            "strided_step": programs * steps * (layer.Hstride != 1)}
+    commands = float(terms["commands"][0])
+    return {"step": programs * steps, "slice": programs * steps * schedule.rows, "command": commands,
+            "strided_step": programs * steps * (layer.Hstride != 1),
+            "double_buffer": commands * schedule.double_buffer,
+            "double_buffer_row": programs * steps * schedule.double_buffer * (schedule.rows == 1)}
 
 
-def conv_row(dim, R, stride, P, C, K, rows, bm, bn, bk):
+def conv_row(dim, R, stride, P, C, K, rows, bm, bn, bk, double_buffer=False):
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
     layer = Layer(R=R, S=R, P=P, Q=P, C=C, K=K, Hstride=stride, Wstride=stride)
     rng = np.random.default_rng(R + P + C + K)
     x = rng.integers(-128, 128, (1, layer.input_rows, layer.input_cols, C), dtype=np.int8)
     w = rng.integers(-128, 128, (R, R, C, K), dtype=np.int8)
-    s = GemmSchedule(bm, bn, bk, rows=rows)
+    s = GemmSchedule(bm, bn, bk, rows=rows, double_buffer=double_buffer)
     launch = conv2d_launch(x, w, stride=stride, config=cfg, blocks=s, scale=1 / 256)
     count = iss_instructions(launch.kernel, launch.grid, launch.args, launch.options)
-    return f"conv {R}x{R}/{stride} {P}x{P} {C}>{K} DIM {dim} {rows}x{bm}/{bn}/{bk}", conv_terms(layer, s, dim), count
+    return (f"conv {R}x{R}/{stride} {P}x{P} {C}>{K} DIM {dim} {rows}x{bm}/{bn}/{bk}{' db' if double_buffer else ''}",
+            conv_terms(layer, s, dim), count)
 
 
 def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn, bias=False):
@@ -306,16 +325,17 @@ def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn, bias=False):
             f"{loops} block{'s' if loops > 1 else ''}{', bias' if bias else ''}"), terms, info["kernel_cycles"]
 
 
-def depthwise_row(dim, R, stride, P, channels, rows):
+def depthwise_row(dim, R, stride, P, channels, rows, double_buffer=False):
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
     layer = Layer(R=R, S=R, P=P, Q=P, C=1, K=channels, Hstride=stride, Wstride=stride, depthwise=True)
     rng = np.random.default_rng(R + P + channels)
     x = rng.integers(-128, 128, (1, layer.input_rows, layer.input_cols, channels), dtype=np.int8)
     w = rng.integers(-128, 128, (R, R, channels), dtype=np.int8)
-    s = GemmSchedule(P, dim, dim, rows=rows)
+    s = GemmSchedule(P, dim, dim, rows=rows, double_buffer=double_buffer)
     launch = depthwise_launch(x, w, stride=stride, config=cfg, blocks=s, scale=1 / 256)
     count = iss_instructions(launch.kernel, launch.grid, launch.args, launch.options)
-    return f"depthwise {R}x{R}/{stride} {P}x{P} {channels} DIM {dim} {rows}x{P}", conv_terms(layer, s, dim), count
+    return (f"depthwise {R}x{R}/{stride} {P}x{P} {channels} DIM {dim} {rows}x{P}{' db' if double_buffer else ''}",
+            conv_terms(layer, s, dim), count)
 
 
 def residual_add_row(dim, rows, cols):

@@ -258,3 +258,28 @@ def test_pointwise_loop_ws_energy_counts_loop_matmul_commands():
         blocks = [torch.tensor([float(b)]) for b in (schedule.block_m, schedule.block_n, schedule.block_k)]
         hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in hw)
         assert math.isclose(float(kernel_model._loop_ws_energy_rows(dims, blocks, hw_t)[0]), energy_uj, rel_tol=1e-9)
+
+
+def test_double_buffered_conv_stream_cpu_is_priced():
+    """A double-buffered explicit conv program issues more instructions than the single-buffered one
+    (the next step's loads in the K loop): conv_cpu_cycles prices both from the schedule's double_buffer
+    (CONV_EXPLICIT_INSTRUCTIONS' "double_buffer" and "double_buffer_row" terms) within 0.75-1.3x of
+    the ISS's count, for the tuned_0.15mm2 test's 3x3 14x14 32>64 2x14/32/32 program at DIM 16 (4/4 KB;
+    without the terms it was priced 0.57x double-buffered) and a one-row 8x8 32>32 1x8/32/16 one."""
+    cpi = kernel_model.DEFAULT_CONSTANTS.cpu_cycles_per_instruction
+    for layer, (bm, bn, bk, rows) in ((Layer(R=3, S=3, P=14, Q=14, C=32, K=64), (14, 32, 32, 2)),
+                                      (Layer(R=3, S=3, P=8, Q=8, C=32, K=32), (8, 32, 16, 1))):
+        cfg = GemminiConfig.from_capacity(16, 4, 4)
+        rng = np.random.default_rng(0)
+        x = rng.integers(-128, 128, (1, layer.input_rows, layer.input_cols, layer.C), dtype=np.int8)
+        w = rng.integers(-128, 128, (3, 3, layer.C, layer.K), dtype=np.int8)
+        counts, priced = {}, {}
+        for db in (False, True):
+            s = GemmSchedule(bm, bn, bk, rows=rows, double_buffer=db)
+            launch = conv2d_launch(x, w, config=cfg, blocks=s, scale=1 / 256)
+            counts[db] = launch.kernel.compile(*launch.args, target="iss", **dict(launch.options, loop_ws=False)
+                                               ).run(launch.grid, launch.args)["instructions"]
+            terms = costmodel.conv_program_terms(layer, kernel_model._schedule_blocks(layer, s), 16.0, rows=rows)
+            priced[db] = float(kernel_model.conv_cpu_cycles(layer, terms, rows, 0, db)[0]) / cpi
+            assert 0.75 < priced[db] / counts[db] < 1.3, (layer, s, priced[db], counts[db])
+        assert counts[True] > 1.4 * counts[False] and priced[True] > 1.4 * priced[False], (counts, priced)

@@ -285,7 +285,18 @@ LOOP_WS_STEP_COMMANDS = 6
 # depthwise table alike: 0.65-1.31x, median 0.99, median error 18.5% on the launch-table runner
 # (its strided programs 0.65-0.82x); with the strided term on the 8 and 5 more (rows 1-8, strided,
 # 5x5, DIM 32): 0.85-1.24x, median 1.00, median error 8.2% (the slice term fitted to 0: a
-# depthwise step's rows cost as its commands). A LOOP_CONV_WS program (its
+# depthwise step's rows cost as its commands). Both tables had no double-buffered program: a
+# double-buffered stream loads the next step's blocks into their other home inside the K loop (the
+# next step's addresses and bounds computed there; 1.1-2.1x the single-buffered program's
+# instructions on the ISS, fewer commands), which they priced 0.42-1.03x (conv, median 0.53; the
+# tuned_0.15mm2 test's 3x3 14x14 32>64 2x14/32/32: 57,169 instructions priced 32,302) and 0.53-0.95x
+# (depthwise): a term per command of a double-buffered program ("double_buffer") and per K step of a
+# double-buffered program of one output row ("double_buffer_row": those run ~2x the single-buffered
+# instructions, multi-row ones 1.1-1.6x), refitted on the 18 + 18 conv programs (the double-buffered
+# ones: 1-8 rows, narrow and wide blocks, strided, 5x5, 7x7 stems, DIM 16 and 32) and 13 + 6
+# depthwise ones: conv within 0.72-1.30x, median 0.96, median error 12.5% (double-buffered
+# 0.72-1.30x, median 0.91; single-buffered 0.79-1.16x, median 1.02, as before: 0.80-1.17x), depthwise
+# 0.78-1.25x, median 1.01, median error 8.0% (double-buffered 0.78-1.11x). A LOOP_CONV_WS program (its
 # grid step, the pass's run-time guards and address arithmetic, LoopConv's configuration and the
 # loop: ~7 commands): per conv program, per depthwise program, per further LOOP_CONV_WS of a
 # program split into input channel blocks (its six configs, the loop and the block's addresses),
@@ -313,8 +324,10 @@ LOOP_WS_STEP_COMMANDS = 6
 # and 32, and kernels.py's 20 conv shapes, unchanged) 13 change, end to end on the ISS with the cycle
 # model 0.993-1.073x as fast, geomean 1.016x (one-row programs on 2-3 row padded images, whose CPU
 # it prices 1.00-1.05x; 3x3/2 on a 3x3 image, 3 -> 64 at DIM 16: 1,507 -> 1,488 cycles).
-CONV_EXPLICIT_INSTRUCTIONS = {"step": 133.4, "strided_step": 132.3, "slice": 26.1, "command": 3.3}
-DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 84.8, "strided_step": 117.5, "slice": 0.0, "command": 12.9}
+CONV_EXPLICIT_INSTRUCTIONS = {"step": 112.7, "strided_step": 145.6, "slice": 34.9, "command": 2.8, "double_buffer": 8.1,
+                              "double_buffer_row": 156.9}
+DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 76.3, "strided_step": 113.1, "slice": 0.0, "command": 13.7,
+                                   "double_buffer": 7.1, "double_buffer_row": 60.3}
 LOOP_CONV_INSTRUCTIONS = {"conv": 302.5, "depthwise": 207.9, "block": 45.1, "strided": 63.9, "bias": 22.5,
                           "output_rows": 112.5, "program_rows": 107.8}
 

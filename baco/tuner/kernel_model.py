@@ -227,27 +227,33 @@ def _ceil_blocks(block, pe):
     return torch.ceil(torch.as_tensor(block).detach() / pe - 1e-9).clamp(min=1.0)
 
 
-def conv_cpu_cycles(layer, terms, rows, loop_conv) -> torch.Tensor:
+def conv_cpu_cycles(layer, terms, rows, loop_conv, double_buffer=False) -> torch.Tensor:
     """CPU cycles [B] issuing a (not pointwise) convolution's programs of `rows` output rows
     (conv_program_terms' `terms`): loop_conv_instructions where the compiler emits
     LOOP_CONV_WS (loop_conv [B]: LOOP_CONV_WS a program, one per input channel block; 0 or False
     where it does not; the layer's stride, bias and rows and the program's rows priced), else the
     explicit stream's CONV_EXPLICIT_INSTRUCTIONS (DEPTHWISE_EXPLICIT_INSTRUCTIONS for the depthwise
     kernel) per program K step, per K step of a strided layer's program again, per output row's A
-    slice of a step and per command. `layer` may be an explore.LayerStack."""
+    slice of a step and per command, and of a double-buffered program (double_buffer [B] or bool:
+    the schedule's; its stream loads the next step's blocks into their other home while the array
+    works on these, the next step's addresses and bounds computed in the loop) per command again
+    and, of one output row, per K step again ("double_buffer", "double_buffer_row"). `layer` may be
+    an explore.LayerStack."""
     depthwise = costmodel._depthwise(layer)
-    pick = lambda key: torch.where(depthwise, DEPTHWISE_EXPLICIT_INSTRUCTIONS[key], CONV_EXPLICIT_INSTRUCTIONS[key])  # noqa: E731
+    pick = lambda key: torch.where(depthwise, torch.tensor(DEPTHWISE_EXPLICIT_INSTRUCTIONS[key], dtype=torch.float64),  # noqa: E731
+                                   torch.tensor(CONV_EXPLICIT_INSTRUCTIONS[key], dtype=torch.float64))     # float64 in a stack too
     programs, steps, strided = terms["programs"], terms["k_steps"], torch.as_tensor(layer.Hstride) != 1
-    explicit = programs * steps * (pick("step") + strided * pick("strided_step")
-                                   + torch.as_tensor(rows, dtype=torch.float64) * pick("slice")) \
-        + terms["commands"] * pick("command")
+    rows_t, db = torch.as_tensor(rows, dtype=torch.float64), torch.as_tensor(double_buffer, dtype=torch.float64)
+    explicit = programs * steps * (pick("step") + strided * pick("strided_step") + rows_t * pick("slice")
+                                   + db * (rows_t.detach() == 1) * pick("double_buffer_row")) \
+        + terms["commands"] * (pick("command") + db * pick("double_buffer"))
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
     loop = loop_conv_instructions(programs, loops, depthwise, strided, costmodel._bias(layer),
                                   torch.as_tensor(layer.P) > 1, torch.as_tensor(rows) > 1)
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
-def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop, last=None) -> torch.Tensor:
+def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop, last=None, double_buffer=False) -> torch.Tensor:
     """End-to-end cycles [B] of a convolution's programs of `rows` output rows whose Gemmini cycles
     are `gemmini` [B] (conv_program_terms' `terms`; loop [B]: the LOOP_CONV_WS a program (one per
     input channel block), 0 for the explicit stream; `last` [B]: where loop > 0, the last program's
@@ -260,10 +266,10 @@ def conv_end_to_end(layer, gemmini, terms, rows, hw_t, loop, last=None) -> torch
     CPU's issue), an explicit stream K step by K step, as the GEMM kernel's (explicit_stream_cycles:
     the CPU issues a step's commands while Gemmini runs the steps before; a 3x3 14x14 32>64 conv in one program of 9
     steps on DIM 64 runs 8,718 cycles alone, its CPU 8,668 and both 9,832 on the ISS, which one
-    program's share of the shorter exposed priced 1.6x)."""
+    program's share of the shorter exposed priced 1.6x). double_buffer: the schedule's (conv_cpu_cycles)."""
     if costmodel._one_program(layer):
         return gemm_end_to_end(gemmini, terms, hw_t, loop_ws=False)
-    cpu, loops = conv_cpu_cycles(layer, terms, rows, loop), torch.as_tensor(loop, dtype=torch.float64)
+    cpu, loops = conv_cpu_cycles(layer, terms, rows, loop, double_buffer), torch.as_tensor(loop, dtype=torch.float64)
     explicit = explicit_stream_cycles(gemmini, cpu, terms["programs"], terms["k_steps"])
     if last is None:
         if bool((loops > 0).any()):
@@ -408,7 +414,7 @@ def conv_schedule_cycles(layer: Layer, schedule: GemmSchedule, hw, *, end_to_end
         return gemmini
     hw_t = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
     return float(conv_end_to_end(layer, torch.tensor([gemmini], dtype=torch.float64), terms, schedule.rows, hw_t,
-                                 torch.tensor([float(loop)]), last)[0])
+                                 torch.tensor([float(loop)]), last, schedule.double_buffer)[0])
 
 
 def conv_schedule_energy(layer: Layer, schedule: GemmSchedule, hw) -> float:
@@ -523,7 +529,8 @@ def conv_program(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, t
                                               conv_end_to_end(layer, explicit, terms, r, (pe, sp_kb, acc_kb), 0)))
             else:
                 candidates.append(conv_end_to_end(layer, _straight_through(explicit, loop_conv[0]), terms, r,
-                                                  (pe, sp_kb, acc_kb), torch.nan_to_num(loop_conv[2]), loop_conv[3]))
+                                                  (pe, sp_kb, acc_kb), torch.nan_to_num(loop_conv[2]), loop_conv[3],
+                                                  double_buffer))
             fits.append((acc_rows <= acc_cap) & ((2 if double_buffer else 1) * sp_rows <= sp_cap))
             energies.append(energy_uj)
     default = torch.full((2, B), math.inf, dtype=torch.float64)
