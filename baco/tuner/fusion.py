@@ -911,8 +911,8 @@ def fuse_result(problem, result, mask, require_gain: bool = True, fill: bool = T
     exact check at rounding: a fusion the compiled program would lose is not chosen) unless
     require_gain=False (what fusing costs: every edge of `mask` that fits, _block_choices' fallback).
     A group whose producer runs its kernel's default program (no schedule in the design) runs its
-    explicit fused program at the faster of the kernels' default blocks and the producer's tile
-    (_group_program); its edge records them ("blocks", "blocks_source" "default" | "tile"), which
+    explicit fused program at the kernels' default blocks or the producer's tile, whichever program
+    has the lower EDP (_group_program); its edge records them ("blocks", "blocks_source" "default" | "tile"), which
     baco.model.lower runs (MobileNetV2 64x64's features.3 + add: 24,207 cycles at 32/32/48, 11,776 at its tile)."""
     terms, hw, graph = problem.fusion_terms, result.hw, problem.fusion
     with torch.no_grad():
@@ -1016,13 +1016,15 @@ def _edges_on(on: torch.Tensor, edges) -> torch.Tensor:
 def _group_program(graph: FusionGraph, edge: Edge, result, choices) -> tuple[float, float, tuple | None]:
     """(cycles, energy µJ, (blocks, source) or None) of a held edge's fused program under the
     compiled-program model on result's design: with `choices` (_block_choices', a default-marked
-    producer) the faster of them (the default's on a tie), else at the producer's tile or,
-    default-marked, the kernels' default blocks."""
+    producer) the one of lowest EDP (its program's cycles x energy, as fuse_result's gate weighs a
+    group; the default's on a tie), else at the producer's tile or, default-marked, the kernels'
+    default blocks."""
     i = graph.instances[edge.producer]
     if choices:
-        program, b, source = min(((fused_program_cycles(graph, edge, result.mappings[i], result.hw, blocks=b), b,
-                                   source) for b, source in choices), key=lambda c: c[0])
-        return program, fused_program_energy(graph, edge, result.mappings[i], result.hw, blocks=b), (b, source)
+        priced = [(fused_program_cycles(graph, edge, result.mappings[i], result.hw, blocks=b),
+                   fused_program_energy(graph, edge, result.mappings[i], result.hw, blocks=b), (b, source))
+                  for b, source in choices]
+        return min(priced, key=lambda c: c[0] * c[1])
     default = result.per_layer[i].schedule_source == "default"
     return (fused_program_cycles(graph, edge, result.mappings[i], result.hw, default=default),
             fused_program_energy(graph, edge, result.mappings[i], result.hw, default=default), None)
