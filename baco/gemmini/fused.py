@@ -36,7 +36,7 @@ from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
 from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, default_gemm_schedule,
-                                   dma_cycles, explicit_program_versions, instructions, overlapped_cycles, pieces)
+                                   dma_cycles, explicit_program_versions, instructions, pieces)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -842,11 +842,11 @@ def fused_instruction_terms(launch: _Launch, kind: str) -> dict:
     return {name: counts[name] for name in FUSED_INSTRUCTIONS[kind]}
 
 
-def _overlapped(gemmini: float, instructions: float, commands: int, k: TimingConstants, loss: float = 0.0) -> dict:
+def _overlapped(gemmini: float, instructions: float, commands: int, k: TimingConstants) -> dict:
     """Gemmini's cycles and the core's instructions issuing them as one report: end to end the
-    slower of the two plus `loss` of the shorter (overlapped_cycles)."""
+    slower of the two."""
     cpu = instructions * k.cpu_cycles_per_instruction
-    return {"cycles": overlapped_cycles(gemmini, cpu, loss), "gemmini": gemmini, "cpu": cpu, "commands": commands}
+    return {"cycles": max(gemmini, cpu), "gemmini": gemmini, "cpu": cpu, "commands": commands}
 
 
 def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, block_k: int, cfg: GemminiConfig,
