@@ -35,8 +35,8 @@ from typing import NamedTuple
 from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.isa import MIN_FEED_ROWS
 from baco.gemmini.loop_ws_timing import LoopWs, local_move_cycles, loop_ws_stream_cycles
-from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, default_gemm_schedule,
-                                   dma_cycles, explicit_program_versions, instructions, pieces)
+from baco.gemmini.schedule import (LOOP_WS_STEP_COMMANDS, Footprint, bias_zero_moves, capacity_problems,
+                                   default_gemm_schedule, dma_cycles, explicit_program_versions, instructions, pieces)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -71,7 +71,9 @@ def dw_pw_footprint(block_rows, block_n, dim) -> Footprint:
 
 
 def _fits(f: Footprint, cfg: GemminiConfig) -> bool:
-    return f.sp_rows <= cfg.sp_rows and f.acc_rows <= cfg.acc_rows
+    """Whether a program's footprint fits `cfg`'s scratchpad and accumulator (the capacity rule,
+    schedule.capacity_problems)."""
+    return not capacity_problems(cfg, f.sp_rows, f.acc_rows)
 
 
 def gemm_chain_double_buffered(block_m: int, block_k: int, H: int, N: int, cfg: GemminiConfig) -> bool:
