@@ -434,18 +434,17 @@ class _Timeline:
         self.st_done = deque((t + dt for t in self.st_done), maxlen=self.st_done.maxlen)
         self.ex_done = deque((t + dt for t in self.ex_done), maxlen=self.ex_done.maxlen)
 
-    def begin_program(self, table: dict, version: str, terms: dict, counts: tuple):
+    def begin_program(self, table: dict, version: str, terms: dict, moves: int):
         """A program of `version` ("edge", "interior", "ragged_k": table's terms unprefixed, "interior_*",
-        "ragged_k_*") starts, of counts = (RoCC commands, mvins and mvouts) as the timeline ran it
-        with the commands arriving for free: its per-command instructions (table's "command") run
-        before each command, the rest (`terms`: term -> how many times, its own, its K steps',
-        column blocks', output tiles') spread evenly over its mvins and mvouts (the ISS's trace: the
-        address arithmetic of the windows and stores and the configs before them, ~20-30
-        instructions a mvin or mvout, ~2-6 a preload or compute)."""
+        "ragged_k_*") starts, of `moves` mvins and mvouts (_program_moves): its per-command
+        instructions (table's "command") run before each command, the rest (`terms`: term -> how
+        many times, its own, its K steps', column blocks', output tiles') spread evenly over its
+        mvins and mvouts (the ISS's trace: the address arithmetic of the windows and stores and the
+        configs before them, ~20-30 instructions a mvin or mvout, ~2-6 a preload or compute)."""
         prefix, cpi = "" if version == "edge" else version + "_", self.k.cpu_cycles_per_instruction
         self.cpc = cpi * table[prefix + "command"]
         others = sum(table.get(prefix + name, 0.0) * n for name, n in terms.items())
-        self.move_cycles = cpi * others / max(counts[1], 1)
+        self.move_cycles = cpi * others / max(moves, 1)
 
     def _ex_entry(self, done: float, cycles: float = 0.0):
         """The core issuing an execute-station command (after `cycles` of instructions), once the
@@ -550,13 +549,20 @@ class _Timeline:
             # the core issues the preloads and computes in order (output column, k step, row tile),
             # each once the execute station has room: the execute command rs_ex before it (of this
             # product or those before) done, a compute's results out of the array
+            # (_ex_entry's arithmetic inlined: this loop is most of the model's time)
             ends = list(itertools.accumulate(feeds))
+            ex_done, size, core = self.ex_done, self.ex_done.maxlen, self.core
             for column_last in lasts:
                 for kk in range(tk):
                     begun = column_last - (tk - 1 - kk) * same
                     for end in ends:
-                        self._ex_entry(begun + end + depth, cpc)      # the preload
-                        self._ex_entry(begun + end + depth, cpc)      # the compute
+                        done = begun + end + depth
+                        for _ in range(2):                          # the preload, the compute
+                            room = ex_done[0] if len(ex_done) == size else 0.0
+                            core += cpc
+                            core = room if room > core else core
+                            ex_done.append(done if done > core else core)
+            self.core = core
         return _Product(columns, last - (tk - 1) * same + feeds[0] + depth)
 
     def store(self, rows, cols, columns: list) -> float:
@@ -616,7 +622,6 @@ class _Launch(NamedTuple):
     tiles: int = 0
     interior_tiles: int = 0
     ragged_k_tiles: int = 0
-    program_counts: dict = {}      # per distinct program: (RoCC commands, mvins and mvouts) (_Timeline.begin_program)
 
     def terms(self) -> dict:
         """FUSED_INSTRUCTIONS' terms: per edge program, its K steps, commands, column blocks and output
@@ -656,10 +661,11 @@ def _acc_zero_tiles(block_rows, block_cols, cfg) -> int:
 
 class _Released(dict):
     """When a program's blocks are free for the next program's mvins to overwrite (block -> time;
-    "steps": the K loop's X and W homes, read by each K step's product, in order)."""
+    "steps": the K loop's X and W homes, read by each K step's product, in order; a list of times
+    shifts as a whole)."""
 
     def later(self, dt: float) -> "_Released":
-        return _Released({name: [s + dt for s in v] if name == "steps" else v + dt for name, v in self.items()})
+        return _Released({name: [s + dt for s in v] if isinstance(v, list) else v + dt for name, v in self.items()})
 
 
 def _k_loop(t: _Timeline, rows, K, bk, cols, double_buffer: bool, steps: list) -> float:
@@ -729,16 +735,25 @@ def _resadd_program(t: _Timeline, rows, cols, K, bm, bn, bk, double_buffer: bool
 TIMED_REPEATS = 3
 
 
-def _timed(t: _Timeline, count: int, run, freed: _Released) -> _Released:
-    """run(freed) -> freed (a program, or a sequence of them, on t) `count` times in a row: the
-    first TIMED_REPEATS timed, the rest taken to repeat the last one's increment."""
+def _end_clock(t: _Timeline) -> float:
+    return t.end
+
+
+def _timed(t: _Timeline, count: int, run, freed: _Released, clock=_end_clock) -> _Released:
+    """run(freed) -> freed (a program, or a sequence of them, or a part of a program, on t) `count`
+    times in a row: the first TIMED_REPEATS timed, the rest taken to repeat the last one's increment
+    of clock(t) (by default the timeline's end) and of its commands and moves."""
     ends = []
     for _ in range(min(count, TIMED_REPEATS)):
+        commands, moves = t.commands, t.moves
         freed = run(freed)
-        ends.append(t.end)
+        ends.append(clock(t))
     if count > TIMED_REPEATS:
-        dt = (count - TIMED_REPEATS) * (ends[-1] - ends[-2])
+        rest = count - TIMED_REPEATS
+        dt = rest * (ends[-1] - ends[-2])
         t.shift(dt)
+        t.commands += rest * (t.commands - commands)
+        t.moves += rest * (t.moves - moves)
         freed = freed.later(dt)
     return freed
 
@@ -749,13 +764,20 @@ def _version(interior_ragged_k) -> str:
     return "interior" if interior else "ragged_k" if ragged_k else "edge"
 
 
-def _chain_launch(M, K, H, N, block_m, block_k, cfg, k, table: dict | None = None,
-                  counts: dict | None = None) -> _Launch:
+def _program_moves(cfg, k, program) -> int:
+    """The mvins and mvouts of one program (program(t) on a timeline of its own, the commands
+    arriving for free): what _Timeline.begin_program spreads the program's instructions over."""
+    t = _Timeline(cfg, k)
+    program(t)
+    return t.moves
+
+
+def _chain_launch(M, K, H, N, block_m, block_k, cfg, k, table: dict | None = None) -> _Launch:
     """The fused chain's programs at the launch's blocks (gemm_chain_blocks), in the grid's order on
     one timeline (each program's mvins overlap the computes and stores of the one before), each at
-    its own rows (the last row block's are those left). `table` (FUSED_INSTRUCTIONS["chain"]) and
-    `counts` (the launch's program_counts with the commands arriving for free): the core issuing
-    the commands (_Timeline.begin_program), the launch's `gemmini` then its end to end."""
+    its own rows (the last row block's are those left). `table` (FUSED_INSTRUCTIONS["chain"]): the
+    core issuing the commands (_Timeline.begin_program), the launch's `gemmini` its end to end;
+    else Gemmini's work alone (the commands arriving for free)."""
     bm, bk = gemm_chain_blocks(M, K, H, N, block_m, block_k, cfg) or (block_m, block_k)
     double_buffer = gemm_chain_double_buffered(bm, bk, H, N, cfg)
     t = _Timeline(cfg, k, issuing=table is not None)
@@ -763,15 +785,17 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k, table: dict | None = Non
 
     def program(rows):
         def run(freed):
-            before, moved = t.commands, t.moves
+            before = t.commands
             if table is not None:
+                if rows not in moves:
+                    moves[rows] = _program_moves(cfg, k, lambda s: _chain_program(
+                        s, rows, K, H, N, bm, bk, double_buffer, _Released(hidden=0.0, out=0.0, steps=[])))
                 t.begin_program(table, _version(explicit_program_versions(rows, H, K, bm, H, bk)),
                                 {"program": 1, "step": _tiles(K, bk),
                                  "column": _tiles(H, cfg.dim) + _tiles(N, cfg.dim),
-                                 "tile": _tiles(rows, cfg.dim) * _tiles(N, cfg.dim)}, counts[rows])
+                                 "tile": _tiles(rows, cfg.dim) * _tiles(N, cfg.dim)}, moves[rows])
             freed = _chain_program(t, rows, K, H, N, bm, bk, double_buffer, freed)
             commands[rows] = t.commands - before
-            moves[rows] = (commands[rows], t.moves - moved)
             return freed
         return run
     runs = _block_sizes(M, bm)
@@ -784,14 +808,12 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k, table: dict | None = Non
     return _launch(max(t.end, t.core), [(commands[rows], n, explicit_program_versions(rows, H, K, bm, H, bk),
                             _tiles(rows, cfg.dim) * _tiles(N, cfg.dim))
                            for rows, n in runs.items()], _tiles(K, bk),
-                   _tiles(H, cfg.dim) + _tiles(N, cfg.dim))._replace(program_counts=moves)
+                   _tiles(H, cfg.dim) + _tiles(N, cfg.dim))
 
 
-def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k, table: dict | None = None,
-                   counts: dict | None = None) -> _Launch:
+def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k, table: dict | None = None) -> _Launch:
     """The GEMM + residual add's programs in the grid's order (pid_m innermost) on one timeline,
-    each at its own rows and columns (`table`, FUSED_INSTRUCTIONS["resadd"], and `counts`: as
-    _chain_launch's)."""
+    each at its own rows and columns (`table`, FUSED_INSTRUCTIONS["resadd"]: as _chain_launch's)."""
     double_buffer = gemm_resadd_double_buffered(block_m, block_n, block_k, cfg)
     t = _Timeline(cfg, k, issuing=table is not None)
     freed, commands, moves = _Released(first=0.0, second=0.0, out=0.0, steps=[]), {}, {}
@@ -799,14 +821,17 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k, table: dict | Non
 
     def program(rows, cols):
         def run(freed):
-            before, moved = t.commands, t.moves
+            before = t.commands
             if table is not None:
+                if (rows, cols) not in moves:
+                    moves[rows, cols] = _program_moves(cfg, k, lambda s: _resadd_program(
+                        s, rows, cols, K, block_m, block_n, block_k, double_buffer,
+                        _Released(first=0.0, second=0.0, out=0.0, steps=[])))
                 t.begin_program(table, _version(explicit_program_versions(rows, cols, K, block_m, block_n, block_k)),
                                 {"program": 1, "step": _tiles(K, block_k),
-                                 "column": _tiles(K, block_k) * _tiles(cols, cfg.dim)}, counts[rows, cols])
+                                 "column": _tiles(K, block_k) * _tiles(cols, cfg.dim)}, moves[rows, cols])
             freed = _resadd_program(t, rows, cols, K, block_m, block_n, block_k, double_buffer, freed)
             commands[rows, cols] = t.commands - before
-            moves[rows, cols] = (commands[rows, cols], t.moves - moved)
             return freed
         return run
 
@@ -825,17 +850,20 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k, table: dict | Non
     return _launch(max(t.end, t.core), [(commands[rows, cols], m * n,
                                          explicit_program_versions(rows, cols, K, block_m, block_n, block_k), 0)
                            for rows, m in rows_runs.items() for cols, n in cols_runs.items()], steps,
-                   columns)._replace(program_counts=moves)
+                   columns)
 
 
-def _end_to_end(build, kind: str, k: TimingConstants) -> dict:
-    """A kernel's programs end to end: build(table) is the launch on its timeline, Gemmini's work
-    with the commands arriving for free (table None), then with the core issuing them
-    (FUSED_INSTRUCTIONS[kind]: _Timeline), its end (or the core's last instruction) the end to end."""
-    launch, table = build(None), FUSED_INSTRUCTIONS[kind]
+def _end_to_end(build, kind: str, k: TimingConstants, alone: bool) -> dict:
+    """A kernel's programs end to end: build(table) is the launch on its timeline with the core
+    issuing the commands (FUSED_INSTRUCTIONS[kind]: _Timeline), its end (or the core's last
+    instruction) the end to end, its counts the core's instructions (`cpu`, in cycles) and RoCC
+    commands; `alone`: also Gemmini's work with the commands arriving for free (`gemmini`: build(None),
+    a second run of the timeline, which the end to end does not need)."""
+    table = FUSED_INSTRUCTIONS[kind]
+    launch = build(table)
     cpu = instructions(fused_instruction_terms(launch, kind), table) * k.cpu_cycles_per_instruction
-    issued = build(table, launch.program_counts)
-    return {"cycles": max(issued.gemmini, cpu), "gemmini": launch.gemmini, "cpu": cpu, "commands": launch.commands}
+    out = {"cycles": max(launch.gemmini, cpu), "cpu": cpu, "commands": launch.commands}
+    return out | {"gemmini": build(None).gemmini} if alone else out
 
 
 def fused_instruction_terms(launch: _Launch, kind: str) -> dict:
@@ -852,24 +880,26 @@ def _overlapped(gemmini: float, instructions: float, commands: int, k: TimingCon
 
 
 def gemm_chain_program_cycles(M: int, K: int, H: int, N: int, block_m: int, block_k: int, cfg: GemminiConfig,
-                              k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
+                              k: TimingConstants = DEFAULT_CONSTANTS, alone: bool = False) -> dict:
     """Cycles of the fused chain's programs (baco.kernels.fused.gemm_chain_kernel), as
-    gemm_program_cycles reports a GEMM's: Gemmini's (`gemmini`: per program the bias rows into the
+    gemm_program_cycles reports a GEMM's: end to end (`cycles`: per program the bias rows into the
     hidden block, per K step the X and W1 blocks and their computes, then the output's bias rows,
     W2, the second product's computes and the stores, the three queues overlapping as the cycle
-    model runs them (_Timeline); each program at its own rows, each K step at its own width, its
-    RoCC commands the compiled stream's), the core's issuing them (`cpu`) and end to end
-    (`cycles`)."""
-    return _end_to_end(lambda *a: _chain_launch(M, K, H, N, block_m, block_k, cfg, k, *a), "chain", k)
+    model runs them (_Timeline) and the core issuing each command; each program at its own rows,
+    each K step at its own width, its RoCC commands the compiled stream's), the core's
+    instructions (`cpu`) and, with `alone`, Gemmini's work with the commands arriving for free
+    (`gemmini`: a second run of the timeline)."""
+    return _end_to_end(lambda *a: _chain_launch(M, K, H, N, block_m, block_k, cfg, k, *a), "chain", k, alone)
 
 
 def gemm_resadd_program_cycles(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, cfg: GemminiConfig,
-                               k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
+                               k: TimingConstants = DEFAULT_CONSTANTS, alone: bool = False) -> dict:
     """Cycles of the GEMM + residual add's programs (gemm_resadd_kernel), as
-    gemm_chain_program_cycles: Gemmini's per program the bias rows, per K step the X and W blocks
-    then their computes, the identity (twice), the two identity products, the residual's scaled
-    load and the stores."""
-    return _end_to_end(lambda *a: _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k, *a), "resadd", k)
+    gemm_chain_program_cycles: per program the bias rows, per K step the X and W blocks then their
+    computes, the identity (twice), the two identity products, the residual's scaled load and the
+    stores (`alone`: also Gemmini's work alone)."""
+    return _end_to_end(lambda *a: _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k, *a), "resadd", k,
+                       alone)
 
 
 class DwPwBlocks(NamedTuple):
