@@ -43,10 +43,15 @@ from baco.kernels.depthwise import depthwise_launch  # noqa: E402
 from baco.kernels.fused_dwpw import dw_pw_launch, reference_dw_pw  # noqa: E402
 from baco.sim.timing import TimingModel  # noqa: E402
 
-# (DIM, N, H, C, K, stride): ragged channels and images, both strides, one and several programs
+# (DIM, N, H, C, K, stride): ragged channels and images, both strides, one and several programs; the
+# last six with input channels not a multiple of DIM and output channels a multiple of BLOCK_N, or
+# the other way round (DW_PW_INSTRUCTIONS' ragged_c_step and ragged_k_block apart: in the first
+# twelve both or neither)
 PROGRAMS = [(16, 1, 7, 17, 33, 1), (16, 1, 13, 33, 17, 2), (16, 1, 15, 65, 65, 1), (16, 2, 13, 65, 33, 2),
             (16, 1, 15, 128, 128, 1), (16, 1, 28, 32, 64, 1), (32, 1, 7, 65, 17, 1), (32, 1, 15, 33, 65, 2),
-            (32, 1, 13, 96, 96, 1), (32, 1, 28, 64, 64, 2), (16, 1, 14, 256, 64, 1), (32, 1, 14, 128, 256, 1)]
+            (32, 1, 13, 96, 96, 1), (32, 1, 28, 64, 64, 2), (16, 1, 14, 256, 64, 1), (32, 1, 14, 128, 256, 1),
+            (16, 1, 15, 40, 64, 1), (16, 1, 15, 64, 40, 1), (32, 1, 13, 72, 64, 1), (32, 1, 14, 64, 72, 2),
+            (16, 1, 9, 24, 128, 1), (16, 1, 11, 96, 24, 2)]
 SMOKE = [(16, 1, 7, 17, 33, 1), (32, 1, 7, 33, 17, 2)]
 # MobileNetV1-like pairs (DIM, N, H, C, K, stride): a stride-2 block of the 28x28 stage, one of the 14x14x512
 # blocks, and stride-1 pairs of a width-0.25 network at 64x64
