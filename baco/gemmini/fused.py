@@ -911,8 +911,9 @@ def _slice_moves(rows, block_m, q, dim) -> list[int]:
 # identical parts of the fused depthwise -> pointwise launch (tap steps, channel blocks, programs,
 # images, column and channel blocks, each level nested in the next) timed in a row before the rest
 # are taken to repeat the last one's increment (_timed): at two (TIMED_REPEATS' three) the model
-# is within 1% on dw_pw_programs.py's 12 programs and five MobileNet-sized pairs (identical on 11
-# of the 17), its cost halved (dw_pw_blocks and the model ~73 -> ~37 ms a pair)
+# is within 2.5% on dw_pw_programs.py's 18 programs and five MobileNet-sized pairs on the default
+# Gemmini (identical on 13 of the 23, the same blocks on all), its cost halved (dw_pw_blocks and
+# the model ~70 -> ~32 ms a pair)
 DW_PW_REPEATS = 2
 
 
