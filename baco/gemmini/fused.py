@@ -510,16 +510,20 @@ class _Timeline:
             # (_ex_entry's arithmetic inlined: this loop is most of the model's time)
             ends = list(itertools.accumulate(feeds))
             ex_done, size, core = self.ex_done, self.ex_done.maxlen, self.core
+            append = ex_done.append
             for column_last in lasts:
                 for kk in range(tk):
                     begun = column_last - (tk - 1 - kk) * same
                     for end in ends:
                         done = begun + end + depth
-                        for _ in range(2):                          # the preload, the compute
-                            room = ex_done[0] if len(ex_done) == size else 0.0
-                            core += cpc
-                            core = room if room > core else core
-                            ex_done.append(done if done > core else core)
+                        room = ex_done[0] if len(ex_done) == size else 0.0      # the preload
+                        core += cpc
+                        core = room if room > core else core
+                        append(done if done > core else core)
+                        room = ex_done[0] if len(ex_done) == size else 0.0      # the compute
+                        core += cpc
+                        core = room if room > core else core
+                        append(done if done > core else core)
             self.core = core
         return _Product(columns, last - (tk - 1) * same + feeds[0] + depth)
 
