@@ -13,7 +13,7 @@ from baco.kernels.conv import conv2d
 from baco.kernels.depthwise import depthwise_conv2d
 from baco.kernels.fused_dwpw import dw_pw_kernel, dw_pw_launch, reference_dw_pw
 from baco.model.zoo import seeded_inputs, with_bn_statistics
-from baco.sim.timing import CommandStream
+from baco.sim.timing import CommandStream, TimingModel
 from baco.tuner import explore, fusion
 from baco.tuner.arch import Hardware
 from baco.tuner.emit import result_dict
@@ -158,6 +158,29 @@ def test_dw_pw_errors_name_the_argument():
         dw_pw_launch(x, wd, bd, wp, bp, blocks=(16, 1, 16), **kw)
     with pytest.raises(ValueError, match="one output pixel and DIM output channels does not fit"):
         dw_pw_launch(x, wd, bd, wp, bp, config=GemminiConfig(sp_banks=1, sp_bank_rows=32, acc_rows=32), **kw)
+
+
+@pytest.mark.parametrize("dim,H,C,K,stride", [(16, 7, 17, 33, 1), (32, 15, 33, 65, 2)])
+def test_dw_pw_model_against_the_iss_and_the_cycle_model(dim, H, C, K, stride):
+    """dw_pw_program_cycles (the programs on the issuing timeline, fused._dw_pw_launch): end to end
+    against the ISS with the cycle model (rdcycle around the launch), Gemmini alone (alone=True)
+    against the cycle model's time of the command stream; a core-bound program (DIM 16: the core's
+    instructions ~the ISS's cycles) and a Gemmini-bound one (DIM 32, stride 2). Measured (benchmarks/
+    dw_pw_programs.py): end to end 0.97x and 1.01x, Gemmini 1.03x and 1.03x."""
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    x, wd, bd, wp, bp = operands(1, H, C, K, seed=H)
+    kw = dict(stride=stride, padding=1, **scales(C))
+    launch = dw_pw_launch(x, wd, bd, wp, bp, config=cfg, **kw)
+    ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    info = ck.run(launch.grid, launch.runtime_args(), timing=TimingModel(cfg))
+    np.testing.assert_array_equal(launch.y, reference_dw_pw(x, wd, bd, wp, bp, **kw))
+    o, P = launch.options, launch.y.shape[1]
+    model = dw_pw_program_cycles(1, H, P, P, C, K, 3, 3, stride, 1, 1, DwPwBlocks(o["BLOCK_M"], o["ROWS"], o["BLOCK_N"]),
+                                 cfg, alone=True)
+    assert model["cycles"] == pytest.approx(info["kernel_cycles"], rel=0.08), (model, info["kernel_cycles"])
+    assert model["gemmini"] == pytest.approx(launch.cycles()["cycles"], rel=0.06)
+    assert (model["gemmini"] > model["cpu"]) == (dim == 32)
+    assert model["cycles"] >= max(model["gemmini"], model["cpu"])
 
 
 # ---- the search and whole models -------------------------------------------------------------
