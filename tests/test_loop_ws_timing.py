@@ -66,6 +66,10 @@ def test_walk_matches_the_cycle_model_on_library_streams():
     (196, 256, 256, 16, (32, 256, 32), True, False),     # a 14x14 256->256 1x1 conv's GEMM
     (666, 340, 19, 32, (32, 32, 32), True, False),       # one-step programs: each LdD first (0.66x before)
     (158, 57, 29, 32, (64, 64, 64), True, False),        # (0.86x before)
+    # a one-step program's ragged B of one column block moved in explicitly over 9 k rows, kept down its
+    # column, A kept along the row: each k step's computes wait for their own rows' mvin (1.24x before,
+    # waiting for the whole B)
+    (93, 116, 258, 32, (96, 32, 288), False, False),
 ])
 def test_walk_matches_the_cycle_model_on_baco_programs(M, N, K, dim, blocks, bias, padded):
     """gemm_loop_ws_loops is the program the compiler emits: the walk of it is within 6% of the
