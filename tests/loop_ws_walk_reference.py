@@ -186,9 +186,11 @@ class _Walk:
         raw_b_ready = lambda kk, c: -math.inf     # noqa: E731
         if lp.raw_b:
             t = max(T[FREED:COMPUTED])
-            if self.cpu:
-                clock = max(clock, t) + lp.cpu * k.cpu_cycles_per_instruction
-                t = clock
+            if self.cpu:   # the instructions before the raw commands run under the loops; those from them on wait
+                after = lp.cpu if lp.raw_cpu is None else lp.raw_cpu
+                start = max(clock + (lp.cpu - after) * k.cpu_cycles_per_instruction, t)
+                clock = start + after * k.cpu_cycles_per_instruction
+                t = start if lp.raw_cpu is not None else clock
             ld = max(ld, t)
             raw_landed = []
             for cycles in raw_b:

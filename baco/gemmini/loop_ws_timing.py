@@ -84,7 +84,9 @@ class LoopWs:
     raw command (a config) comes just before it, so it waits, as explicit mvins do, for every loop
     to have issued its last command (the fused chain's config_st between its loops), and
     `spad_store`: a spad_only loop (Gemmini master), whose StC moves C into the scratchpad (MVOUT_SPAD,
-    one block a command: local moves, no DRAM)."""
+    one block a command: local moves, no DRAM), `raw_cpu`: of `cpu`, the instructions from the first raw
+    command on (an explicit B's mvins and what follows them: they wait with it for the loop unit; the
+    rest runs under the loops before), None: all of them."""
     I: int
     J: int
     K: int
@@ -103,6 +105,7 @@ class LoopWs:
     commands: int = 0
     after_raw: bool = False
     spad_store: bool = False
+    raw_cpu: float | None = None
 
 
 def loop_ws_stream_cycles(loops, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
@@ -402,8 +405,11 @@ class _Walk:
         if lp.raw_b or lp.after_raw:    # explicit mvins of B, a raw command: once every loop has issued its
             t = max(T[FREED:COMPUTED])      # last command; the CPU waits for that, then runs this step's code
             if cpu:
-                clock = max(clock, t) + lp.cpu * k.cpu_cycles_per_instruction
-                t = clock
+                after = lp.cpu if lp.raw_cpu is None else lp.raw_cpu
+                t = max(clock + (lp.cpu - after) * k.cpu_cycles_per_instruction, t)
+                clock = t + after * k.cpu_cycles_per_instruction
+                if lp.raw_cpu is None:
+                    t = clock
             raw_start = max(ld, t)
             ld = raw_start + terms.raw_b
             if lp.raw_b:    # each k step's weights once the mvins of its rows in the slot's half landed
