@@ -21,7 +21,10 @@ Printed per shape: baco's default blocks, baco's cycles on Gemmini alone and end
 with the cycle model, rdcycle around the kernel, as kernels.py), the CPU cycles end to end adds
 ("exposed"), the library's (kernels.py's columns), speed-ups; the tile floor's and the LOOP_WS
 floor's largest speed-up over the library end to end; the LOOP_WS floor's binding term; per DIM
-the geomeans.
+the geomeans. Then per DIM the same runs against the ideal (ideal(): MACs at DIM² a cycle, or the
+bytes A, B and C must move at the modelled DMA bandwidth, whichever is more), each program's
+fraction of it (library and baco, Gemmini alone and end to end), baco's cycles above it ("gap"),
+and what geomean over the library every program at its ideal with no CPU would reach.
 """
 import argparse
 import math
@@ -64,6 +67,48 @@ def loop_ws_floor(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool, k=
             "store": max(terms["store"], store)}
 
 
+def ideal(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool, k=DEFAULT_CONSTANTS) -> dict:
+    """The ideal of C[M×N] = A[M×K]·B[K×N] on `cfg`, any program and no CPU: `compute`, its MACs at
+    DIM² a cycle (the array's peak), and `dram`, the fewest bytes it must move (A and B in once, C
+    out once, int32 or int8) at the modelled bandwidth (a bus beat of dma_bus_bits every beat_cycles;
+    the cycle model's loader and storer are separate units, so the larger of the two); `cycles`
+    the larger of those."""
+    per_cycle = cfg.dma_bus_bits / 8 / k.beat_cycles
+    load = (M * K + K * N) * cfg.input_bytes
+    store = M * N * (cfg.input_bytes if out_int8 else cfg.acc_bytes)
+    compute = M * N * K / cfg.dim ** 2
+    dram = max(load, store) / per_cycle
+    return {"compute": compute, "dram": dram, "cycles": max(compute, dram)}
+
+
+def ideal_table(dim: int, rows: list) -> None:
+    """Per shape the library's and baco's cycles (Gemmini alone, end to end) beside the ideal
+    (ideal()), each as its fraction of the ideal; per DIM the geomeans of baco end to end over the
+    library's and of the library's end to end over the ideal (what baco could reach with no CPU and
+    every program at its ideal)."""
+    geo = lambda r: math.exp(sum(map(math.log, r)) / len(r))  # noqa: E731
+    print(f"DIM {dim}: against the ideal (MACs / DIM^2, and the bytes A, B in and C out once at "
+          f"{DEFAULT_CONSTANTS.beat_cycles:g} cycle a {GemminiConfig().dma_bus_bits // 8}-byte beat); "
+          f"fraction = ideal / cycles")
+    print(f"{'M':>5} {'N':>5} {'K':>5}  {'compute':>10} {'DRAM':>10} {'bound':>7}  {'library':>10} {'e2e':>10} "
+          f"{'baco':>10} {'e2e':>10}  {'lib':>5} {'e2e':>5} {'baco':>5} {'e2e':>5}  {'gap e2e':>8}")
+    for r in rows:
+        i = r["ideal"]
+        frac = [i["cycles"] / r[key] for key in ("lib", "lib_e2e", "baco", "baco_e2e") if r[key]]
+        e2e = f"{r['baco_e2e']:>10,}" if r["baco_e2e"] else f"{'':>10}"
+        gap = r["baco_e2e"] or r["baco"]
+        print(f"{r['M']:>5} {r['N']:>5} {r['K']:>5}  {i['compute']:>10,.0f} {i['dram']:>10,.0f} "
+              f"{'compute' if i['compute'] >= i['dram'] else 'DRAM':>7}  {r['lib']:>10,.0f} {r['lib_e2e']:>10,.0f} "
+              f"{r['baco']:>10,.0f} {e2e}  " + " ".join(f"{f:>5.3f}" for f in frac) +
+              f"  {gap - i['cycles']:>8,.0f}")
+    ours = [r["lib_e2e"] / (r["baco_e2e"] or r["baco"]) for r in rows]
+    bound = [r["lib_e2e"] / r["ideal"]["cycles"] for r in rows]
+    print(f"DIM {dim}, {len(rows)} shapes: baco / library end to end geomean {geo(ours):.3f}x; every program at "
+          f"its ideal with no CPU {geo(bound):.3f}x; baco's fraction of the ideal (geomean) "
+          f"{geo([(r['ideal']['cycles'] / (r['baco_e2e'] or r['baco'])) for r in rows]):.3f}, the library's "
+          f"end to end {geo([r['ideal']['cycles'] / r['lib_e2e'] for r in rows]):.3f}\n")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dims", type=int, nargs="+", default=[16])
@@ -84,7 +129,7 @@ def main(argv=None) -> int:
         print(f"{'M':>5} {'N':>5} {'K':>5}  {'baco blocks':>12} {'alone':>10} {'e2e':>10} {'exposed':>7}  "
               f"{'library':>10} {'e2e':>10}  {'e2e x':>6}  {'tile bound':>10} {'LOOP_WS floor':>13} {'binding':>8} "
               f"{'bound':>6}")
-        rows = []
+        rows, table = [], []
         for M, N, K in shapes:
             s = default_gemm_schedule(M, N, K, cfg, False)
             ours = time_baco(M, N, K, cfg, False, s)["cycles"]
@@ -95,6 +140,8 @@ def main(argv=None) -> int:
             terms = loop_ws_floor(M, N, K, cfg, False)
             floor = checked_floor(terms, f"{M}x{N}x{K} (LOOP_WS)", baco=ours, library=lib)
             rows.append((lib_e2e / e2e if e2e else lib / ours, lib_e2e / tile, lib_e2e / floor))
+            table.append(dict(M=M, N=N, K=K, lib=lib, lib_e2e=lib_e2e, baco=ours, baco_e2e=e2e,
+                              ideal=ideal(M, N, K, cfg, False)))
             e2e_text = f"{e2e:>10,} {e2e - ours:>7,.0f}" if e2e else f"{'':>10} {'':>7}"
             print(f"{M:>5} {N:>5} {K:>5}  {f'{s.block_m}/{s.block_n}/{s.block_k}':>12} {ours:>10,.0f} {e2e_text}  "
                   f"{lib:>10,.0f} {lib_e2e:>10,.0f}  {rows[-1][0]:>5.2f}x  {rows[-1][1]:>9.2f}x {floor:>13,.0f} "
@@ -103,6 +150,7 @@ def main(argv=None) -> int:
         print(f"DIM {dim}, {len(rows)} shapes: baco {'end to end' if not args.no_e2e else 'alone'} geomean "
               f"{geo(got):.3f}x; the largest speed-up a program can have end to end (no CPU): tile floor "
               f"{geo(tile_b):.3f}x, LOOP_WS floor {geo(ws_b):.3f}x\n")
+        ideal_table(dim, table)
     return 0
 
 

@@ -183,19 +183,31 @@ class _Walk:
         slot = self.n % CONCURRENT_LOOPS
         self.n += 1
         I, J, K = lp.I, lp.J, lp.K
-        raw_b_ready = -math.inf
+        raw_b_ready = lambda kk, c: -math.inf     # noqa: E731
         if lp.raw_b:
             t = max(T[FREED:COMPUTED])
-            if self.cpu:
-                clock = max(clock, t) + lp.cpu * k.cpu_cycles_per_instruction
-                t = clock
+            if self.cpu:   # the instructions before the raw commands run under the loops; those from them on wait
+                after = lp.cpu if lp.raw_cpu is None else lp.raw_cpu
+                start = max(clock + (lp.cpu - after) * k.cpu_cycles_per_instruction, t)
+                clock = start + after * k.cpu_cycles_per_instruction
+                t = start if lp.raw_cpu is not None else clock
             ld = max(ld, t)
+            raw_landed = []
             for cycles in raw_b:
                 ld += cycles
+                raw_landed.append(ld + lat)
             row = sum(raw_b) / len(raw_b)
             for r in reversed(range(len(raw_b))):
                 self._push(self.ld_ring, ld - r * row + lat)
-            raw_b_ready = ld + lat
+            # the copy in this loop's slot's half: a mvin per k row (DIM rows) and MAX_BLOCK_LEN-block chunk,
+            # each k step's chunk once its own mvin landed (a transposed B's: the whole copy)
+            per_half = len(raw_b) // lp.raw_b_halves
+            copy = raw_landed[(slot % lp.raw_b_halves) * per_half:][:per_half]
+            raw_chunks = -(-J // mbl)
+            if lp.b_transposed or per_half != K * raw_chunks:
+                raw_b_ready = lambda kk, c: copy[-1]    # noqa: E731
+            else:
+                raw_b_ready = lambda kk, c: copy[kk * raw_chunks + c]    # noqa: E731
         elif self.cpu:
             clock += lp.cpu * k.cpu_cycles_per_instruction
         arrival = max(T[FREED + slot], clock if self.cpu else 0.0)
@@ -249,7 +261,7 @@ class _Walk:
         chunks = -(-J // width)
         for kk in range(K):
             a_k, b_k = a_off[kk], b_off[kk]
-            b0 = max(landed(b_k[0]), raw_b_ready) if lp.load_b else raw_b_ready
+            b0 = max(landed(b_k[0]), raw_b_ready(kk, 0)) if lp.load_b else raw_b_ready(kk, 0)
             start = b0 + d if b0 > e else e
             if lp.load_a:
                 start = max(start, landed(a_k[0]))
@@ -268,7 +280,7 @@ class _Walk:
             for c in range(chunks):
                 n = min(width, J - c * width) - (c == 0)
                 if n:
-                    t = max(t, landed(b_k[c]) if lp.load_b else raw_b_ready) + n * group
+                    t = max(t, landed(b_k[c]) if lp.load_b else raw_b_ready(kk, c)) + n * group
             e = max(t, start + occ[0] + depth)
         ex = max(t, last_read)
         # the last compute ended before the array takes new weights (DIM rows after a short compute)

@@ -23,15 +23,17 @@ ODD_CONSTANTS = TimingConstants(dram_latency=23.5, beat_cycles=1.25, dma_cmd_ove
 
 def random_loop(rng: random.Random, d: int) -> LoopWs:
     """A LoopWs with any combination of the walk's cases: padded edges, operands moved or resident,
-    B moved explicitly (raw_b) or transposed, a bias, C stored int32 or int8 or not at all."""
+    B moved explicitly (raw_b; of the CPU's instructions all, some or none from its mvins on) or
+    transposed, a bias, C stored int32 or int8 or not at all."""
     size = lambda: rng.choice([1, 1, 2, 2, 3, 4, 5, 7, 9, 16])   # noqa: E731
     pad = lambda: rng.randrange(d) if rng.random() < 0.5 else 0   # noqa: E731
     load_b = rng.random() < 0.75
     raw_b = rng.randrange(1, d + 1) if (not load_b and rng.random() < 0.7) or rng.random() < 0.05 else 0
+    cpu = rng.choice([0.0, 13.0, 47.2, 400.0, rng.uniform(0, 5000)])
+    raw_cpu = rng.choice([None, 0.0, cpu, rng.uniform(0, cpu)]) if raw_b else None   # of cpu, from the raw mvins on
     return LoopWs(size(), size(), size(), pad(), pad(), pad(), load_a=rng.random() < 0.8, load_b=load_b,
                   bias=rng.random() < 0.3, store=rng.random() < 0.6, full_c=rng.random() < 0.5, raw_b=raw_b,
-                  b_transposed=rng.random() < 0.2, cpu=rng.choice([0.0, 13.0, 47.2, 400.0, rng.uniform(0, 5000)]),
-                  commands=rng.randrange(12))
+                  b_transposed=rng.random() < 0.2, cpu=cpu, commands=rng.randrange(12), raw_cpu=raw_cpu)
 
 
 def random_items(rng: random.Random, d: int, depth: int) -> list:

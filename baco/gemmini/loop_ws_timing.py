@@ -84,7 +84,9 @@ class LoopWs:
     raw command (a config) comes just before it, so it waits, as explicit mvins do, for every loop
     to have issued its last command (the fused chain's config_st between its loops), and
     `spad_store`: a spad_only loop (Gemmini master), whose StC moves C into the scratchpad (MVOUT_SPAD,
-    one block a command: local moves, no DRAM)."""
+    one block a command: local moves, no DRAM), `raw_cpu`: of `cpu`, the instructions from the first raw
+    command on (an explicit B's mvins and what follows them: they wait with it for the loop unit; the
+    rest runs under the loops before), None: all of them."""
     I: int
     J: int
     K: int
@@ -103,6 +105,7 @@ class LoopWs:
     commands: int = 0
     after_raw: bool = False
     spad_store: bool = False
+    raw_cpu: float | None = None
 
 
 def loop_ws_stream_cycles(loops, cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> dict:
@@ -398,14 +401,20 @@ class _Walk:
         ld, ex, st, clock = T[LD], T[EX], T[ST], T[CLOCK]
         slot = self.n % CONCURRENT_LOOPS
         self.n += 1
-        raw_b_ready = -math.inf
+        raw_steps = None
         if lp.raw_b or lp.after_raw:    # explicit mvins of B, a raw command: once every loop has issued its
             t = max(T[FREED:COMPUTED])      # last command; the CPU waits for that, then runs this step's code
             if cpu:
-                clock = max(clock, t) + lp.cpu * k.cpu_cycles_per_instruction
-                t = clock
-            ld = max(ld, t) + terms.raw_b
-            raw_b_ready = ld + lat if lp.raw_b else -math.inf
+                after = lp.cpu if lp.raw_cpu is None else lp.raw_cpu
+                t = max(clock + (lp.cpu - after) * k.cpu_cycles_per_instruction, t)
+                clock = t + after * k.cpu_cycles_per_instruction
+                if lp.raw_cpu is None:
+                    t = clock
+            raw_start = max(ld, t)
+            ld = raw_start + terms.raw_b
+            if lp.raw_b:    # each k step's weights once the mvins of its rows in the slot's half landed
+                raw_steps = [(raw_start + first, raw_start + wait)
+                             for first, wait in terms.raw_steps[slot % lp.raw_b_halves]]
             self._push(self.LDR, self.ld_ring,
                        (ld - r * terms.raw_b_row + lat for r in reversed(range(terms.raw_b_cmds))))
         elif cpu:
@@ -430,9 +439,10 @@ class _Walk:
         # form: _LoopTerms; loads after the cut from t1)
         e = max(ex, 0.0 if lp.bias else first_read)
         d, computes, group, rest, first_depth = cfg.dim, terms.computes, terms.group, terms.rest, terms.first_depth
-        rest_raw = raw_b_ready + rest if terms.rest_waits_raw_b else -math.inf
         t = start = last = e
-        for first, first_after, a_first, a_first_after, a_wait, a_wait_after, b_wait, b_wait_after in terms.steps:
+        for kk, (first, first_after, a_first, a_first_after, a_wait, a_wait_after, b_wait, b_wait_after) in \
+                enumerate(terms.steps):
+            raw_b_ready, rest_raw = raw_steps[kk] if raw_steps else (-math.inf, -math.inf)
             ready = max(t0 + first, t1 + first_after, raw_b_ready)
             start = ready + d if ready > e else e       # late weights move in alone
             # and A's first rows, and the first k step's computes their bias rows (a loop that moves
@@ -503,7 +513,7 @@ class _LoopTerms:
       after the cut)."""
     __slots__ = ("raw_b", "raw_b_row", "raw_b_cmds", "ldd", "ldd_row", "ldd_cmds", "bias_wait", "loads", "load_ends",
                  "a_lead",
-                 "steps", "computes", "group", "rest", "rest_waits_raw_b", "first_depth", "ex_tail", "ex_back",
+                 "steps", "computes", "group", "rest", "raw_steps", "first_depth", "ex_tail", "ex_back",
                  "stores")
 
     def __init__(self, lp: LoopWs, cfg: GemminiConfig, k: TimingConstants, cut=None):
@@ -549,7 +559,7 @@ class _LoopTerms:
         for c in reversed(range(len(groups))):
             after[c] = (after[c + 1] if c + 1 < len(groups) else 0.0) + groups[c] * group
         self.rest = after[0]
-        self.rest_waits_raw_b = bool(self.rest) and not lp.load_b
+        self.raw_steps = self._raw_steps(lp, raw, groups, after, cfg, k)
         self.first_depth = occ[0] + k.array_depth_factor * d
         n_ex = I * J * lp.K
         backs = []              # the last computes' ends before the last's, newest first (k -> j -> i)
@@ -576,6 +586,33 @@ class _LoopTerms:
             steps.append((*first, *a_first, *a_max, *b_max))
         self.steps = steps
         self.stores = self._stores(lp, cfg, k, before, a_wait_last if lp.load_a else None)
+
+    @staticmethod
+    def _raw_steps(lp, raw, groups, after, cfg, k) -> list:
+        """Per scratchpad half an explicitly moved B goes into (in the order of its copies), per k step:
+        (when the mvin of the step's first weight chunk landed, the latest chunk's landing plus the
+        groups from it on, -inf when LdB moves the weights), from the first mvin's start. The mvins move a copy a k row (DIM rows) of
+        MAX_BLOCK_LEN-block chunks at a time, and each compute waits for its own rows only (the cycle
+        model's row hazards), so a step's weights need not wait for the rows of the steps after it.
+        A transposed B's rows are not k rows: all of its copy first."""
+        if not lp.raw_b:
+            return []
+        lat, per_half = k.dram_latency, len(raw) // lp.raw_b_halves
+        ends = list(itertools.accumulate(raw))
+        chunks = -(-lp.J // cfg.max_block_len)
+        out = []
+        for h in range(lp.raw_b_halves):
+            steps = []
+            for kk in range(lp.K):
+                if lp.b_transposed or per_half != lp.K * chunks:
+                    whole = ends[(h + 1) * per_half - 1] + lat
+                    land = [whole] * len(groups)
+                else:
+                    land = [ends[h * per_half + kk * chunks + c] + lat for c in range(chunks)]
+                rest = max((x + a for x, a, n in zip(land, after, groups) if n), default=-math.inf)
+                steps.append((land[0], -math.inf if lp.load_b else rest))
+            out.append(steps)
+        return out
 
     def _stores(self, lp, cfg, k, before, a_wait_last) -> list:
         if not lp.store:

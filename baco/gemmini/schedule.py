@@ -626,6 +626,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
             elif last:      # an explicitly moved B's mvins just before the LOOP_WS, which then moves none
                 moved = terms["last"]["explicit_b"]
                 loops.append(LoopWs(**dict(step, cpu=instructions({**terms["step"], **terms["last"]}, c),
+                                           raw_cpu=instructions(terms["last"], c) if moved else None,
                                            commands=LOOP_WS_STEP_COMMANDS + terms["last"]["mvin"],
                                            load_b=load_b and not moved, raw_b=kk if moved else 0,
                                            raw_b_halves=_explicit_b_halves(-(-K // s.block_k)))))
