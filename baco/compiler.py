@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from mlir.ir import MLIRError
 
-from baco.codegen.translate import to_llvm_ir
+from baco.codegen.translate import fold_grid_queries, to_llvm_ir
 from baco.dialects import parse_module
 from baco.errors import CompilationError
 from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
@@ -254,8 +254,9 @@ def _prune_now_and_then(cdir: Path) -> None:
     prune_cache(cdir, cache_limit_bytes())
 
 
-def _cache_key(text: str, name: str, options: CompileOptions) -> str:
-    blob = json.dumps([text, name, options.lowering_key(), compiler_fingerprint()], sort_keys=True)
+def _cache_key(text: str, name: str, options: CompileOptions, grid=None) -> str:
+    blob = json.dumps([text, name, options.lowering_key(), compiler_fingerprint()]
+                      + ([] if grid is None else [list(grid)]), sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
@@ -267,13 +268,14 @@ def compile_module(text: str, name: str, options: CompileOptions | None = None, 
     of the LLVM IR (CompileOptions.lowering_key); the backends cache what they build from it by the IR.
     `fixed`: integer parameters the module's code treats as constants ({name: value}), which
     every launch must pass unchanged; `grid`: the three grid axes the code was generated for
-    (KernelCodegen's), which every launch must run."""
+    (KernelCodegen's), which every launch must run: the grid queries the passes add fold too
+    (codegen.translate.fold_grid_queries; the grid is then part of the disk cache's key)."""
     options = CompileOptions.of() if options is None else options
     if not isinstance(options, CompileOptions):
         raise TypeError(f"options must be a CompileOptions, got {type(options).__name__} {options!r}")
     dump_dir = dump_dir or os.environ.get("BACO_DUMP_IR") or None
     cdir = cache_dir()
-    cached = cdir / f"{_cache_key(text, name, options)}.ll" if cdir else None
+    cached = cdir / f"{_cache_key(text, name, options, grid)}.ll" if cdir else None
     llvm_ir = None
     if cached is not None and not dump_dir:
         t0 = time.perf_counter()
@@ -286,6 +288,8 @@ def compile_module(text: str, name: str, options: CompileOptions | None = None, 
     if llvm_ir is None:
         res = run_pipeline(text, options, dump_dir=dump_dir, name=name)
         t0 = time.perf_counter()
+        if grid is not None:     # the passes' own grid queries (the frontend folded the kernel's)
+            fold_grid_queries(res.module, grid)
         llvm_ir = to_llvm_ir(res.module)
         res.stage_seconds["translate"] = time.perf_counter() - t0
         if res.dump_dir:

@@ -262,6 +262,10 @@ def test_grid_specialized_bit_exact(shape):
         grid = tuple(launch.grid) + (1,) * (3 - len(launch.grid))
         assert ck.grid == grid
         assert set(_grid_calls(ck)) == {axis for axis in (0, 1) if grid[axis] > 1}
+        # the passes' own queries (first-program configs, one-row grid tests) fold too
+        calls = re.findall(r"call i64 @baco_(program_id|num_programs)\(i64 (\d)\)", ck.llvm_ir)
+        assert {int(axis) for name, axis in calls} <= {axis for axis in (0, 1) if grid[axis] > 1}
+        assert all(name == "program_id" for name, _ in calls)
 
 
 @pytest.mark.parametrize("shape", [(1, 1, 65), (65, 1, 33), (33, 65, 17)], ids=lambda s: "x".join(map(str, s)))
@@ -302,6 +306,10 @@ def test_grid_in_the_cache_key():
     anyg = launch.kernel.compile(*launch.args, target="sim", specialize_shapes=True, **launch.options)
     assert len({id(first), id(other), id(anyg)}) == 3
     assert first.baco_ir != other.baco_ir != anyg.baco_ir    # the disk cache keys on the IR
+    # and on the grid, which the passes' grid queries fold to (two grids may share the kernel's IR)
+    from baco.compiler import _cache_key
+    keys = {_cache_key(first.baco_ir, "k", first.options, g) for g in (None, (3, 5, 1), (4, 5, 1))}
+    assert len(keys) == 3
     # unspecialized: one compile whatever the grid
     plain = launch.compiled("sim", specialize_shapes=False)
     assert launch.kernel.compile(*launch.args, target="sim", specialize_shapes=False, grid=(3, 1),
