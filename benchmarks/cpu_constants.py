@@ -241,7 +241,7 @@ def gemm_row(dim, M, N, K, bias):
         options["bias_ptr"] = rng.integers(-1000, 1000, N).astype(np.int32)
         runtime.append(options["bias_ptr"])
     grid = (-(-M // s.block_m), -(-N // s.block_n))
-    info = matmul_kernel.compile(*args, target="iss", **options, loop_ws=False).run(grid, runtime)
+    info = matmul_kernel.compile(*args, target="iss", **options, loop_ws=False, grid=grid).run(grid, runtime)
     model = explicit_gemm_program_cycles(M, N, K, s, cfg, bias, bias=bias)
     name = f"GEMM {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}{' bias int8' if bias else ''}"
     return name, model["terms"], info["instructions"]
@@ -259,7 +259,7 @@ def loop_ws_row(dim, M, N, K, bm, bn, bk, b_padded):
     b = rng.integers(-128, 128, (padded_rows(K, dim) if b_padded else K, N), dtype=np.int8)
     args = [a, b, np.zeros((M, N), np.int32), M, N, K, K, 1, N, 1, N, 1, 1.0]
     grid = (-(-M // s.block_m), -(-N // s.block_n))
-    ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s)
+    ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s, grid=grid)
     count = ck.run(grid, args)["kernel_cycles"]
     terms = loop_ws_launch_terms(M, N, K, s, cfg, b_padded=b_padded)
     name = f"LOOP_WS {M}x{N}x{K} DIM {dim} {s.block_m}/{s.block_n}/{s.block_k}{' padded B' if b_padded else ''}"

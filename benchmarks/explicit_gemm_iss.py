@@ -57,7 +57,7 @@ def measured(M, N, K, s, cfg, out_int8, bias) -> dict:
         options["bias_ptr"] = np.zeros(N, np.int32)
         runtime.append(options["bias_ptr"])
     grid = (-(-M // s.block_m), -(-N // s.block_n))
-    iss = matmul_kernel.compile(*args, target="iss", **options).run(grid, runtime, timing=TimingModel(cfg))
+    iss = matmul_kernel.compile(*args, target="iss", grid=grid, **options).run(grid, runtime, timing=TimingModel(cfg))
     tm = TimingModel(cfg)
     matmul_kernel.compile(*args, target="sim", **options).run(grid, runtime, model=CommandStream(),
                                                               observers=[tm.observe])
