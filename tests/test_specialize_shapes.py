@@ -141,6 +141,7 @@ def test_a_program_links_one_function_per_shape(tmp_path):
     build = build_program_elf(p, tmp_path / "p.elf", input=x, expected=expected)
     assert sorted(build.kernels.values()) == [["fc1", "fc2"], ["fc3"]]
     assert all(set(step.kernel.fixed) >= {"M", "N", "K"} for step in p.steps)
+    assert all(step.kernel.grid == step.grid == (1, 2 if step.name != "fc3" else 1, 1) for step in p.steps)
     run = run_program(build)
     assert run.passed
     np.testing.assert_array_equal(run.output, expected)
@@ -341,3 +342,18 @@ def test_num_programs_folded(grid):
     assert "baco.num_programs" not in ck.baco_ir
     blocks = x.reshape(grid[0], 16, grid[1], 16)[::-1, :, ::-1, :]
     np.testing.assert_array_equal(y, 2 * blocks.reshape(x.shape))
+
+
+def test_a_program_step_refuses_a_kernel_compiled_for_another_grid():
+    from baco.codegen.program import Program
+    a, b = _operands(17, 33, 65)
+    launch = matmul_launch(a, b, block=(16, 16, 16))
+    ck = launch.compiled("iss")
+    assert ck.grid == (2, 3, 1)
+    p = Program()
+    x, w = p.input("x", np.int8, a.shape), p.weights("w", b)
+    y = p.output("y", np.int32, (17, 33))
+    args = [x, w, y, *launch.args[3:]]
+    with pytest.raises(ValueError, match=r"step 'mm'.*compiled for the grid \(2, 3, 1\)"):
+        p.launch("mm", ck, (2, 2), args, outputs=[y])
+    p.launch("mm", ck, (2, 3), args, outputs=[y])
