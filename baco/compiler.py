@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from mlir.ir import MLIRError
 
-from baco.codegen.translate import to_llvm_ir
+from baco.codegen.translate import fold_grid_queries, to_llvm_ir
 from baco.dialects import parse_module
 from baco.errors import CompilationError
 from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
@@ -93,6 +93,9 @@ class CompiledKernel:
     # integer parameters the JIT compiled as constants ({name: value}: with specialize_shapes the
     # launch's integers, else those equal to 1)
     fixed: dict = field(default_factory=dict)
+    # the grid's three axes the JIT compiled the code for (program ids and sizes constants), which
+    # every launch must run; None: any grid
+    grid: tuple | None = None
 
     @property
     def target(self) -> str:
@@ -170,12 +173,21 @@ class CompiledKernel:
                                      "constant in its code); compile it for this value")
             elif isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, float, np.integer, np.floating)):
                 raise TypeError(f"{what} must be a float, got {type(a).__name__} {a!r}")
-        return launch_grid(grid, self.name)
+        return self.check_grid(grid)
+
+    def check_grid(self, grid) -> tuple[int, ...]:
+        """The grid as integers, refused (ValueError) if the kernel was compiled for another."""
+        grid = launch_grid(grid, self.name)
+        if self.grid is not None and tuple(grid) + (1,) * (3 - len(grid)) != self.grid:
+            raise ValueError(f"{self.name}: grid {grid}: the kernel was compiled for the grid {self.grid} (its "
+                             "program ids and sizes constants in its code); compile it for this grid")
+        return grid
 
     def build_elf(self, grid, args, path, expected=None):
         """A bare-metal ELF running this launch; with `expected` ({array index:
         array}) it checks its own result and exits 0 iff bit-exact."""
         from baco.codegen.riscv import RiscvKernel
+        grid = self.check_grid(grid)
         backend = self._backend if isinstance(self._backend, RiscvKernel) else \
             RiscvKernel(self.llvm_ir, self.name, self.signature, self.config)
         return backend.build_elf(grid, args, path, expected)
@@ -242,25 +254,28 @@ def _prune_now_and_then(cdir: Path) -> None:
     prune_cache(cdir, cache_limit_bytes())
 
 
-def _cache_key(text: str, name: str, options: CompileOptions) -> str:
-    blob = json.dumps([text, name, options.lowering_key(), compiler_fingerprint()], sort_keys=True)
+def _cache_key(text: str, name: str, options: CompileOptions, grid=None) -> str:
+    blob = json.dumps([text, name, options.lowering_key(), compiler_fingerprint()]
+                      + ([] if grid is None else [list(grid)]), sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:32]
 
 
 def compile_module(text: str, name: str, options: CompileOptions | None = None, *,
-                   dump_dir: str | None = None, fixed: dict | None = None) -> CompiledKernel:
+                   dump_dir: str | None = None, fixed: dict | None = None, grid: tuple | None = None) -> CompiledKernel:
     """Compile a BACO-dialect module with `options` (default: CompileOptions.of(), the default
     Gemmini, WS, LOOP_WS as BACO_LOOP_WS says): the target, the Gemmini and the schedule choices
     the passes honour (see baco.gemmini.schedule). The options but the target are the disk cache's key
     of the LLVM IR (CompileOptions.lowering_key); the backends cache what they build from it by the IR.
     `fixed`: integer parameters the module's code treats as constants ({name: value}), which
-    every launch must pass unchanged."""
+    every launch must pass unchanged; `grid`: the three grid axes the code was generated for
+    (KernelCodegen's), which every launch must run: the grid queries the passes add fold too
+    (codegen.translate.fold_grid_queries; the grid is then part of the disk cache's key)."""
     options = CompileOptions.of() if options is None else options
     if not isinstance(options, CompileOptions):
         raise TypeError(f"options must be a CompileOptions, got {type(options).__name__} {options!r}")
     dump_dir = dump_dir or os.environ.get("BACO_DUMP_IR") or None
     cdir = cache_dir()
-    cached = cdir / f"{_cache_key(text, name, options)}.ll" if cdir else None
+    cached = cdir / f"{_cache_key(text, name, options, grid)}.ll" if cdir else None
     llvm_ir = None
     if cached is not None and not dump_dir:
         t0 = time.perf_counter()
@@ -273,6 +288,8 @@ def compile_module(text: str, name: str, options: CompileOptions | None = None, 
     if llvm_ir is None:
         res = run_pipeline(text, options, dump_dir=dump_dir, name=name)
         t0 = time.perf_counter()
+        if grid is not None:     # the passes' own grid queries (the frontend folded the kernel's)
+            fold_grid_queries(res.module, grid)
         llvm_ir = to_llvm_ir(res.module)
         res.stage_seconds["translate"] = time.perf_counter() - t0
         if res.dump_dir:
@@ -285,7 +302,7 @@ def compile_module(text: str, name: str, options: CompileOptions | None = None, 
             tmp.replace(cached)
             _prune_now_and_then(cdir)
     ck = CompiledKernel(name, options, kernel_signature(text, name), text, stage_ir, llvm_ir, seconds, dump_dir,
-                        fixed=dict(fixed or {}))
+                        fixed=dict(fixed or {}), grid=None if grid is None else tuple(grid))
     try:
         ck.backend   # build the JIT / object now so compile errors surface at compile time
     except RuntimeError as e:     # llvmlite, clang/lld: internal, but reported as this kernel's error

@@ -118,10 +118,10 @@ def _gemm_launch(M, N, K, cfg, schedule, out_int8, seed, target="sim", loop_ws=T
     c = np.zeros((M, N), dtype=np.int8 if out_int8 else np.int32)
     scale = output_scale(K) if out_int8 else 1.0
     args = [a, b, c, M, N, K, K, 1, N, 1, N, 1, scale]
-    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, target=target,
-                               loop_ws=loop_ws, **({"bias_ptr": d} if bias else {}))
-    args += [d] if bias else []         # the bias, the last runtime argument (KernelLaunch's order)
     grid = (-(-M // schedule.block_m), -(-N // schedule.block_n))
+    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=out_int8, config=cfg, schedule=schedule, target=target,
+                               loop_ws=loop_ws, grid=grid, **({"bias_ptr": d} if bias else {}))
+    args += [d] if bias else []         # the bias, the last runtime argument (KernelLaunch's order)
     ref = reference(a, b, bias=d, out="int8" if out_int8 else "int32", scale=scale, schedule=schedule)
     return ck, grid, args, ref
 
@@ -200,7 +200,7 @@ def run_conv(layer: Layer, cfg: GemminiConfig, schedule: GemmSchedule | None, *,
     shape = (N, P, Q, C, K) if full else \
         (1, min(P, 2), min(Q, 2 * blocks.block_m), min(C, 2 * blocks.block_k), min(K, 2 * blocks.block_n))
     launch, ref = _conv_launch(layer, shape, cfg, schedule, seed)
-    ck = launch.kernel.compile(*launch.args, target=target, **launch.options)
+    ck = launch.compiled(target)
     ck.run(launch.grid, launch.runtime_args(), observers=[tm.observe] if target == "sim" and full else [])
     if full and target == "sim":
         tm.fence()
@@ -215,7 +215,7 @@ def _iss_end_to_end(kernel, grid, args, options, cfg, bias=None) -> Measured:
     reads around its grid loop and fence (the CPU issuing every command), and Gemmini's energy
     (`bias`: the launch's bias array, options' bias_ptr, its last runtime argument)."""
     tm = TimingModel(cfg)
-    run = kernel.compile(*args, target="iss", **options).run(grid, args + ([] if bias is None else [bias]), timing=tm)
+    run = kernel.compile(*args, target="iss", grid=grid, **options).run(grid, args + ([] if bias is None else [bias]), timing=tm)
     return Measured(run["kernel_cycles"], tm.report()["energy_uj"])
 
 

@@ -264,8 +264,9 @@ def end_to_end(kernel, grid, args, options, cfg, runtime=None) -> dict:
     self-check; the CPU at one instruction per cycle issues the commands and waits on Gemmini's
     queues): `kernel_cycles` (rdcycle around the grid loop and its fence, as the C library's perf
     tests time a kernel), RISC-V `instructions` of the run and RoCC `commands`. `runtime`: the
-    run's arguments when they are not `args` (an optional bias after them)."""
-    ck = kernel.compile(*args, target="iss", **options)
+    run's arguments when they are not `args` (an optional bias after them). Compiled for its grid,
+    as a launch is (a shape-specialized kernel folds it)."""
+    ck = kernel.compile(*args, target="iss", grid=grid, **options)
     return ck.run(grid, runtime or args, timing=TimingModel(cfg))
 
 

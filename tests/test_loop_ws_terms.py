@@ -12,7 +12,7 @@ from baco.gemmini import schedule
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS,
                                    GemmSchedule, _loop_field_sum,
-                                   gemm_loop_ws_loops, last_step_form, loop_conv_instructions, loop_ws_instructions,
+                                   gemm_loop_ws_loops, grid_axes, last_step_form, loop_conv_instructions, loop_ws_instructions,
                                    loop_ws_launch_terms, ragged_k_loop)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.tuner.kernel_model import conv_cpu_cycles
@@ -57,11 +57,14 @@ def test_the_closed_form_is_the_launch_terms_of_whole_steps():
             terms = loop_ws_launch_terms(M, N, K, s, cfg, b_transposed, b_padded)
             programs, steps = terms["program"], -(-K // s.block_k)
             ragged = ragged_k_loop(K, s.block_k)
-            assert loop_ws_instructions(programs, steps, N, K, ragged) == pytest.approx(charged(terms), rel=1e-12)
-            as_tensors = loop_ws_instructions(*(torch.tensor([float(v)], dtype=torch.float64)
-                                                for v in (programs, steps, N, K)),
-                                              ragged_k_loop(*(torch.tensor([float(v)], dtype=torch.float64)
-                                                              for v in (K, s.block_k))))
+            rows, cols = grid_axes(M, N, s.block_m, s.block_n)
+            assert loop_ws_instructions(programs, steps, N, K, ragged, rows, cols) == \
+                pytest.approx(charged(terms), rel=1e-12)
+            t = {name: torch.tensor([float(v)], dtype=torch.float64)
+                 for name, v in dict(programs=programs, steps=steps, M=M, N=N, K=K, bm=s.block_m, bn=s.block_n,
+                                     bk=s.block_k).items()}
+            as_tensors = loop_ws_instructions(t["programs"], t["steps"], t["N"], t["K"],
+                                              ragged_k_loop(t["K"], t["bk"]), *grid_axes(t["M"], t["N"], t["bm"], t["bn"]))
             assert float(as_tensors[0]) == pytest.approx(charged(terms), rel=1e-6)
 
 

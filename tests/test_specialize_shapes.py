@@ -141,6 +141,7 @@ def test_a_program_links_one_function_per_shape(tmp_path):
     build = build_program_elf(p, tmp_path / "p.elf", input=x, expected=expected)
     assert sorted(build.kernels.values()) == [["fc1", "fc2"], ["fc3"]]
     assert all(set(step.kernel.fixed) >= {"M", "N", "K"} for step in p.steps)
+    assert all(step.kernel.grid == step.grid == (1, 2 if step.name != "fc3" else 1, 1) for step in p.steps)
     run = run_program(build)
     assert run.passed
     np.testing.assert_array_equal(run.output, expected)
@@ -235,3 +236,124 @@ def test_specialized_small_strided_conv_still_loop_conv():
     run = ck.run(launch.grid, launch.args, timing=TimingModel(cfg))
     assert run["result"].stats.get("loop_conv_ws", 0) == 1
     np.testing.assert_array_equal(launch.y, reference_conv2d(x, w, stride=2, padding=1, scale=0.05))
+
+
+# ---- the grid: part of a shape-specialized launch ------------------------------------------
+# (M, N, K) under 16x16 blocks: grids (1, 1), (1, n), (m, 1) (GEMVs) and (m, n), ragged 1/17/33/65
+GRIDS = [(1, 1, 17), (1, 33, 65), (17, 65, 1), (65, 1, 33), (33, 1, 17), (33, 65, 17), (17, 17, 65)]
+
+
+def _grid_calls(ck) -> list:
+    """The axes of the baco.program_id / num_programs ops left in the kernel's IR."""
+    return sorted(int(a) for a in re.findall(r'"baco\.(?:program_id|num_programs)"\(\) \{axis = (\d)', ck.baco_ir))
+
+
+@pytest.mark.parametrize("shape", GRIDS, ids=lambda s: "x".join(map(str, s)))
+def test_grid_specialized_bit_exact(shape):
+    """A launch specialized on its grid (the host simulator with specialize_shapes=True): program
+    ids of axes of size 1 are constants (no op left for them), bit-exact int32 and int8 with bias."""
+    a, b = _operands(*shape)
+    bias = np.random.default_rng(3).integers(-1000, 1000, shape[1], dtype=np.int32)
+    for out, d in (("int32", None), ("int8", bias)):
+        launch = matmul_launch(a, b, bias=d, out=out, scale=1 / 32, relu=out == "int8", block=(16, 16, 16))
+        launch.kernel[launch.grid](*launch.args, target="sim", specialize_shapes=True, **launch.options)
+        np.testing.assert_array_equal(launch.y, reference(a, b, bias=d, out=out, scale=1 / 32, relu=out == "int8"))
+        ck = launch.kernel.compile(*launch.args, target="sim", specialize_shapes=True, grid=launch.grid,
+                                   **launch.options)
+        grid = tuple(launch.grid) + (1,) * (3 - len(launch.grid))
+        assert ck.grid == grid
+        assert set(_grid_calls(ck)) == {axis for axis in (0, 1) if grid[axis] > 1}
+        # the passes' own queries (first-program configs, one-row grid tests) fold too
+        calls = re.findall(r"call i64 @baco_(program_id|num_programs)\(i64 (\d)\)", ck.llvm_ir)
+        assert {int(axis) for name, axis in calls} <= {axis for axis in (0, 1) if grid[axis] > 1}
+        assert all(name == "program_id" for name, _ in calls)
+
+
+@pytest.mark.parametrize("shape", [(1, 1, 65), (65, 1, 33), (33, 65, 17)], ids=lambda s: "x".join(map(str, s)))
+def test_grid_specialized_iss_bit_exact(shape):
+    """The GEMM kernel's ISS launches (specialized by default) fold their grid, bit-exact."""
+    a, b = _operands(*shape)
+    launch = matmul_launch(a, b, out="int8", scale=1 / 32, block=(16, 16, 16))
+    launch.kernel[launch.grid](*launch.args, target="iss", **launch.options)
+    np.testing.assert_array_equal(launch.y, reference(a, b, out="int8", scale=1 / 32))
+    assert launch.compiled("iss").grid == tuple(launch.grid) + (1,)
+
+
+def test_grid_specialized_kernel_refuses_another_grid():
+    a, b = _operands(33, 65, 17)
+    launch = matmul_launch(a, b, block=(16, 16, 16))
+    ck = launch.compiled("sim", specialize_shapes=True)
+    assert ck.grid == (3, 5, 1)
+    for other in ((3, 4), (3, 5, 2), (1, 5)):
+        with pytest.raises(ValueError, match=r"compiled for the grid \(3, 5, 1\)"):
+            ck.run(other, launch.runtime_args())
+    ck.run((3, 5, 1), launch.runtime_args())     # the same grid written with its third axis
+    np.testing.assert_array_equal(launch.y, reference(a, b))
+    # without a grid the kernel runs any grid; an unspecialized compile ignores the grid
+    assert launch.kernel.compile(*launch.args, target="sim", specialize_shapes=True, **launch.options).grid is None
+    assert launch.compiled("sim", specialize_shapes=False).grid is None
+
+
+def test_grid_in_the_cache_key():
+    a, b = _operands(33, 65, 17)
+    launch = matmul_launch(a, b, block=(16, 16, 16))
+    first = launch.compiled("sim", specialize_shapes=True)
+    assert launch.compiled("sim", specialize_shapes=True) is first
+    grid_fn = launch.kernel.compile(*launch.args, target="sim", specialize_shapes=True, **launch.options,
+                                    grid=lambda v: (bl.cdiv(v["M"], 16), bl.cdiv(v["N"], 16)))
+    assert grid_fn is first                       # a grid function of the arguments, as a launch takes
+    other = launch.kernel.compile(*launch.args, target="sim", specialize_shapes=True, grid=(3, 1),
+                                  **launch.options)
+    anyg = launch.kernel.compile(*launch.args, target="sim", specialize_shapes=True, **launch.options)
+    assert len({id(first), id(other), id(anyg)}) == 3
+    assert first.baco_ir != other.baco_ir != anyg.baco_ir    # the disk cache keys on the IR
+    # and on the grid, which the passes' grid queries fold to (two grids may share the kernel's IR)
+    from baco.compiler import _cache_key
+    keys = {_cache_key(first.baco_ir, "k", first.options, g) for g in (None, (3, 5, 1), (4, 5, 1))}
+    assert len(keys) == 3
+    # unspecialized: one compile whatever the grid
+    plain = launch.compiled("sim", specialize_shapes=False)
+    assert launch.kernel.compile(*launch.args, target="sim", specialize_shapes=False, grid=(3, 1),
+                                 **launch.options) is plain
+
+
+@jit(specialize_shapes=True)
+def _mirrored(x_ptr, y_ptr, BLOCK: bl.constexpr):
+    """y = 2x with its grid of blocks mirrored along both axes (num_programs folded to constants)."""
+    p0, p1 = bl.program_id(0), bl.program_id(1)
+    rows, cols = bl.num_programs(0) * BLOCK, bl.num_programs(1) * BLOCK
+    src = bl.make_block_ptr(x_ptr, shape=(rows, cols), strides=(cols, 1), offsets=(p0 * BLOCK, p1 * BLOCK),
+                            block_shape=(BLOCK, BLOCK), order=(1, 0))
+    dst = bl.make_block_ptr(y_ptr, shape=(rows, cols), strides=(cols, 1),
+                            offsets=((bl.num_programs(0) - 1 - p0) * BLOCK, (bl.num_programs(1) - 1 - p1) * BLOCK),
+                            block_shape=(BLOCK, BLOCK), order=(1, 0))
+    v = bl.load(src, boundary_check=(0, 1))
+    bl.store(dst, v + v, boundary_check=(0, 1))
+
+
+@pytest.mark.parametrize("grid", [(1, 3), (2, 1), (2, 3)])   # (1, 1): a block added to itself in a
+# wholly constant window does not compile (as unspecialized with offsets (0, 0): not the grid's)
+def test_num_programs_folded(grid):
+    x = np.arange(grid[0] * 16 * grid[1] * 16, dtype=np.int32).reshape(grid[0] * 16, grid[1] * 16) - 500
+    y = np.zeros_like(x)
+    _mirrored[grid](x, y, BLOCK=16)
+    ck = _mirrored.compile(x, y, BLOCK=16, grid=grid)
+    assert set(_grid_calls(ck)) == {axis for axis in (0, 1) if grid[axis] > 1}
+    assert "baco.num_programs" not in ck.baco_ir
+    blocks = x.reshape(grid[0], 16, grid[1], 16)[::-1, :, ::-1, :]
+    np.testing.assert_array_equal(y, 2 * blocks.reshape(x.shape))
+
+
+def test_a_program_step_refuses_a_kernel_compiled_for_another_grid():
+    from baco.codegen.program import Program
+    a, b = _operands(17, 33, 65)
+    launch = matmul_launch(a, b, block=(16, 16, 16))
+    ck = launch.compiled("iss")
+    assert ck.grid == (2, 3, 1)
+    p = Program()
+    x, w = p.input("x", np.int8, a.shape), p.weights("w", b)
+    y = p.output("y", np.int32, (17, 33))
+    args = [x, w, y, *launch.args[3:]]
+    with pytest.raises(ValueError, match=r"step 'mm'.*compiled for the grid \(2, 3, 1\)"):
+        p.launch("mm", ck, (2, 2), args, outputs=[y])
+    p.launch("mm", ck, (2, 3), args, outputs=[y])

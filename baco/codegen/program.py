@@ -202,7 +202,8 @@ class Program:
                 return v
             values = [stand_in(a) for a in args]
             options = {k: stand_in(v) for k, v in options.items()}
-            kernel, runtime = kernel.compile_launch(*values, **dict(options, target="iss", config=self.config))
+            kernel, runtime = kernel.compile_launch(*values, **dict(options, target="iss", config=self.config,
+                                                                    grid=self._grid(name, grid)))
             args = [by_array.get(id(v), v) for v in runtime]
         elif options:
             raise TypeError(f"step {name!r}: compile options {sorted(options)} need a @baco.jit kernel, "
@@ -258,6 +259,10 @@ class Program:
 
     def _check_launch(self, step: GemminiLaunch):
         k = step.kernel
+        try:
+            k.check_grid(step.grid)
+        except ValueError as e:
+            raise ValueError(f"step {step.name!r}: {e}") from None
         if k.config != self.config:
             raise ValueError(f"step {step.name!r}: {k.name} was compiled for {k.config}, the program runs on "
                              f"{self.config}")

@@ -28,3 +28,44 @@ def to_llvm_ir(module) -> str:
             return llvm_dialect.translate_module_to_llvmir(module.operation)
         except MLIRError as e:
             raise CompilationError.from_mlir("translation to LLVM IR failed", e) from None
+
+
+def fold_grid_queries(module, grid) -> int:
+    """Replace the grid queries of an LLVM-dialect module compiled for `grid` (three axes) by
+    constants: `baco_program_id(axis)` of an axis of size 1 is 0, `baco_num_programs(axis)` the
+    axis's size (the passes' own queries: config elimination's first-program test, the loop-ws
+    pass's one-row grid and resident-operand tests; the frontend folds the kernel's). Returns
+    how many it replaced."""
+    from mlir.ir import InsertionPoint, IntegerAttr, IntegerType, Operation, WalkResult
+
+    from baco.gemmini.abi import NUM_PROGRAMS, PROGRAM_ID
+    calls = []
+
+    def visit(op):
+        if op.name == "llvm.call" and "callee" in op.attributes and \
+                str(op.attributes["callee"]) in (f"@{PROGRAM_ID}", f"@{NUM_PROGRAMS}"):
+            calls.append(op)
+        return WalkResult.ADVANCE
+    with module.context:
+        module.operation.walk(visit)
+        folded = 0
+        for op in calls:
+            axis_op = op.operands[0].owner
+            if getattr(axis_op, "name", None) != "llvm.mlir.constant":
+                continue
+            axis = IntegerAttr(axis_op.attributes["value"]).value
+            size = grid[axis]
+            if str(op.attributes["callee"]) == f"@{NUM_PROGRAMS}":
+                value = size
+            elif size == 1:
+                value = 0
+            else:
+                continue
+            i64 = IntegerType.get_signless(64)
+            with InsertionPoint(op), op.location:
+                const = Operation.create("llvm.mlir.constant", results=[i64],
+                                         attributes={"value": IntegerAttr.get(i64, value)})
+            op.results[0].replace_all_uses_with(const.result)
+            op.erase()
+            folded += 1
+    return folded

@@ -151,12 +151,14 @@ CMP = {ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge", ast.Eq: "eq
 
 
 class KernelCodegen(ast.NodeVisitor):
-    def __init__(self, kernel: KernelSource, params):
+    def __init__(self, kernel: KernelSource, params, grid=None):
         """params: list of (name, kind, value): kind memref:<elem> / index / f32 / const; an index
         param's value is None, or the launch's value the code is specialized on (the argument is
         still passed, but the code reads the constant: 1 is a Python constant, folded here, any
-        other value an arith.constant that the compiler folds)."""
+        other value an arith.constant that the compiler folds). grid: None, or the launch's three
+        axes the code is specialized on (grid_query)."""
         self.kernel = kernel
+        self.grid = grid
         self.source = kernel    # the function whose body is being evaluated (a helper while inlined)
         self.calls = []         # the CallSites of the helpers being inlined, outermost first
         self.params = params
@@ -794,8 +796,19 @@ class KernelCodegen(ast.NodeVisitor):
         return self.grid_query("baco.num_programs", axis, node)
 
     def grid_query(self, name, axis, node):
+        """The op of `name` on `axis`; for a launch specialized on its grid, a constant: program_id
+        of an axis of size 1 is 0, num_programs the axis's size (1 a Python constant, as an index
+        parameter's, others an arith.constant). Found: a kernel adding a loaded block to a loaded
+        block (resadd_kernel) whose windows all fold to constants (a one-program grid over an exact
+        block) does not compile (linalg-to-instgem's acc_add; unspecialized kernels do not fold)."""
         if not isinstance(axis, int) or not 0 <= axis <= 2:
             raise self.error("the grid axis must be the constant 0, 1 or 2", node)
+        if self.grid is not None:
+            size = self.grid[axis]
+            if name == "baco.num_programs":
+                return 1 if size == 1 else self.const_index(size)
+            if size == 1:
+                return 0
         return self.op(name, [], "index", f"axis = {axis} : i32")
 
     def call_cdiv(self, node, a, b):

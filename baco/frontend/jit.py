@@ -19,6 +19,11 @@ def specialized(specialize_shapes, target: str) -> bool:
     return specialize_shapes is True or specialize_shapes == target
 
 
+def full_grid(grid) -> tuple[int, int, int]:
+    """A launch grid (1 to 3 integers) as its three axes (the missing ones of size 1)."""
+    return tuple(grid) + (1,) * (3 - len(grid))
+
+
 def _as_array(x):
     """numpy view of a numpy array or CPU torch tensor (same storage, so results reach the caller)."""
     if isinstance(x, np.ndarray):
@@ -151,8 +156,10 @@ class JITFunction:
                 raise TypeError(f"{self.__name__}: unsupported argument `{p.name}` of type {type(v).__name__}")
         return params, runtime, tuple(key)
 
-    def baco_ir(self, params) -> str:
-        return KernelCodegen(self.kernel_source, params).generate()
+    def baco_ir(self, params, grid=None) -> str:
+        """The kernel's BACO IR for `params` (specialize's), compiled for `grid` (full_grid's three
+        axes) when given."""
+        return KernelCodegen(self.kernel_source, params, grid).generate()
 
     def compile(self, *args, **kwargs):
         """The CompiledKernel for these arguments (compiled once per specialization)."""
@@ -160,36 +167,49 @@ class JITFunction:
 
     def compile_launch(self, *args, **kwargs):
         """(CompiledKernel, runtime arguments): the kernel for these arguments and the values it
-        is called with, in its parameters' order (constexprs and omitted optionals left out)."""
+        is called with, in its parameters' order (constexprs and omitted optionals left out).
+        `grid=` (the launch's grid, or a function of the arguments by name as a launch takes it):
+        a shape-specialized kernel is compiled for it (its program ids and sizes folded) and runs
+        only that grid; without it the kernel runs any grid."""
         kwargs = dict(kwargs)
+        grid = kwargs.pop("grid", None)
+        values, options, shapes = self.prepare(args, kwargs)
+        return self._compiled(values, options, shapes, None if grid is None else self.grid_of(grid, values))
+
+    def prepare(self, args, kwargs: dict):
+        """(the arguments by name, CompileOptions, specialize_shapes) of a launch or compile:
+        `specialize_shapes` popped from `kwargs` and checked, the rest bound."""
         shapes = self.shape_option(kwargs.pop("specialize_shapes", self.specialize_shapes))
         values, options = self.bind(list(args), kwargs)
-        return self._compiled(values, options, shapes)
+        return values, options, shapes
 
-    def _compiled(self, values, options: CompileOptions, shapes=None):
+    def grid_of(self, grid, values) -> tuple[int, ...]:
+        """The launch's grid as integers (`grid` a function of the arguments by name, or the grid)."""
+        return launch_grid(grid(values) if callable(grid) else grid, self.__name__)
+
+    def _compiled(self, values, options: CompileOptions, shapes=None, grid=None):
         """(CompiledKernel, runtime arguments), compiled once per specialization; `shapes` a
-        specialize_shapes value (None: the kernel's)."""
+        specialize_shapes value (None: the kernel's); `grid` the launch's grid, part of a
+        shape-specialized compile (its axes' program ids and sizes constants; any grid if None)."""
         from baco.compiler import compile_module
         shapes = specialized(self.specialize_shapes if shapes is None else shapes, options.target)
         params, runtime, key = self.specialize(values, shapes)
-        key = key + options.key() + tuple(h.digest for h in helper_sources(self.kernel_source))
+        grid = full_grid(grid) if shapes and grid is not None else None
+        key = key + (("g", grid),) + options.key() + tuple(h.digest for h in helper_sources(self.kernel_source))
         ck = self.cache.get(key)
         if ck is None:
-            ck = compile_module(self.baco_ir(params), self.__name__, options,
-                                fixed={p: v for p, kind, v in params if kind == "index" and v is not None})
+            ck = compile_module(self.baco_ir(params, grid), self.__name__, options,
+                                fixed={p: v for p, kind, v in params if kind == "index" and v is not None},
+                                grid=grid)
             self.cache[key] = ck
         return ck, runtime
 
     # ---- launch ------------------------------------------------------------------------
     def run(self, grid, *args, **kwargs):
-        kwargs = dict(kwargs)
-        shapes = self.shape_option(kwargs.pop("specialize_shapes", self.specialize_shapes))
-        values, options = self.bind(list(args), kwargs)
-        if callable(grid):
-            grid = grid(values)
-        grid = launch_grid(grid, self.__name__)
+        values, options, shapes = self.prepare(args, dict(kwargs))
+        grid = self.grid_of(grid, values)
         interpret = self.interpret if self.interpret is not None else os.environ.get("BACO_INTERPRET") == "1"
-        ck, runtime = self._compiled(values, options, shapes)
+        ck, runtime = self._compiled(values, options, shapes, grid)
         if interpret:   # compiled first: the interpreter rejects exactly what the compiler rejects
             return self.interpret_launch(grid, values, options.dataflow, ck.config)
         return ck.run(grid, runtime)
@@ -208,7 +228,7 @@ class JITFunction:
             elif p.name not in self.constexprs and isinstance(v, (int, np.integer)):
                 v = int(v)
             call[p.name] = v
-        g = tuple(grid) + (1,) * (3 - len(grid))
+        g = full_grid(grid)
         for p2 in range(g[2]):
             for p1 in range(g[1]):
                 for p0 in range(g[0]):
@@ -255,7 +275,9 @@ def jit(fn=None, **options):
     `specialize_shapes` (the kernel's default; also per launch / compile): compile the launch's
     integer (non-constexpr) arguments as constants, so the arithmetic on them (a LOOP_WS's bounds
     and strides, the configs) folds away when the code is compiled; the kernel is then compiled
-    once per distinct set of integers, and a launch passes exactly those values. False (default):
+    once per distinct set of integers, and a launch passes exactly those values. The launch's grid
+    is part of it (a compile's `grid=`): `bl.program_id(a)` of an axis of size 1 is the constant 0,
+    `bl.num_programs(a)` the axis's size, and the kernel runs only that grid. False (default):
     only an integer equal to 1 is a constant (one compile serves every other value); True: always;
     a target name ("iss"): only when compiled for that target (the ISS and the ELFs, whose CPU
     instructions are part of the program's time; the host simulator's are not)."""

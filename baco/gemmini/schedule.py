@@ -211,9 +211,15 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # more a program on the ISS listings): per program ("ragged_k") and per K step ("ragged_k_step") of
 # it: within 0.84-1.14x, median 1.00 (the table before, on the same counts: 0.42-1.23x, median 0.99,
 # its 6 ragged-K launches 0.42-0.75x, now 0.88-1.06x; "steps" fitted to 0: the unrolled K loop's
-# set-up is the per-step term's).
-EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 168.8, "column": 0.0, "group": 0.0, "pair": 18.6, "store": 92.0,
-                         "fill": 14.4, "k_loop": 326.9}
+# set-up is the per-step term's). Refitted on the same 44 once the ISS programs were compiled for
+# their launch's grid too (an axis of size 1 folds: its program id 0, the passes' first-program and
+# one-row-grid tests; the table before, on that code: 0.95-2.68x, median 1.69, the one-program and
+# one-column launches 1.3-2.7x) with a term per program of a grid of more than one row of programs
+# ("row_axis") and of more than one column ("column_axis"; grid_axes): within 0.84-1.15x, median
+# 0.99 (the same refit without the two: 0.56-1.37x, median 0.99); "program", "k_loop" and
+# "n_strides" fall to 9 / 0 / 0 (what they priced is an axis's).
+EXPLICIT_INSTRUCTIONS = {"program": 75.1, "step": 0.0, "column": 0.0, "group": 0.0, "pair": 14.8, "store": 16.8,
+                         "fill": 5.6, "k_loop": 0.0}
 # An interior program of the explicit stream (all its blocks full, or K = 1 and its M and N blocks
 # full: explicit_program_versions) runs the version of the program without boundary clamps
 # (baco.passes.interior): per program, per K step, per command and, where K is 1, per command again
@@ -253,17 +259,24 @@ EXPLICIT_INSTRUCTIONS = {"program": 0.0, "step": 168.8, "column": 0.0, "group": 
 # 0.51-1.56x, 1.14, 20.1%), end to end 0.71-1.83x, median error 9.9% (before: 0.71-2.29x, 8.6%): its
 # store-bound ragged-K programs of one short K step under 128-256-row blocks (512x128x3, 1024x64x8,
 # 256x256x16) 0.36-0.73x, larger than the fitting set's ragged-K programs, whose relative fit puts
-# "ragged_k_command" at 2.9 where those programs pay ~9 a command.
-EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 117.9, "step": 0.0, "command": 3.1, "unfused_command": 3.3}
-EXPLICIT_RAGGED_K_INSTRUCTIONS = {"program": 0.0, "step": 116.2, "group": 0.0, "command": 2.9}
+# "ragged_k_command" at 2.9 where those programs pay ~9 a command. The three refitted once the ISS
+# programs were compiled for their launch's grid too (an axis of size 1 folds), on the 66 and 10 such
+# store-bound programs of one short K step under 128-256-row blocks (other shapes than the probes':
+# cpu_constants.py's GEMMS): 76 programs 0.33-1.60x, median 0.88, median error 18.3% (the tables
+# before, on that code: 0.34-5.23x, 1.14, 29.2%: a one-program launch's constant loops unroll, which
+# no term describes); on explicit_gemm_iss.py's 44 probes the CPU term 0.32-1.37x, median 0.70,
+# median error 32.1% (the tables before on that code: 0.36-3.12x, 0.90, 41.8%), end to end
+# 0.67-1.38x, median error 9.3% (before: 0.71-2.09x, 9.9%).
+EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 99.5, "step": 0.0, "command": 3.4, "unfused_command": 2.1}
+EXPLICIT_RAGGED_K_INSTRUCTIONS = {"program": 0.0, "step": 14.4, "group": 0.0, "command": 6.0}
 # the three as one table of explicit_gemm_terms' terms
 EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
                        **{f"{version}_{name}": v for version, table in (("interior", EXPLICIT_INTERIOR_INSTRUCTIONS),
                                                                           ("ragged_k", EXPLICIT_RAGGED_K_INSTRUCTIONS))
                           for name, v in table.items()}}
-LOOP_WS_INSTRUCTIONS = {"program": 107.1, "step": 10.8, "steps": 0.0, "head": 39.5, "explicit_b": 36.2,
-                        "mvin": 22.5, "k_loop": 4.2, "n_strides": 14.4, "launch": 25.6, "ragged_k": 100.3,
-                        "ragged_k_step": 32.3}
+LOOP_WS_INSTRUCTIONS = {"program": 9.3, "step": 10.7, "steps": 0.0, "head": 28.8, "explicit_b": 6.2,
+                        "mvin": 12.3, "k_loop": 0.0, "n_strides": 0.0, "launch": 49.0, "ragged_k": 134.6,
+                        "ragged_k_step": 23.7, "row_axis": 41.8, "column_axis": 73.5}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
@@ -443,7 +456,8 @@ def ragged_k_loop(K, block_k):
     return (K > block_k) & (K % block_k != 0)
 
 
-def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1, ragged=False) -> dict:
+def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1, ragged=False, rows=True,
+                          cols=True) -> dict:
     """The LOOP_WS_INSTRUCTIONS terms one program of the GEMM kernel's LOOP_WS launch (of N columns
     and K rows of B) pays and how many times, by where its CPU runs them: "program" before its first
     LOOP_WS (its own; the K loop's set-up when it has more than one of its `steps` K steps; the K
@@ -451,11 +465,14 @@ def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1, ra
     of integers equal to 1 folds them; a `ragged` K loop's set-up, ragged_k_loop), "step" before each
     K step's LOOP_WS (a `ragged` K loop's window clamp and addresses each step), "last" before its last
     step's last LOOP_WS (a `split` step's head, after the step's own; a B the program moves in
-    explicitly, `b_mvins` mvins of it into each of `b_halves` halves; None: it moves none). The one
+    explicitly, `b_mvins` mvins of it into each of `b_halves` halves; None: it moves none); "row_axis"
+    and "column_axis" before its first LOOP_WS when its launch's grid has more than one row (`rows`)
+    or column (`cols`) of programs (an axis of size 1 folds: its program id is 0, grid_axes). The one
     description of the terms: gemm_loop_ws_loops places them, loop_ws_launch_terms and
     loop_ws_instructions count them.
     Numbers or tensors."""
-    return {"program": {"program": 1, "steps": steps > 1, "k_loop": K != 1, "n_strides": N != 1, "ragged_k": ragged},
+    return {"program": {"program": 1, "steps": steps > 1, "k_loop": K != 1, "n_strides": N != 1, "ragged_k": ragged,
+                        "row_axis": rows, "column_axis": cols},
             "step": {"step": 1, "ragged_k_step": ragged},
             "last": {"head": split, "explicit_b": b_halves * (b_mvins is not None), "mvin": b_halves * (b_mvins or 0)}}
 
@@ -471,12 +488,14 @@ def loop_ws_program_counts(terms: dict, steps) -> dict:
     return {name: counts[name] for name in LOOP_WS_INSTRUCTIONS if name in counts}
 
 
-def loop_ws_instructions(programs, steps, N, K, ragged=False):
+def loop_ws_instructions(programs, steps, N, K, ragged=False, rows=True, cols=True):
     """RISC-V instructions of the GEMM kernel's LOOP_WS launch (LOOP_WS_INSTRUCTIONS) of `programs`
     programs of `steps` K steps each, the last whole or padded, of N columns and K rows of B, the K
-    loop `ragged` or not (ragged_k_loop; loop_ws_program_terms). Plain arithmetic: numbers or tensors."""
+    loop `ragged` or not (ragged_k_loop), the grid of more than one row / column of programs or not
+    (`rows`, `cols`: grid_axes; loop_ws_program_terms). Plain arithmetic: numbers or tensors."""
     c = LOOP_WS_INSTRUCTIONS
-    per_program = loop_ws_program_counts(loop_ws_program_terms(steps, N, K, ragged=ragged), steps)
+    per_program = loop_ws_program_counts(loop_ws_program_terms(steps, N, K, ragged=ragged, rows=rows, cols=cols),
+                                         steps)
     return instructions(LOOP_WS_LAUNCH_TERMS, c) + programs * instructions(per_program, c)
 
 
@@ -518,16 +537,27 @@ def resident_a(M: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed
                                                   or s.block_n <= cfg.dim)
 
 
-def _gemm_program_terms(N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, form: str, cols: int,
+def grid_axes(M, N, block_m, block_n) -> tuple:
+    """Whether the GEMM kernel's grid over M x N in block_m x block_n blocks has more than one row
+    and more than one column of programs: its ISS programs are compiled for their grid
+    (matmul_kernel's specialize_shapes="iss"), where an axis of size 1 folds (its program id the
+    constant 0), as do the passes' tests of it (config elimination's first program, the loop-ws
+    pass's one-row grid). Numbers or tensors."""
+    return M > block_m, N > block_n
+
+
+def _gemm_program_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, form: str, cols: int,
                         load_b: bool) -> dict:
     """loop_ws_program_terms of a GEMM kernel's program over `cols` columns of C whose last K step
     the pass issues as `form` (last_step_form), moving its B in (`load_b`) or computing on a resident
     one."""
     steps = -(-K // s.block_k)
     moved = form == "explicit_b" and load_b
+    rows, columns = grid_axes(M, N, s.block_m, s.block_n)
     return loop_ws_program_terms(steps, N, K, split=form == "split",
                                  b_mvins=_explicit_b_mvins(K - (steps - 1) * s.block_k, cols, cfg) if moved else None,
-                                 b_halves=_explicit_b_halves(steps), ragged=ragged_k_loop(K, s.block_k))
+                                 b_halves=_explicit_b_halves(steps), ragged=ragged_k_loop(K, s.block_k),
+                                 rows=rows, cols=columns)
 
 
 def _explicit_b_halves(steps: int) -> int:
@@ -546,7 +576,7 @@ def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCo
     totals = dict.fromkeys(LOOP_WS_INSTRUCTIONS, 0)
     for cols, count, programs in _loop_ws_columns(M, N, K, s):
         for load_b, n_programs in collections.Counter(load_b for _, load_b in programs).items():
-            counts = loop_ws_program_counts(_gemm_program_terms(N, K, s, cfg, form, cols, load_b), steps)
+            counts = loop_ws_program_counts(_gemm_program_terms(M, N, K, s, cfg, form, cols, load_b), steps)
             for name, n in counts.items():
                 totals[name] += count * n_programs * n
     for name, n in LOOP_WS_LAUNCH_TERMS.items():
@@ -610,7 +640,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
 
     @functools.cache        # a column's programs are mostly alike, and columns of one width are too
     def program(rows, cols, load_b, load_a=True):
-        terms = _gemm_program_terms(N, K, s, cfg, form, cols, load_b)
+        terms = _gemm_program_terms(M, N, K, s, cfg, form, cols, load_b)
         I, J = -(-rows // d), -(-cols // d)
         shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, load_a=load_a,
                      load_b=load_b,

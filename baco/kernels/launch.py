@@ -23,11 +23,16 @@ class KernelLaunch:
     def run(self, target="sim"):
         return self.kernel[self.grid](*self.args, target=target, **self.options)
 
+    def compiled(self, target="sim", **options):
+        """The CompiledKernel of this launch for `target` (`options` over the launch's), compiled
+        for its grid (which a shape-specialized kernel folds)."""
+        return self.kernel.compile(*self.args, target=target, grid=self.grid, **dict(self.options, **options))
+
     def cycles(self) -> dict:
         """The cycle model's report (cycles, ...) of this launch, timed from its command stream
         (which does not depend on the data)."""
         from baco.sim.timing import CommandStream, TimingModel
-        ck = self.kernel.compile(*self.args, target="sim", **self.options)
+        ck = self.compiled("sim")
         tm = TimingModel(self.config)
         ck.run(self.grid, self.runtime_args(), model=CommandStream(), observers=[tm.observe])
         tm.fence()
@@ -35,6 +40,6 @@ class KernelLaunch:
 
     def write_elf(self, path, expected):
         """A bare-metal ELF of this launch that exits 0 iff its output equals `expected`."""
-        ck = self.kernel.compile(*self.args, target="iss", **self.options)
+        ck = self.compiled("iss")
         return ck.build_elf(self.grid, self.runtime_args(), path,
                             expected={2: np.asarray(expected).reshape(self.args[2].shape)})

@@ -56,7 +56,7 @@ from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICI
                                    gemm_loop_ws_loops,
                                    loop_conv_channels, loop_conv_downsamples, loop_conv_instructions, loop_ws_fits,
                                    loop_conv_pipeline_cycles, loop_conv_program_cycles, loop_conv_walked_channels,
-                                   loop_ws_instructions, ragged_k_loop,
+                                   grid_axes, loop_ws_instructions, ragged_k_loop,
                                    overlapped_cycles, pointwise_loop_conv_schedule,
                                    schedule_problems)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
@@ -214,10 +214,12 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor
         return explicit
     if dims is None:
         raise ValueError("gemm_end_to_end: dims (the launch's M, N, K) are needed to cost LOOP_WS programs")
-    N, K = (torch.as_tensor(v, dtype=torch.float64).detach() for v in dims[1:])
-    ragged = ragged_k_loop(K, torch.as_tensor(terms["blocks"][2], dtype=torch.float64).detach())
+    M, N, K = (torch.as_tensor(v, dtype=torch.float64).detach() for v in dims)
+    bm, bn, bk = (torch.as_tensor(b, dtype=torch.float64).detach() for b in terms["blocks"][:3])
+    ragged = ragged_k_loop(K, bk)
+    rows, cols = grid_axes(M, N, bm, bn)
     # a LOOP_WS program's few instructions: one K step's share of them exposed, no contention floor
-    loop = overlapped_cycles(gemmini, cpi * loop_ws_instructions(programs, steps, N, K, ragged),
+    loop = overlapped_cycles(gemmini, cpi * loop_ws_instructions(programs, steps, N, K, ragged, rows, cols),
                              1.0 / (programs * steps))
     return torch.where(torch.as_tensor(loop_ws), loop, explicit)
 
