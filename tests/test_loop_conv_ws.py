@@ -574,15 +574,18 @@ FOLDED = {
     "merged-row-phase-1x1s2": (14, 64, 64, 1, 2, (7, 32, 32, 7), False),
     "one-row-1x1s2": (2, 17, 64, 1, 2, (1, 64, 32, 1), False),
     "depthwise-576-3x3s2": (5, 576, 576, 3, 2, (3, 16, 16, 3), True),
+    # unpadded (one program along the rows): floordiv(t // 3, 2) (the row phase of tap row t // 3)
+    # merged into t // 6 beside t // 3 (S = 3 filter columns, one channel step)
+    "depthwise-576-3x3s2-unpadded": (5, 576, 576, 3, 2, (2, 16, 16, 2), True, 0),
 }
 
 
 def folded_launch(case, seed=0):
-    H, C, K, R, st, (bm, bn, bk, rows), dw = case
+    H, C, K, R, st, (bm, bn, bk, rows), dw, *pad = case
     rng = np.random.default_rng(seed + H + C)
     x = rng.integers(-128, 128, (1, H, H, C), dtype=np.int8)
     b = rng.integers(-5000, 5000, K).astype(np.int32)
-    kw = dict(stride=st, padding=R // 2, scale=1 / 64, relu=True)
+    kw = dict(stride=st, padding=pad[0] if pad else R // 2, scale=1 / 64, relu=True)
     if dw:
         w = rng.integers(-128, 128, (R, R, C), dtype=np.int8)
         return (depthwise_launch(x, w, b, config=DIM16, blocks=(bm, bn, bk, "WS", False, rows), **kw),

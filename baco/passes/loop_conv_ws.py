@@ -445,9 +445,9 @@ class Proof:
         lb, ub = (facts.poly(v) for v in list(n.loop.operands)[:2])
         if len(divs) == 2:
             d1, d2 = sorted(divs, key=len)
-            # (d1, 1): one filter column, d2 a multiple of d1 from a floordiv of the tap row merged
+            # (d1, 1), (1, d1): d2 a multiple of S·steps = d1 from a floordiv of the tap row merged
             # into t's (a row phase floordiv(r, m) under constant shapes: _tap_variables)
-            cands = [(d1, p_div(d2, d1)), (d2, p_div(d1, d2)), (d1, p_const(1))]
+            cands = [(d1, p_div(d2, d1)), (d2, p_div(d1, d2)), (d1, p_const(1)), (p_const(1), d1)]
         elif len(divs) == 1:
             cands = [(divs[0], p_const(1)), (p_const(1), divs[0])]
         elif not divs:
@@ -487,9 +487,9 @@ class Proof:
                     self.table[i] = p_add(p_mul(S, vr), s_term)
                 elif key[2] == p_mul(steps, S):
                     self.table[i] = vr
-                elif S == p_const(1) and p_div(key[2], steps) not in (None, p_const(1)):
-                    # floordiv(floordiv(t, steps), m) merged: floordiv(r, m), an atom that linear() rejects
-                    self.table[i] = facts.atom(("fdiv", vr, p_div(key[2], steps)))
+                elif p_div(key[2], p_mul(steps, S)) not in (None, p_const(1)):
+                    # floordiv(floordiv(t, S·steps), m) merged: floordiv(r, m), an atom that linear() rejects
+                    self.table[i] = facts.atom(("fdiv", vr, p_div(key[2], p_mul(steps, S))))
                 else:
                     return False
         self.t_id = t_id
