@@ -77,6 +77,13 @@ rows (pool_out_col_dim, the pooled row pitch, is the whole pooled width).
 The depthwise kernel (baco.kernels.depthwise) is such a nest per channel block (pointers at
 the block's first channel, channel windows at offset 0, diagonal weight tiles): in_channels =
 out_channels = the block's width, in/out stride = all channels.
+A launch compiled for its shapes (specialize_shapes: its integers constants) folds the same nest
+into forms read as it: a tap loop of one trip (a 1x1 filter whose channels are one block) folded
+away is rebuilt as a loop of one tap (_one_tap_loop: r = s = cb = 0); a row phase's floordiv
+merged into t's (floordiv(t, S·steps·m) = floordiv(r, m), kept out of every linear term); a
+phase view divided exactly or folded to a constant extent read as the same pixels shifted by the
+phase (Proof._phase: masks and padding are shift-invariant, the address is the view's own); a
+slice's row a constant inside the view (its select folded).
 Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
 rows: no full-width output), OS dataflow.
 Scratchpad ids: block b of a program of n blocks uses LoopConv's A/B slot
