@@ -328,8 +328,8 @@ def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn, bias=False):
     if info["commands"] > programs * loops * 12:
         raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {info['commands']} commands, "
                          f"not LOOP_CONV_WS programs")
-    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise, stride != 1, bias, P > 1,
-                                                                       s.rows > 1).items()} \
+    terms = {name: programs * n for name, n in loop_conv_program_terms(loops, depthwise, stride != 1, bias, P > s.rows,
+                                                                       s.rows > 1 and P > s.rows).items()} \
         | {"launch": 1.0}
     kind = "depthwise" if depthwise else "conv"
     return (f"LOOP_CONV_WS {kind} {R}x{R}/{stride} {H}x{H} {C}>{K} DIM {dim} {s.rows}x{s.block_m}/{s.block_n}, "

@@ -106,11 +106,11 @@ def conv(a, cfg, depthwise=False):
         (conv2d_launch, reference_conv2d)
     shape = dict(stride=stride, padding=pad, config=cfg, scale=1 / 256)
     launch = launch(x, w, **shape)
-    ck = launch.kernel.compile(*launch.args, target="iss", **dict(launch.options, loop_ws=False))
+    ck = launch.kernel.compile(*launch.args, target="iss", **dict(launch.options, loop_ws=a.loop_ws))
     s = launch.schedule
     P = launch.y.shape[1]
     title = (f"{'depthwise ' if depthwise else ''}conv {R}x{R}/{stride} {P}x{P} {C}>{C if depthwise else K} DIM "
-             f"{cfg.dim}, explicit, schedule {s.rows}x{s.block_m}/{s.block_n}/{s.block_k}")
+             f"{cfg.dim}, {'LOOP_CONV_WS where it fits' if a.loop_ws else 'explicit'}, schedule {s.rows}x{s.block_m}/{s.block_n}/{s.block_k}")
     return title, ck, launch.grid, launch.runtime_args(), reference_of(x, w, **shape)
 
 
@@ -142,7 +142,8 @@ def main(argv=None) -> int:
     p.add_argument("--conv", default="10,32,32,3,1,0", metavar="SIZE,C,K,R,STRIDE,PADDING",
                    help="--kernel conv/depthwise: a SIZE x SIZE image of C channels, K output channels (conv), "
                         "an R x R filter (default 10,32,32,3,1,0)")
-    p.add_argument("--loop-ws", action="store_true", help="the LOOP_WS program (default: the explicit stream)")
+    p.add_argument("--loop-ws", action="store_true", help="the LOOP_WS (conv, depthwise: LOOP_CONV_WS) program "
+                                                         "(default: the explicit stream)")
     p.add_argument("--blocks", help="BLOCK_M/BLOCK_N/BLOCK_K, double-buffered (default: the shape's default schedule)")
     p.add_argument("--smoke", action="store_true")
     p.add_argument("--listing", type=int, metavar="N", default=0,

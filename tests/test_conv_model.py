@@ -210,10 +210,9 @@ def test_pointwise_and_implicit_gemm_blocks():
 
 def test_end_to_end_conv_model_counts_the_cpu_issuing_the_program():
     """conv_schedule_cycles end to end (the search's cost) against the program on the ISS with the
-    cycle model attached (rdcycle around the grid): an explicit stream, CPU-bound (1.47 times its
-    modelled Gemmini cycles, whole channel blocks unchecked; 3.2 times while they were checked: a
-    Gemmini-alone cost would miss it by more than the tolerance), and a LOOP_CONV_WS one,
-    Gemmini-bound; each within 25%."""
+    cycle model attached (rdcycle around the grid): an explicit stream, CPU-bound (1.21 times its
+    modelled Gemmini cycles compiled for its shapes; 1.47 times unspecialized, 3.2 times while whole
+    channel blocks were checked), and a LOOP_CONV_WS one, Gemmini-bound; each within 25%."""
     cfg = GemminiConfig()
     hw = (cfg.dim, cfg.sp_kb, cfg.acc_kb)
     layer = Layer(R=3, S=3, P=8, Q=8, C=32, K=32)
@@ -233,7 +232,7 @@ def test_end_to_end_conv_model_counts_the_cpu_issuing_the_program():
             pred = float(kernel_model.conv_end_to_end(layer, terms["cycles"], terms, schedule.rows,
                                                       tuple(torch.tensor([float(v)]) for v in hw),
                                                       torch.tensor([False]))[0])
-            assert float(terms["cycles"][0]) < 0.75 * measured, (measured, terms["cycles"])
+            assert float(terms["cycles"][0]) < 0.9 * measured, (measured, terms["cycles"])
         else:
             pred = kernel_model.conv_schedule_cycles(layer, schedule, hw)
             assert pred > gemmini

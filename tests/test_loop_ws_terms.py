@@ -93,8 +93,9 @@ def test_a_change_to_the_description_changes_every_user(monkeypatch):
 def test_loop_conv_terms_are_the_tuners():
     """The tuner's CPU cycles of LOOP_CONV_WS programs (conv_cpu_cycles) are loop_conv_instructions',
     conv and depthwise programs of one or more channel blocks, strided or not, with a bias or not, of
-    one output row or several, programs of one row or several (a layer of 14 rows in programs of
-    one: its rows' terms without the program's); a program of no LOOP_CONV_WS is the explicit
+    one program along the output rows or several (P > the program's rows), programs of one row or
+    several (a layer of 14 rows in programs of one: its rows' terms without the program's; a further
+    channel block of a program along several, block_rows); a program of no LOOP_CONV_WS is the explicit
     stream's (a strided layer's: its K steps priced again, CONV_EXPLICIT_INSTRUCTIONS' strided_step)."""
     programs = torch.tensor([3.0, 3.0, 7.0, 7.0, 5.0], dtype=torch.float64)
     loops = torch.tensor([1.0, 4.0, 1.0, 2.0, 0.0], dtype=torch.float64)
@@ -107,7 +108,8 @@ def test_loop_conv_terms_are_the_tuners():
     cycles = conv_cpu_cycles(layers, terms, torch.tensor([1.0, 2.0, 1.0, 1.0, 2.0], dtype=torch.float64), loops)
     c, e = LOOP_CONV_INSTRUCTIONS, CONV_EXPLICIT_INSTRUCTIONS
     expected = [3 * c["conv"],
-                3 * (c["conv"] + 3 * c["block"] + c["strided"] + c["bias"] + c["output_rows"] + c["program_rows"]),
+                3 * (c["conv"] + 3 * c["block"] + c["strided"] + c["bias"] + c["output_rows"] + c["program_rows"]
+                     + 3 * c["block_rows"]),
                 7 * (c["depthwise"] + c["bias"] + c["output_rows"]), 7 * (c["depthwise"] + c["block"] + c["strided"]),
                 5 * 9 * (e["step"] + e["strided_step"] + 2 * e["slice"]) + 400 * e["command"]]
     assert cycles.tolist() == pytest.approx([v * DEFAULT_CONSTANTS.cpu_cycles_per_instruction for v in expected])

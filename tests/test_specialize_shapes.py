@@ -197,7 +197,8 @@ def test_conv_specialized_kernel_serves_only_its_values():
     wrong[3] = 12                              # H
     with pytest.raises(ValueError, match="compiled for H = 13"):
         ck.run(launch.grid, wrong)
-    assert "H" not in conv2d_kernel.compile(*launch.args, target="iss", **launch.options).fixed    # off by default
+    assert "H" in conv2d_kernel.compile(*launch.args, target="iss", **launch.options).fixed       # on for the ISS
+    assert "H" not in conv2d_kernel.compile(*launch.args, target="sim", **launch.options).fixed   # off on the host
 
 
 @pytest.mark.slow
@@ -357,3 +358,51 @@ def test_a_program_step_refuses_a_kernel_compiled_for_another_grid():
     with pytest.raises(ValueError, match=r"step 'mm'.*compiled for the grid \(2, 3, 1\)"):
         p.launch("mm", ck, (2, 2), args, outputs=[y])
     p.launch("mm", ck, (2, 3), args, outputs=[y])
+
+
+# conv and depthwise launches: (H, W, C, K, R, stride, padding, (BM, BN, BK, rows)) ragged, padded, strided
+CONVS = [
+    (9, 7, 17, 33, 3, 1, 1, (7, 32, 16, 1)),        # ragged channels and columns, padded
+    (11, 11, 5, 17, 3, 2, 1, (6, 32, 16, 2)),       # stride 2, rows > 1, a ragged last program
+    (13, 13, 17, 33, 1, 2, 0, (7, 32, 32, 7)),      # 1x1 stride 2, one tap (its loop folds away)
+    (6, 6, 16, 16, 1, 1, 1, (8, 16, 16, 1)),        # 1x1 padded
+]
+
+
+def _conv_launch(case, depthwise=False, seed=0):
+    from baco.kernels.conv import conv2d_launch, reference_conv2d
+    from baco.kernels.depthwise import depthwise_launch, reference_depthwise_conv2d
+    H, W, C, K, R, st, pad, (bm, bn, bk, rows) = case
+    rng = np.random.default_rng(seed + H * 7 + C)
+    x = rng.integers(-128, 128, (1, H, W, C), dtype=np.int8)
+    b = rng.integers(-5000, 5000, C if depthwise else K).astype(np.int32)
+    kw = dict(stride=st, padding=pad, scale=1 / 64, relu=True)
+    if depthwise:
+        w = rng.integers(-128, 128, (R, R, C), dtype=np.int8)
+        return (depthwise_launch(x, w, b, blocks=(bm, 16, 16, "WS", False, rows), **kw),
+                reference_depthwise_conv2d(x, w, b, **kw))
+    w = rng.integers(-128, 128, (R, R, C, K), dtype=np.int8)
+    return conv2d_launch(x, w, b, blocks=(bm, bn, bk, "WS", False, rows), **kw), reference_conv2d(x, w, b, **kw)
+
+
+@pytest.mark.parametrize("case", CONVS, ids=lambda c: "h{}w{}c{}k{}-{}x{}s{}p{}".format(*c[:5], c[4], *c[5:7]))
+@pytest.mark.parametrize("depthwise", [False, True], ids=["conv", "depthwise"])
+def test_conv_bit_exact_either_way(case, depthwise):
+    """Each conv and depthwise program bit-exact compiled for its shapes and not, on the host simulator
+    and the ISS (the kernels' default target for specialization)."""
+    launch, ref = _conv_launch(case, depthwise)
+    for target, specialize in (("sim", False), ("sim", True), ("iss", True)):
+        launch.y[...] = 0
+        launch.kernel[launch.grid](*launch.args, target=target, specialize_shapes=specialize, **launch.options)
+        np.testing.assert_array_equal(launch.y, ref)
+
+
+def test_conv_kernels_default_is_on_for_the_iss_only():
+    from baco.kernels.conv import conv2d_kernel
+    from baco.kernels.depthwise import depthwise_kernel
+    from baco.kernels.pool import conv2d_pool_kernel, conv_pool_kernel
+    assert {k.specialize_shapes for k in (conv2d_kernel, depthwise_kernel, conv_pool_kernel,
+                                          conv2d_pool_kernel)} == {"iss"}
+    launch, _ = _conv_launch(CONVS[1])
+    assert set(launch.kernel.compile(*launch.args, target="iss", **launch.options).fixed) >= {"H", "W", "C", "K"}
+    assert "H" not in launch.kernel.compile(*launch.args, target="sim", **launch.options).fixed

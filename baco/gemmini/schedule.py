@@ -337,12 +337,29 @@ LOOP_WS_STEP_COMMANDS = 6
 # and 32, and kernels.py's 20 conv shapes, unchanged) 13 change, end to end on the ISS with the cycle
 # model 0.993-1.073x as fast, geomean 1.016x (one-row programs on 2-3 row padded images, whose CPU
 # it prices 1.00-1.05x; 3x3/2 on a 3x3 image, 3 -> 64 at DIM 16: 1,507 -> 1,488 cycles).
-CONV_EXPLICIT_INSTRUCTIONS = {"step": 112.7, "strided_step": 145.6, "slice": 34.9, "command": 2.8, "double_buffer": 8.1,
-                              "double_buffer_row": 156.9}
-DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 76.3, "strided_step": 113.1, "slice": 0.0, "command": 13.7,
-                                   "double_buffer": 7.1, "double_buffer_row": 60.3}
-LOOP_CONV_INSTRUCTIONS = {"conv": 302.5, "depthwise": 207.9, "block": 45.1, "strided": 63.9, "bias": 22.5,
-                          "output_rows": 112.5, "program_rows": 107.8}
+# CONV_EXPLICIT_INSTRUCTIONS refitted on the conv kernel's explicit programs compiled for their shapes
+# (specialize_shapes="iss": the stream's index arithmetic folds): the 36 programs (benchmarks/
+# cpu_constants.py --only conv) within 0.62-1.47x of the ISS, median 0.97 (the table before, on the
+# specialized programs: 0.86-2.17x, median 1.44).
+CONV_EXPLICIT_INSTRUCTIONS = {"step": 91.8, "strided_step": 48.6, "slice": 15.4, "command": 2.2, "double_buffer": 7.0,
+                              "double_buffer_row": 134.2}
+# DEPTHWISE_EXPLICIT_INSTRUCTIONS refitted the same way on the depthwise kernel's 19 specialized explicit
+# programs (--only depthwise): 0.77-1.39x of the ISS, median 0.98 (the table before: 0.80-1.66x, median 1.17).
+DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 45.6, "strided_step": 72.6, "slice": 0.0, "command": 12.5,
+                                   "double_buffer": 9.9, "double_buffer_row": 51.3}
+# Refitted on the conv kernels' programs compiled for their shapes (specialize_shapes="iss": their
+# integers constants, so a program's set-up folds except what depends on its program ids): the ISS
+# listings (benchmarks/instruction_mix.py --kernel conv --loop-ws) show ~150 instructions a program
+# whose row is fixed (one program along P: the whole image, or P = 1) and ~270-380 where programs
+# step along the output rows (the row's padding, input address and guards at run time), so the row
+# terms now key on that: "output_rows" a layer of more than one program along P (P > the
+# program's rows), "program_rows" such a program of several rows, "block_rows" each further
+# channel block of such a program (its per-block fields depend on the row too). On the same 43
+# launches (specialized) the table before was 1.15-4.17x of the ISS, median 1.62 (refit on its
+# old terms at best 0.45-1.54x); this one 0.85-1.05x, median 0.96 (0.92-1.09x, median 1.00, with the
+# fitted launch term, 45.5, which stays out of the table: benchmarks/cpu_constants.py --only loop_conv).
+LOOP_CONV_INSTRUCTIONS = {"conv": 137.8, "depthwise": 138.6, "block": 11.7, "strided": 7.4, "bias": 16.3,
+                          "output_rows": 129.8, "program_rows": 91.9, "block_rows": 47.6}
 
 
 def explicit_gemm_terms(edge: dict, interior: dict, ragged_k: dict) -> dict:
@@ -425,12 +442,14 @@ def loop_conv_program_terms(loops, depthwise=False, strided=False, bias=False, o
     LOOP_CONV_WS launch pays and how many times: its own, split into `loops` LOOP_CONV_WS (one per
     input channel block, loop_conv_channels) each further one's, a `strided` layer's (stride not 1:
     the kernel's input view divides by its stride argument, which a stride of 1 specializes away),
-    a `bias`'s (its block's address), that of a layer of several `output_rows` (P > 1: the
-    program's first output and input rows, which an output of one row, P = 1, folds away) and that
-    of a program of several `program_rows` (the schedule's rows > 1: its row bounds and the rows it
-    reads, which a program of one row folds away). Numbers or tensors."""
+    a `bias`'s (its block's address), that of a layer of several programs along its rows
+    (`output_rows`: P > the program's rows; the program's first output and input rows, its padding and
+    guards at run time, which one program along P folds away under constant shapes), that of such a
+    program of several `program_rows` (its rows' bounds) and, in such a program, each further channel
+    block's again ("block_rows"). Numbers or tensors."""
     return {"conv": depthwise ^ True, "depthwise": depthwise, "block": loops - 1,   # ^ True: not, of bool tensors too
-            "strided": strided, "bias": bias, "output_rows": output_rows, "program_rows": program_rows}
+            "strided": strided, "bias": bias, "output_rows": output_rows, "program_rows": program_rows,
+            "block_rows": (loops - 1) * output_rows}
 
 
 def loop_conv_instructions(programs, loops, depthwise=False, strided=False, bias=False, output_rows=True,
@@ -1082,8 +1101,8 @@ def loop_conv_program_cycles(P: int, Q: int, K: int, C: int, R: int, S: int, str
                                       downsample=int(downsample))
     loops = -(-C // channels)
     programs = len(tiles) // loops
-    issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias, output_rows=P > 1,
-                                   program_rows=s.rows > 1) \
+    issue = loop_conv_instructions(1, loops, strided=stride != 1, bias=bias, output_rows=P > s.rows,
+                                   program_rows=s.rows > 1 and P > s.rows) \
         * k.cpu_cycles_per_instruction
     last = loop_conv_stream_cycles(tiles[-loops:], cfg, dilation=dilation, bias=bias, downsample=int(downsample))
     return loop_conv_pipeline_cycles(gemmini, programs * issue, programs, last)

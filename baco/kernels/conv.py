@@ -88,7 +88,7 @@ def output_rows_ptr(y_ptr, n, p0, q0, k0, P, Q, channels, pixel_stride, ROWS: bl
     return y_blk
 
 
-@jit
+@jit(specialize_shapes="iss")   # its ISS programs compiled for their shapes (set-up and configs fold)
 def conv2d_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, K, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                   scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,

@@ -66,7 +66,7 @@ def diagonal_tile_ptr(w_ptr, c0, cw, t, R, S, BLOCK_K: bl.constexpr, BLOCK_N: bl
                              offsets=(0, 0), block_shape=(BLOCK_K, BLOCK_N))
 
 
-@jit
+@jit(specialize_shapes="iss")   # its ISS programs compiled for their shapes (set-up and configs fold)
 def depthwise_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, Q, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                      scale, BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr, RELU: bl.constexpr,
                      OUT_INT8: bl.constexpr, ROWS: bl.constexpr = 1, WHOLE_C: bl.constexpr = False, bias_ptr=None):

@@ -48,7 +48,7 @@ from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.conv import KernelLaunch, is_pointwise, loop_conv_options, reference_conv2d
 
 
-@jit
+@jit(specialize_shapes="iss")   # its ISS programs compiled for their shapes (set-up and configs fold)
 def conv_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, K, PH, scale,
                      PR: bl.constexpr, ROWS: bl.constexpr, IMAGE_W: bl.constexpr, PW: bl.constexpr,
                      BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
@@ -83,7 +83,7 @@ def conv_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, K, PH, scale,
     bl.store(y_blk, pooled, boundary_check=(0, 1))
 
 
-@jit
+@jit(specialize_shapes="iss")   # its ISS programs compiled for their shapes (set-up and configs fold)
 def conv2d_pool_kernel(x_ptr, w_ptr, y_ptr, H, W, C, P, K, PH, R, S, stride_h, stride_w, pad_h, pad_w, dil_h, dil_w,
                        scale, PR: bl.constexpr, ROWS: bl.constexpr, Q: bl.constexpr, PW: bl.constexpr,
                        BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr, POOL: bl.constexpr,

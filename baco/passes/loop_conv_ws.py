@@ -77,6 +77,13 @@ rows (pool_out_col_dim, the pooled row pitch, is the whole pooled width).
 The depthwise kernel (baco.kernels.depthwise) is such a nest per channel block (pointers at
 the block's first channel, channel windows at offset 0, diagonal weight tiles): in_channels =
 out_channels = the block's width, in/out stride = all channels.
+A launch compiled for its shapes (specialize_shapes: its integers constants) folds the same nest
+into forms read as it: a tap loop of one trip (a 1x1 filter whose channels are one block) folded
+away is rebuilt as a loop of one tap (_one_tap_loop: r = s = cb = 0); a row phase's floordiv
+merged into t's (floordiv(t, S·steps·m) = floordiv(r, m), kept out of every linear term); a
+phase view divided exactly or folded to a constant extent read as the same pixels shifted by the
+phase (Proof._phase: masks and padding are shift-invariant, the address is the view's own); a
+slice's row a constant inside the view (its select folded).
 Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
 rows: no full-width output), OS dataflow.
 Scratchpad ids: block b of a program of n blocks uses LoopConv's A/B slot
@@ -111,6 +118,7 @@ class Conv:
     loop = acc = a_alloc = b_copy = matmul = store = epilogue = bias_copy = acc_init = pool = None
     a_copies = ()
     relu, scale = 0, None
+    one_tap = False             # the tap loop rebuilt (_one_tap_loop): r, s, cb are 0
 
 
 def _clamp(v):
@@ -222,7 +230,14 @@ def match(func, cfg: GemminiConfig):
     if len(matmuls) != 1 or n.acc not in top:
         return None
     n.matmul = matmuls[0]
-    n.loop = n.matmul.parent.operation if n.matmul.parent is not None else None
+    if n.matmul.parent is not None and n.matmul.parent.operation == func:
+        n.loop = _one_tap_loop(n.matmul, top)
+        if n.loop is None:
+            return None
+        n.one_tap = True
+        top = [o.operation for o in entry.operations]
+    else:
+        n.loop = n.matmul.parent.operation if n.matmul.parent is not None else None
     if n.loop is None or n.loop.name != "scf.for" or n.loop not in top or list(n.loop.results) or \
             const_value(list(n.loop.operands)[2]) != 1:
         return None
@@ -262,6 +277,42 @@ def match(func, cfg: GemminiConfig):
     if not _outside(n, top):
         return None
     return n
+
+
+def _one_tap_loop(matmul, top):
+    """The loop of one tap a program of a single tap folds away (constant shapes: a 1x1 filter
+    whose channels fit one block), rebuilt: the matmul and the copies into its A and B blocks,
+    which write nothing else, move into `scf.for t in [0, 1)` at the matmul (the copies' windows
+    and checks stay before it, as loop-invariant code). None when a copy into A or B is not a top
+    op before the matmul, or the blocks are read before it."""
+    a_val, b_val = list(matmul.operands)[:2]
+    if getattr(a_val.owner, "name", None) == "memref.collapse_shape":
+        a_val = a_val.owner.operands[0]
+    a, b = alloc_of(a_val), alloc_of(b_val)
+    if a is None or b is None:
+        return None
+    at = {op: i for i, op in enumerate(top)}
+    moved = []
+    for op in top[:at[matmul]]:
+        if op.name == "memref.copy" and alloc_of(op.operands[1]) is not None \
+                and alloc_of(op.operands[1]).operation in (a.operation, b.operation):
+            moved.append(op)
+        elif op.name not in ("memref.copy", "linalg.matmul") and any(
+                alloc_of(v) is not None and alloc_of(v).operation in (a.operation, b.operation)
+                for v in op.operands if str(v.type).startswith("memref")) and op.name not in (
+                    "memref.subview", "memref.collapse_shape"):
+            return None     # A or B read (or written) otherwise before the matmul
+    if not moved:
+        return None
+    with InsertionPoint(matmul), matmul.location:
+        zero, one = ir.const_index(0), ir.const_index(1)
+        for_op = scf.ForOp(zero, one, one)
+    with InsertionPoint(for_op.body), matmul.location:
+        scf.YieldOp([])
+    yield_op = list(for_op.body.operations)[-1]
+    for op in moved + [matmul]:
+        op.move_before(yield_op)
+    return for_op.operation
 
 
 def _outside(n: Conv, top) -> bool:
@@ -401,7 +452,9 @@ class Proof:
         lb, ub = (facts.poly(v) for v in list(n.loop.operands)[:2])
         if len(divs) == 2:
             d1, d2 = sorted(divs, key=len)
-            cands = [(d1, p_div(d2, d1)), (d2, p_div(d1, d2))]
+            # (d1, 1), (1, d1): d2 a multiple of S·steps = d1 from a floordiv of the tap row merged
+            # into t's (a row phase floordiv(r, m) under constant shapes: _tap_variables)
+            cands = [(d1, p_div(d2, d1)), (d2, p_div(d1, d2)), (d1, p_const(1)), (p_const(1), d1)]
         elif len(divs) == 1:
             cands = [(divs[0], p_const(1)), (p_const(1), divs[0])]
         elif not divs:
@@ -435,12 +488,15 @@ class Proof:
         s_term = () if S == p_const(1) else vs
         cb_term = () if steps == p_const(1) else vcb
         self.table = {t_id: p_add(p_mul(p_mul(steps, S), vr), p_mul(steps, s_term), cb_term)}
-        for key, i in facts.ids.items():
+        for key, i in list(facts.ids.items()):
             if key[0] == "fdiv" and key[1] == t:
                 if key[2] == steps:
                     self.table[i] = p_add(p_mul(S, vr), s_term)
                 elif key[2] == p_mul(steps, S):
                     self.table[i] = vr
+                elif p_div(key[2], p_mul(steps, S)) not in (None, p_const(1)):
+                    # floordiv(floordiv(t, S·steps), m) merged: floordiv(r, m), an atom that linear() rejects
+                    self.table[i] = facts.atom(("fdiv", vr, p_div(key[2], p_mul(steps, S))))
                 else:
                     return False
         self.t_id = t_id
@@ -454,8 +510,8 @@ class Proof:
         c = facts.coefficients(facts.substitute(p, self.table), set(var_ids))
         if c is None:
             return None
-        if any(self.t_id in facts.atoms_in(q) for q in c.values()):
-            return None
+        if any(facts.atoms_in(q) & {self.t_id, *var_ids} for q in c.values()):
+            return None     # (a coefficient of t, or of r, s, cb inside a floordiv: not linear)
         return {k: c.get(k, ()) for k in (None,) + var_ids}
 
     def _weights(self) -> bool:
@@ -482,6 +538,8 @@ class Proof:
         # tap (r, s) starts at (r·kernel_dim + s)·in_channels·Kst: kernel_dim = S (one filter column:
         # a filter row's stride is in_channels·Kst)
         in_ch = p_div(lin_b[self.vr_id] if S == p_const(1) else lin_b[self.vs_id], kst)
+        if n.one_tap:           # no tap stride to read: one tap's rows are its channels
+            in_ch = facts.poly(b_rows_lim)
         if in_ch is None:
             return False
         if S != p_const(1):
@@ -553,19 +611,38 @@ class Proof:
         (off,), sizes, strides = out
         return self.facts.poly(off), sizes, strides
 
-    def _phase(self, px, limit):
+    def _phase(self, px, limit, hint=None):
         """(w, m, E) when offset polynomial px and extent `limit` are the phase view of pixels
         w + m·j in [0, E) (px = floordiv(w, m), limit = ceildiv(E − (w − m·px), m): j < limit iff
-        m·j + (w − m·px) < E), or (px, 1, limit) for an unstrided view."""
+        m·j + (w − m·px) < E), or (px, 1, limit) for an unstrided view. Constant shapes fold the
+        view three more ways, each read as the same pixels shifted by the phase (the masks and
+        the padding are shift-invariant; the address is the view's own):
+          * floordiv(w, m) merged into floordiv(x, q·m) (w = floordiv(x, q) a floordiv itself):
+            w is that floordiv;
+          * floordiv(w, m) divided exactly (phase 0), limit = ceildiv(N, m): pixels m·px + m·j in
+            [0, N);
+          * limit a constant L (the whole phase folded): with `hint` m (the stride of the other
+            dimension, which the FSM shares), pixels m·px + m·j in [0, m·(L − 1) + 1) (the
+            pixels between the last one read and m·L, never read, count as padding)."""
         facts = self.facts
         pl = facts.poly(limit)
-        if len(px) == 1 and px[0][1] == 1 and len(px[0][0]) == 1:
-            key = facts.key_of[px[0][0][0]]
-            if key[0] == "fdiv" and len(pl) == 1 and pl[0][1] == 1 and len(pl[0][0]) == 1:
-                lkey = facts.key_of[pl[0][0][0]]
-                w, m = key[1], key[2]
-                if lkey[0] == "cdiv" and lkey[2] == m:
-                    return w, m, p_add(lkey[1], p_sub(w, p_mul(m, px)))
+        lkey = facts.key_of[pl[0][0][0]] if len(pl) == 1 and pl[0][1] == 1 and len(pl[0][0]) == 1 else None
+        if lkey is not None and lkey[0] == "cdiv":
+            m = lkey[2]
+            if len(px) == 1 and px[0][1] == 1 and len(px[0][0]) == 1:
+                key = facts.key_of[px[0][0][0]]
+                if key[0] == "fdiv":
+                    if key[2] == m:
+                        w = key[1]
+                    else:       # floordiv(floordiv(x, q), m) merged: w = floordiv(x, q)
+                        q = p_div(key[2], m)
+                        w = None if q is None or q == p_const(1) else facts.atom(("fdiv", key[1], q))
+                    if w is not None:
+                        return w, m, p_add(lkey[1], p_sub(w, p_mul(m, px)))
+            if p_value(m) is not None and p_value(m) > 1:      # exact: phase 0
+                return p_mul(m, px), m, lkey[1]
+        if hint is not None and p_value(pl) is not None and p_value(hint) is not None and p_value(hint) > 1:
+            return p_mul(hint, px), hint, p_add(p_mul(hint, p_sub(pl, p_const(1))), p_const(1))
         return px, p_const(1), pl
 
     def _inputs(self) -> bool:
@@ -619,11 +696,17 @@ class Proof:
             chan = _checked(facts, s_off[1], s_size[1], l_off[1], bk, rc_sizes[1])
             return 0, InputSlice(base, rc_off, rc_strides, rc_sizes, None, win, chan)
         sel = [_unselect(v) for v in (s_off[0], s_size[1], l_off[1])]
-        if any(x is None for x in sel) or len({x[0] for x in sel}) != 1 or s_size[0] != 1 \
-                or not isinstance(l_off[0], int):
+        if s_size[0] != 1 or not isinstance(l_off[0], int):
+            return None
+        idx = const_value(s_off[0]) if not isinstance(s_off[0], int) else s_off[0]
+        rows_in = rc_sizes[0] if isinstance(rc_sizes[0], int) else const_value(rc_sizes[0])
+        if all(x is None for x in sel) and idx is not None and rows_in is not None and 0 <= idx < rows_in:
+            # a constant row inside the view (constant shapes): its select folded to the window
+            sel = [(None, v) for v in (s_off[0], s_size[1], l_off[1])]
+        elif any(x is None for x in sel) or len({x[0] for x in sel}) != 1:
             return None
         cond, idx = sel[0]
-        if not self._in_range(cond, idx, rc_sizes[0]):
+        if cond is not None and not self._in_range(cond, idx, rc_sizes[0]):
             return None
         win = _checked(facts, s_off[1], sel[1][1], sel[2][1], bm, rc_sizes[1])
         chan = _checked(facts, s_off[2], s_size[2], l_off[2], bk, rc_sizes[2])
@@ -645,15 +728,20 @@ class Proof:
         if lin_z is None or lin_z[None] or lin_z[vr_id] or lin_z[vs_id] or \
                 not self.block_step(lin_z[vcb_id], self.bk):
             return None
-        w, m, width = self._phase(facts.poly(win[0]), win[1])
+        hint = None
+        if rows > 1:        # slice i reads input row h + i·stride_h: its index is floordiv(h, m) + i
+            hw, hm, height = self._phase(p_sub(facts.poly(sl.row), p_const(i)), sl.sizes[0])
+            hint = hm
+        w, m, width = self._phase(facts.poly(win[0]), win[1], hint)
+        if rows > 1 and hm == p_const(1) and m != p_const(1):     # the rows' phase folded, the columns' not
+            hw, hm, height = self._phase(p_sub(facts.poly(sl.row), p_const(i)), sl.sizes[0], m)
         cs = p_div(facts.poly(sl.strides[-2]), m)           # pixel stride (elements): in_stride
         if cs is None:
             return None
         # address of pixel column w, channel cb·BK: the phase terms cancel in the normal form
         addr = p_add(sl.offset, p_mul(facts.poly(win[0]), facts.poly(sl.strides[-2])), facts.poly(chan[0]))
         cur = dict(stride=m, cs=cs, width=width, base=sl.base)
-        if rows > 1:        # slice i reads input row h + i·stride_h: its index is floordiv(h, m) + i
-            hw, hm, height = self._phase(p_sub(facts.poly(sl.row), p_const(i)), sl.sizes[0])
+        if rows > 1:
             addr = p_add(addr, p_mul(facts.poly(sl.row), facts.poly(sl.strides[0])))
             pitch = p_div(facts.poly(sl.strides[0]), p_mul(hm, cs))
             lin_h = self.linear(hw)
@@ -674,6 +762,15 @@ class Proof:
         lin = first["addr"]
         cs, dil = first["cs"], first["dil"]
         # one filter column: the FSM's dilation is the rows' (the columns have none)
+        if self.n.one_tap:      # one tap: no dilation to read, the rows' pitch is the view's (or any)
+            self.dil = p_const(1)
+            if rows > 1:
+                self.eq(first["stride_h"], first["stride"])
+                self.pitch = first["pitch"]
+            else:               # one input row read: the pitch only has to hold the tile's columns
+                self.pitch = first["width"]
+            self.pitch_of = None
+            return
         if self.S == p_const(1):
             dil = first["dil_h"] if rows > 1 else p_const(1)
         else:

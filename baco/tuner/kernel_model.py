@@ -251,7 +251,7 @@ def conv_cpu_cycles(layer, terms, rows, loop_conv, double_buffer=False) -> torch
         + terms["commands"] * (pick("command") + db * pick("double_buffer"))
     loops = torch.as_tensor(loop_conv, dtype=torch.float64)
     loop = loop_conv_instructions(programs, loops, depthwise, strided, costmodel._bias(layer),
-                                  torch.as_tensor(layer.P) > 1, torch.as_tensor(rows) > 1)
+                                  torch.as_tensor(layer.P) > rows_t, (rows_t > 1) & (torch.as_tensor(layer.P) > rows_t))
     return torch.where(loops > 0, loop, explicit) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
 
 
