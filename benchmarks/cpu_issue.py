@@ -45,11 +45,11 @@ def measure(kernel, grid, args, options, cfg, out_index, expected) -> dict:
     host's command stream. `args` are the runtime arguments, the output at `out_index`."""
     runtime = list(args)
     runtime[out_index] = np.zeros_like(args[out_index])
-    ck = kernel.compile(*runtime, target="iss", config=cfg, **options)
+    ck = kernel.compile(*runtime, target="iss", config=cfg, grid=grid, **options)
     info = ck.run(grid, runtime, timing=TimingModel(cfg))
     if not np.array_equal(runtime[out_index], expected):
         raise SystemExit(f"{kernel.__name__} {options}: the ISS result differs from numpy's")
-    host = kernel.compile(*runtime, target="sim", config=cfg, **options)
+    host = kernel.compile(*runtime, target="sim", config=cfg, grid=grid, **options)
     tm = TimingModel(cfg)
     host.run(grid, runtime, model=CommandStream(), observers=[tm.observe])
     tm.fence()

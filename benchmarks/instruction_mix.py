@@ -87,11 +87,12 @@ def gemm(a, cfg):
     x = rng.integers(-128, 128, (M, K), dtype=np.int8)
     w = rng.integers(-128, 128, (K, N), dtype=np.int8)
     args = [x, w, np.zeros((M, N), np.int32), M, N, K, K, 1, N, 1, N, 1, 1.0]
+    grid = (-(-M // s.block_m), -(-N // s.block_n))
     ck = matmul_kernel.compile(*args, target="iss", config=cfg, RELU=False, OUT_INT8=False, schedule=s,
-                               loop_ws=a.loop_ws)
+                               loop_ws=a.loop_ws, grid=grid)
     title = (f"GEMM {M}x{N}x{K} DIM {cfg.dim}, {'LOOP_WS' if a.loop_ws else 'explicit'}, schedule "
              f"{s.block_m}/{s.block_n}/{s.block_k} (double-buffered {s.double_buffer})")
-    return title, ck, (-(-M // s.block_m), -(-N // s.block_n)), args, reference(x, w, schedule=s)
+    return title, ck, grid, args, reference(x, w, schedule=s)
 
 
 def conv(a, cfg, depthwise=False):
@@ -106,7 +107,7 @@ def conv(a, cfg, depthwise=False):
         (conv2d_launch, reference_conv2d)
     shape = dict(stride=stride, padding=pad, config=cfg, scale=1 / 256)
     launch = launch(x, w, **shape)
-    ck = launch.kernel.compile(*launch.args, target="iss", **dict(launch.options, loop_ws=a.loop_ws))
+    ck = launch.compiled("iss", loop_ws=a.loop_ws)
     s = launch.schedule
     P = launch.y.shape[1]
     title = (f"{'depthwise ' if depthwise else ''}conv {R}x{R}/{stride} {P}x{P} {C}>{C if depthwise else K} DIM "
@@ -121,7 +122,7 @@ def chain(a, cfg):
     rng = np.random.default_rng(4)
     x, w1, w2 = (rng.integers(-128, 128, shape, dtype=np.int8) for shape in ((256, 64), (64, 128), (128, 64)))
     launch = gemm_chain_launch(x, w1, None, w2, None, scale1=0.01, scale2=0.01, block_m=64, block_k=64, config=cfg)
-    ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    ck = launch.compiled("iss")
     hidden = reference(x, w1, out="int8", scale=0.01, config=cfg)
     expected = reference(hidden, w2, out="int8", scale=0.01, config=cfg)
     o = launch.options

@@ -224,10 +224,11 @@ def two_dots_elf(path: Path, M, N, K, block, double_buffer):
     a, b, d = (rng.integers(-128, 128, shape, dtype=np.int8) for shape in ((M, K), (K, N), (K, N)))
     args = [a, b, d, np.zeros((M, N), np.int32), np.zeros((M, N), np.int32), M, N, K]
     BM, BN, BK = block
+    grid = (bl.cdiv(M, BM), bl.cdiv(N, BN))
     kernel = two_dots.compile(*args, BM=BM, BN=BN, BK=BK, target="iss", config=DEFAULT_CONFIG,
-                              double_buffer=double_buffer)
+                              double_buffer=double_buffer, grid=grid)
     expected = {3: a.astype(np.int32) @ b, 4: a.astype(np.int32) @ d}
-    return kernel.build_elf((bl.cdiv(M, BM), bl.cdiv(N, BN)), args, path, expected=expected)
+    return kernel.build_elf(grid, args, path, expected=expected)
 
 
 def transposed_elf(path: Path, M, N, K, a_t, b_t, block, double_buffer, bias):
@@ -241,11 +242,12 @@ def transposed_elf(path: Path, M, N, K, a_t, b_t, block, double_buffer, bias):
             np.zeros((M, N), np.int8 if bias else np.int32), M, N, K, *((1, M) if a_t else (K, 1)),
             *((1, K) if b_t else (N, 1)), N, 1, 1 / 64 if bias else 1.0]
     BM, BN, BK = block
+    grid = (bl.cdiv(M, BM), bl.cdiv(N, BN))
     kernel = matmul_kernel.compile(*args, BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, RELU=bias, OUT_INT8=bias,
-                                   bias_ptr=d, target="iss", config=DEFAULT_CONFIG, double_buffer=double_buffer)
+                                   bias_ptr=d, target="iss", config=DEFAULT_CONFIG, double_buffer=double_buffer,
+                                   grid=grid)
     expected = {2: matmul_reference(a, b, bias=d, out=out, scale=1 / 64 if bias else 1.0, relu=bias, block=block)}
-    return kernel.build_elf((bl.cdiv(M, BM), bl.cdiv(N, BN)), args + ([d] if bias else []), path,
-                            expected=expected)
+    return kernel.build_elf(grid, args + ([d] if bias else []), path, expected=expected)
 
 
 def model_elf(path: Path, name: str) -> Path:

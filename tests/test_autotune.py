@@ -200,7 +200,11 @@ def test_end_to_end_timing_counts_the_cpu():
         assert e2e.timings[config] > alone.timings[config]     # the CPU's issue is on the clock
     s = CONFIGS[0].schedule()
     args = [*operands(33, 17, 65), np.zeros((33, 17), np.int32), 33, 17, 65, 65, 1, 17, 1, 17, 1, 1.0]
-    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=False, config=CFG, schedule=s, target="iss")
+    # the tuner times the program the launch runs: compiled for its grid
+    ck = matmul_kernel.compile(*args, RELU=False, OUT_INT8=False, config=CFG, schedule=s, target="iss", grid=(3, 2))
+    assert ck.grid == (3, 2, 1)
     from baco.sim.timing import TimingModel
     run = ck.run((3, 2), args, timing=TimingModel(CFG))
     assert e2e.timings[CONFIGS[0]] == run["kernel_cycles"]
+    anygrid = matmul_kernel.compile(*args, RELU=False, OUT_INT8=False, config=CFG, schedule=s, target="iss")
+    assert anygrid.run((3, 2), args, timing=TimingModel(CFG))["kernel_cycles"] != run["kernel_cycles"]

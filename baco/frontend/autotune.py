@@ -322,11 +322,11 @@ class Autotuner:
                 return "; ".join(problems)
         kw = {**kwargs, **config.all_kwargs(), "target": "iss" if self.end_to_end else "sim"}
         values, opts = self.fn.bind(list(args), kw)
-        try:
-            ck, runtime = self.fn._compiled(values, opts)
+        launch = launch_grid(grid(values) if callable(grid) else grid, self.__name__)
+        try:        # compiled for its grid, as the launch it times is (a shape-specialized one folds it)
+            ck, runtime = self.fn._compiled(values, opts, None, launch)
         except CompilationError as e:
             return str(e).splitlines()[0]
-        launch = launch_grid(grid(values) if callable(grid) else grid, self.__name__)
         scratch = [np.copy(a) if isinstance(a, np.ndarray) else a for a in runtime]
         tm = TimingModel(ck.config)
         if self.end_to_end:

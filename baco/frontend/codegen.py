@@ -798,9 +798,7 @@ class KernelCodegen(ast.NodeVisitor):
     def grid_query(self, name, axis, node):
         """The op of `name` on `axis`; for a launch specialized on its grid, a constant: program_id
         of an axis of size 1 is 0, num_programs the axis's size (1 a Python constant, as an index
-        parameter's, others an arith.constant). Found: a kernel adding a loaded block to a loaded
-        block (resadd_kernel) whose windows all fold to constants (a one-program grid over an exact
-        block) does not compile (linalg-to-instgem's acc_add; unspecialized kernels do not fold)."""
+        parameter's, others an arith.constant)."""
         if not isinstance(axis, int) or not 0 <= axis <= 2:
             raise self.error("the grid axis must be the constant 0, 1 or 2", node)
         if self.grid is not None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import struct
 
 from mlir.dialects import scf
-from mlir.ir import InsertionPoint, IntegerAttr, MemRefType, StringAttr
+from mlir.ir import Block, InsertionPoint, IntegerAttr, MemRefType, StringAttr
 
 from baco.dialects import instgem
 from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
@@ -220,6 +220,14 @@ def dram_addr_and_stride(view, esize, dim=0):
     return addr, ir.binop("muli", i64(strides[dim]), cst(esize))
 
 
+def in_dram(view) -> bool:
+    """Whether `view` is a view of a kernel argument (DRAM) through views and casts."""
+    owner = view.owner
+    while getattr(owner, "name", None) in ("memref.subview", "memref.reinterpret_cast", "memref.cast"):
+        owner = owner.operands[0].owner
+    return isinstance(owner, Block)
+
+
 def unit_inner_stride(view, op):
     layout = str(MemRefType(view.type).layout)
     if "strided" in layout and not layout.replace(" ", "").split("[")[1].split("]")[0].endswith(",1"):
@@ -317,7 +325,7 @@ class LinalgToInstGem:
         first_add = self.first_added_load(op, alloc)
         if first_add is not None:       # the added load overwrites its window; zero only the rest
             self.overwriting_adds.add(first_add)
-            _, _, window = self.added_loads[alloc_of(first_add.operands[0])]
+            _, _, window, _ = self.added_load(first_add)
             first, rows, cols = self.local_window(window)
             d = cst(self.cfg.dim)
 
@@ -518,9 +526,8 @@ class LinalgToInstGem:
         for op in ops[ops.index(fill) + 1:]:
             if any(alloc_of(v) is not None and alloc_of(v).operation == alloc.operation
                    for o in [op, *ir.walk_ops(op)] for v in o.operands):
-                staging = alloc_of(op.operands[0]) if op.name == "linalg.generic" else None
                 if "gemmini.acc_add" in op.attributes and alloc_of(op.operands[1]).operation == alloc.operation \
-                        and staging is not None and staging in self.added_loads:
+                        and self.added_load(op) is not None:
                     return op
                 return None
         return None
@@ -545,16 +552,32 @@ class LinalgToInstGem:
                 return None
         return None
 
+    def added_load(self, op):
+        """(DRAM copy, DRAM view, window, element type) of the block a gemmini.acc_add generic adds:
+        a staging block filled by an already-seen DRAM copy (a window the DMA zero-pads), or, the
+        form a load takes when its window is the whole block at constant offsets (nothing to pad,
+        so bufferization reads the DRAM view in place), the DRAM view itself over the whole target
+        (the generic stands for its copy). None if the added block is neither."""
+        added = op.operands[0]
+        staging = alloc_of(added)
+        if staging is not None:
+            if staging not in self.added_loads:
+                return None
+            copy, src, window = self.added_loads[staging]
+            return copy, src, window, self.placed(staging).elem
+        if not (str(added.type).startswith("memref<") and MemRefType(added.type).rank == 2 and in_dram(added)):
+            return None
+        return op, added, op.operands[1], str(MemRefType(added.type).element_type)
+
     def lower_acc_add(self, op):
         """A gemmini.acc_add generic (target + loaded block): the load's mvins go straight into
         the target accumulator block with the accumulate bit (int8 widened and mvin-scaled)."""
         if "gemmini.acc_add" not in op.attributes:
             return
-        staging, target = alloc_of(op.operands[0]), alloc_of(op.operands[1])
-        if staging is None or staging not in self.added_loads or target is None or \
-                self.placed(target).space != "acc":
+        target, added = alloc_of(op.operands[1]), self.added_load(op)
+        if added is None or target is None or self.placed(target).space != "acc":
             raise ir.fail("a block added to an accumulator block must be loaded from DRAM", op)
-        copy, src, window = self.added_loads[staging]
+        copy, src, window, elem = added
         scale = None
         if str(ir.Attribute(op.attributes["gemmini.acc_add"]["scaled"])) == "true":
             if not self.cfg.mvin_scale:
@@ -564,7 +587,7 @@ class LinalgToInstGem:
             bits = ir.create("arith.bitcast", operands=[ir.scale_operand(op)],
                              results=[ir.IntegerType.get_signless(32)]).result
             scale = ir.create("arith.extui", operands=[bits], results=[ir.i64()]).result
-        self.lower_mvin(copy, src, window, self.placed(target), elem=self.placed(staging).elem, scale=scale,
+        self.lower_mvin(copy, src, window, self.placed(target), elem=elem, scale=scale,
                         accumulate=op not in self.overwriting_adds)
         self.dead.append(op)
 
