@@ -445,6 +445,7 @@ def gemm_launch(kernel: GemmKernel, rng, name, category="gemm", expect="result",
     case = Case(name, category, expect, g.text(), run, reference=reference)
     case.grid, case.args, case.meta, case.options = grid, args, meta, options
     case.flags, case.pass_bias, case.sizes, case.c0 = flags, pass_bias, (M, N, off), c0
+    case.k_loop = (klo, khi, step)
     # the run-time arguments of the compiled kernel, in its parameters' order (bias_ptr comes last)
     case.runtime = list(args) + ([bias] if pass_bias else [])
     return case
@@ -1340,8 +1341,11 @@ def autotune_case(g: GemmKernel, rng, name):
             k = prune["top_k"]
             k = max(1, int(len(kept) * k)) if isinstance(k, float) else k
             kept = sorted(kept, key=lambda cf: weights[0] * cf.kwargs[bm_name] + weights[1] * cf.kwargs[bn_name])[:k]
-        # (OS with a column-major B is a compile error where a dot runs: a constexpr loop may have none)
-        dot = g.loop != "constexpr_range" or len(range(*g.kb_range)) > 0
+        # (OS with a column-major B is a compile error where a dot runs: a constexpr loop may have none,
+        # and so may a runtime range whose bounds are all 1, which the kernel is compiled with as
+        # constants (@baco.jit specializes an integer argument of value 1): range(1, 1, 1) folds away)
+        dot = len(range(*g.kb_range)) > 0 if g.loop == "constexpr_range" else \
+            case.k_loop != (1, 1, 1) if g.loop == "runtime_range" else True
         return kept, [cf for cf in kept if cf.kwargs[bm_name] > 0 and cf.kwargs[bm_name] != OVER_CAPACITY[0]
                       and not (dot and g.b_column_major and cf.options.get("dataflow", launch_dataflow) == "OS")]
 

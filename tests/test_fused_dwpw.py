@@ -248,6 +248,28 @@ def test_whole_model_runs_its_dw_pw_groups_fused_bit_exact(target):
     assert r["bit_exact"] and (target == "iss" or r["first_mismatch"] is None)
 
 
+def test_the_build_without_a_design_is_valid_under_the_timeloop_rule():
+    """A fused network's search under the Timeloop-matched model compares its design with baco's
+    build without a design (explore.default_build) on the default Gemmini: each layer's default
+    schedule as its mapping must pass that model's capacity rule, its 3x3 stem's and depthwise
+    layers' filter taps above the one-weight registers, and keep the schedule's on-chip tile.
+    (Their taps at the registers raised "Registers: mapped tile size 9 exceeds buffer capacity 1".)"""
+    from baco.tuner.arch import DEFAULT_HARDWARE
+    from baco.tuner.mapping import default_schedule_mapping, tile_dims, validate
+    model, x = small_mobilenet()
+    g = fusion.graph_from_torch(model, x)
+    result = explore.default_build(explore.NetworkProblem(g.layers, cycle_model="timeloop", fusion_graph=g))
+    assert result is not None and result.method == "baco-default" and result.cycles > 0
+    cfg = DEFAULT_HARDWARE.to_gemmini_config()
+    filtered = [layer for layer in g.layers if layer.R * layer.S > 1]
+    assert len(filtered) == 3 and sum(layer.depthwise for layer in filtered) == 2
+    for layer in g.layers:
+        m = default_schedule_mapping(layer, cfg)
+        assert validate(m, layer, DEFAULT_HARDWARE, "timeloop") == [] == validate(m, layer, DEFAULT_HARDWARE)
+        on_chip = tile_dims(m, 2, layer)
+        assert (on_chip["R"], on_chip["S"]) == (layer.R, layer.S)      # the filter whole on chip
+
+
 @pytest.mark.slow
 def test_whole_mobilenet_v1_with_every_pair_fused_is_bit_exact():
     """MobileNetV1 (width 0.25, 64x64): its 13 depthwise -> pointwise pairs as 13 fused steps, no

@@ -12,19 +12,24 @@ from baco.problem.layer import Layer
 from baco.tuner.explore import NetworkProblem, random_tilings
 from baco.tuner.points import stack_tilings
 from baco.tuner.hwinfer import mapping_requirement, minimal_hardware
-from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule, conv_tile_schedule, validate
+from baco.tuner.mapping import KERNEL_OUT_INT8, conv_schedule, conv_tile_schedule, is_kernel_layer, validate
 from tests.test_loop import random_tuned_designs
 
 
 def random_conv_layer(rng) -> Layer:
-    """A small random (ragged) convolution: filters 1-5, strides 1-2, dilation 1-2, batch 1-2."""
-    R = int(rng.choice([1, 1, 2, 3, 3, 5]))
-    S = R if rng.random() < 0.8 else int(rng.choice([1, 3]))
-    stride, dilation = int(rng.choice([1, 1, 2])), int(rng.choice([1, 1, 1, 2]))
-    return Layer(R=R, S=S, P=int(rng.choice([1, 2, 3, 5, 7])), Q=int(rng.choice([1, 4, 7, 9, 17])),
-                 C=int(rng.choice([1, 3, 8, 17, 33, 64])), K=int(rng.choice([1, 5, 16, 17, 40])),
-                 N=int(rng.choice([1, 1, 2])), Hstride=stride, Wstride=stride, Hdilation=dilation,
-                 Wdilation=dilation)
+    """A small random (ragged) convolution: filters 1-5, strides 1-2, dilation 1-2, batch 1-2. Not
+    a GEMM layer (mapping.is_kernel_layer: a 1x1 stride-1 layer of one image column), which the
+    search and the compiler run with the GEMM kernel's schedule (test_loop's random designs)."""
+    while True:
+        R = int(rng.choice([1, 1, 2, 3, 3, 5]))
+        S = R if rng.random() < 0.8 else int(rng.choice([1, 3]))
+        stride, dilation = int(rng.choice([1, 1, 2])), int(rng.choice([1, 1, 1, 2]))
+        layer = Layer(R=R, S=S, P=int(rng.choice([1, 2, 3, 5, 7])), Q=int(rng.choice([1, 4, 7, 9, 17])),
+                      C=int(rng.choice([1, 3, 8, 17, 33, 64])), K=int(rng.choice([1, 5, 16, 17, 40])),
+                      N=int(rng.choice([1, 1, 2])), Hstride=stride, Wstride=stride, Hdilation=dilation,
+                      Wdilation=dilation)
+        if not is_kernel_layer(layer):
+            return layer
 
 
 def random_conv_designs(n, seed):

@@ -300,7 +300,9 @@ def conv_schedule_mapping(layer: Layer, schedule: GemmSchedule, pe_dim: int) -> 
     BLOCK_M output columns (pixels N, then P, then Q when pointwise), `rows` output rows, BLOCK_N
     output channels and BLOCK_K input channels (a depthwise layer's BLOCK_N channels), the filter
     whole, DIM-wide sub-blocks on the array, the rest at DRAM. A block larger than its dimension
-    is the dimension."""
+    is the dimension. The filter's taps loop at L1 with the input channels, each tap's weights
+    preloaded and accumulated into the output tile (as the kernel runs them and
+    default_mapping places them): a register holds one weight under Timeloop's rule."""
     if is_kernel_layer(layer):
         raise ValueError("a GEMM layer's schedule maps through schedule_mapping")
     tile = {"R": layer.R, "S": layer.S, "K": min(schedule.block_n, layer.K),
@@ -314,8 +316,8 @@ def conv_schedule_mapping(layer: Layer, schedule: GemmSchedule, pe_dim: int) -> 
         tile.update(N=1, Q=min(schedule.block_m, layer.Q), P=min(schedule.rows, layer.P))
     sc, sk = math.gcd(tile["C"], pe_dim), math.gcd(tile["K"], pe_dim)
     temporal = [dict() for _ in range(NUM_LEVELS)]
-    temporal[0].update({d: tile[d] for d in ("N", "P", "Q", "R", "S")})
-    temporal[1]["C"] = tile["C"] // sc
+    temporal[0].update({d: tile[d] for d in ("N", "P", "Q")})
+    temporal[1].update({"R": tile["R"], "S": tile["S"], "C": tile["C"] // sc})
     temporal[2]["K"] = tile["K"] // sk
     temporal[3].update({d: -(-layer.dims[d] // tile[d]) for d in DIMS})
     return Mapping(temporal, sc, sk)
