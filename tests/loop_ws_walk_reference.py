@@ -8,10 +8,11 @@ its algorithm. A LoopWs field that changes the walk is added here too."""
 from __future__ import annotations
 
 import math
+from dataclasses import astuple
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import CONCURRENT_LOOPS
-from baco.gemmini.loop_ws_timing import LoopWs, _compute_cycles, _group_cycles, dma_cycles
+from baco.gemmini.loop_ws_timing import LoopWs, _compute_cycles, _group_cycles, _half_wait, dma_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -40,6 +41,7 @@ class _Walk:
         self.cfg, self.k, self.cpu = cfg, k, cpu
         self.n = self.acc_half = 0
         self.ldd_walked = False
+        self.slot_loops = [None] * CONCURRENT_LOOPS     # the last loop in each slot
         self.bias_in = -math.inf    # when the next loop's LdD, walked within a loop, lets its computes start
         # ld, ex, st, clock, freed x2, computed x2, (first, last) read x2
         self.t = [0.0] * (4 + 3 * CONCURRENT_LOOPS + 2)
@@ -221,10 +223,10 @@ class _Walk:
             t0 = self._ldd(lp, t0, half)
             bias_in = self._bias_in(lp, occ, group, t0)
         ld_free = t0
-        t0 = max(t0, T[COMPUTED + slot])
-        if lp.load_a:       # A's rows once the computes' results are out of the array
-            first_a = a_off[0][0][1]
-            t0 = max(t0, T[COMPUTED + slot] + depth - (load_ends[first_a - 1] if first_a else 0.0))
+        # each load once the reads of the rows it overwrites are done (the rule from the slot's last loop
+        # and this one: the module's _half_wait, shared as a fact)
+        t0 = max(t0, T[COMPUTED + slot] + _half_wait(self.slot_loops[slot], lp, cfg, astuple(k)))
+        self.slot_loops[slot] = lp
         n_loads = len(load_ends)
         dispatched = [0.0] * n_loads
         self.ldd_walked = nxt is not None and nxt.bias and not nxt.raw_b

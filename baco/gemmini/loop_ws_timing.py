@@ -8,8 +8,8 @@ guesses. Pure Python: imports only baco.gemmini.
 The walk follows baco.sim.timing's LoopMatmul (its constants are the cycle model's,
 TimingConstants): two loops in flight, taking the loop slots in turn, each slot's A and B in its
 own scratchpad half; LdD (the bias, padded columns not moved; it writes the accumulator only, so it
-runs under the computes still reading the slot's scratchpad half), then LdA and LdB on the one DMA
-loader in the order LoopMatmul's arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
+runs under the computes still reading the slot's scratchpad half), then LdA and LdB (each once the
+reads of the rows it overwrites, by the slot's loop before, are done) on the one DMA loader in the order LoopMatmul's arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
 k blocks a command, B a k row of up to MAX_BLOCK_LEN blocks); the execute FSM k -> j -> i behind
 the loads of its k step (the first k step's computes behind their bias rows too), each (k, j) weight block preloaded under the previous compute (DIM rows
 at least; a transposed B's through the transposer, a compute of its own) unless it lands after
@@ -49,7 +49,7 @@ import itertools
 import math
 from dataclasses import astuple, dataclass
 
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.heuristics import tiled_matmul_tiles
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.loop_ws_commands import lda_commands, ldb_commands, ldd_commands, store_commands
@@ -190,6 +190,7 @@ class _Walk:
         self.cfg, self.k, self.cpu = cfg, k, cpu
         self.n = self.acc_half = 0
         self.ldd_walked = False
+        self.slot_loops = [None] * CONCURRENT_LOOPS     # the last loop in each slot (whose reads its half holds)
         self.constants = astuple(k)
         self.terms = {}     # the loops' _LoopTerms by (loop, cut) (the walk's own: the loop hashed, not the config too)
         self.runs = {}
@@ -264,7 +265,7 @@ class _Walk:
         done = 0
         again = unit if isinstance(unit, LoopWs) else self._first(self._runs(unit), 0, after)
         while done < count:
-            key = self.n % CONCURRENT_LOOPS, self.acc_half, self.ldd_walked
+            key = self.n % CONCURRENT_LOOPS, self.acc_half, self.ldd_walked, tuple(self.slot_loops)
             if key in seen:
                 done_before, before, n_before = seen[key]
                 shift = self._period_shift(before)
@@ -430,10 +431,12 @@ class _Walk:
             t0 = self._ldd(terms, t0, half)
             bias_in = self._bias_in(terms, t0)
         ld_free = t0
-        # LdA and LdB overwrite the slot's scratchpad half once the computes reading it are done (B's
-        # rows once its preloads are, A's once the computes' results are out of the array); LdD writes
-        # the accumulator only, so it runs under those computes
-        t0 = max(t0, T[COMPUTED + slot] + max(0.0, k.array_depth_factor * cfg.dim - terms.a_lead))
+        # LdA and LdB overwrite the slot's scratchpad half, each load once the reads of its own rows by
+        # the slot's last loop are done (B's rows once their preloads are, A's once their computes'
+        # results are out of the array: _half_wait); LdD writes the accumulator only, so it runs under
+        # those computes
+        t0 = max(t0, T[COMPUTED + slot] + _half_wait(self.slot_loops[slot], lp, cfg, self.constants))
+        self.slot_loops[slot] = lp
         terms, t1, ld, last_load = self._loads(lp, nxt, terms, slot, t0, ld_free, arrival, clock)
         # the execute FSM: k -> j -> i, behind the loads of its k step (each k step's terms in closed
         # form: _LoopTerms; loads after the cut from t1)
@@ -480,6 +483,61 @@ class _Walk:
         if not lp.store:    # the next loop accumulates into these rows: as the next k step, above
             ex = max(ex, start + first_depth)
         T[LD], T[EX], T[ST], T[CLOCK] = ld, ex, st, clock
+
+
+def _rows_known(lp: LoopWs) -> bool:
+    """Whether the walk knows which rows of its slot's scratchpad half `lp` reads and writes: A from
+    the half's start (block i*K + k), B at its end (block k*J + j of the last K*J), as LoopMatmul lays
+    a loop out that moves both itself (baco.sim.loops). Not so for an explicitly moved or transposed
+    B, an operand kept elsewhere, a spad_only loop or one behind a raw command."""
+    return lp.load_a and lp.load_b and not (lp.raw_b or lp.b_transposed or lp.spad_store or lp.after_raw)
+
+
+@functools.lru_cache(maxsize=16384)
+def _half_wait(prev, lp: LoopWs, cfg: GemminiConfig, constants: tuple) -> float:
+    """How long after the last compute of `prev` (the loop before in the slot: its COMPUTED) `lp`'s
+    LdA / LdB may start. The cycle model starts each load once the reads of the rows it writes are
+    done (per row: a B row once its preload read it, an A row once its compute's results left the
+    array), so each load command c waits for the rows it overwrites: its start, load_ends[c - 1]
+    after the loads' start, no earlier than the latest read of them. `prev`'s reads are timed back
+    from its last compute as if its k steps ran back to back (a k step no shorter than its J
+    groups or its first compute and the array's depth: they ran no later than that); rows it did
+    not read, at its first group's start. Loads in order on the one loader: the loads' start is the
+    latest of those, the loader's end exact. Without the rows known (_rows_known), the whole half's:
+    B's first block after `prev`'s last compute, A's once its results are out of the array."""
+    k = TimingConstants(*constants)
+    d = cfg.dim
+    depth = k.array_depth_factor * d
+    terms = _loop_terms(lp, cfg, constants)
+    if prev is None or not (_rows_known(prev) and (lp.load_a or lp.load_b)
+                            and not (lp.raw_b or lp.b_transposed or lp.spad_store or lp.after_raw)):
+        return max(0.0, depth - terms.a_lead)
+    occ = _compute_cycles(prev, cfg, k)
+    before = list(itertools.accumulate(occ, initial=0.0))
+    computes, group = before[-1], _group_cycles(occ, cfg)
+    step = max(prev.J * group, occ[0] + depth)
+    I_, J_, K_ = prev.I, prev.J, prev.K
+    half = loop_unit_half(cfg).sp_rows // d
+    b_base = half - K_ * J_
+
+    def read(block):
+        """When `prev`'s last read of a block of the half ended, less its last compute's end."""
+        if block < I_ * K_:     # A block (i, k): its (k, last j) compute's results out of the array
+            i, kk = divmod(block, K_)
+            return before[i + 1] - computes + depth - (K_ - 1 - kk) * step
+        kj = block - b_base if block >= b_base else 0
+        kk, j = divmod(kj, J_)      # B block (k, j), preloaded as its group began (or the first group's)
+        return -computes - (K_ - 1 - kk) * step - (J_ - 1 - j) * group
+
+    I, J, K = lp.I, lp.J, lp.K
+    wait, start = -math.inf, 0.0
+    for (fsm, _, row, col, blocks, _, _), end in zip(_arbiter_order(cfg, I, J, K, lp.pad_i, lp.pad_j, lp.pad_k,
+                                                                     lp.load_a, lp.load_b, False),
+                                                      terms.load_ends):
+        first = row * K + col if fsm == "lda" else half - K * J + row * J + col
+        wait = max(wait, max(read(b) for b in range(first, first + blocks)) - start)
+        start = end
+    return wait
 
 
 @functools.lru_cache(maxsize=16384)
