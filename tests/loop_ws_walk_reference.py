@@ -48,6 +48,7 @@ class _Walk:
         self.t[4 + CONCURRENT_LOOPS:4 + 2 * CONCURRENT_LOOPS] = [-math.inf] * CONCURRENT_LOOPS    # nothing computed yet
         self.ld_ring = [0.0] * cfg.rs_ld
         self.ex_ring = [0.0] * max(1, cfg.rs_ex // 2)
+        self.st_ring = [0.0] * cfg.rs_st
 
     def run(self, loops) -> float:
         for n, lp in enumerate(loops):
@@ -300,8 +301,16 @@ class _Walk:
             st = s
             T[half:half + 2] = [out[0] + lat, st + lat]
             self.acc_half ^= 1
-            if len(out) > cfg.rs_st:     # the loop's own store rs_st before its last
-                issued = max(issued, out[-1 - cfg.rs_st] + lat)
+            # the last store's entry: the loop's own store rs_st before it, or one a loop before holds
+            issued = max(issued, out[-1 - cfg.rs_st] + lat if len(out) > cfg.rs_st else self.st_ring[len(out) - 1])
+            # the last rs_st stores' entries, freed as if they ran back to back up to the last
+            after = 0.0
+            tail = []
+            for _, _, cost in reversed(stores[-cfg.rs_st:]):
+                tail.append(st + lat - after)
+                after += cost
+            for end in reversed(tail):
+                self._push(self.st_ring, end)
         T[FREED + slot] = issued
         if not stores:      # the next loop accumulates into these rows, as the next k step
             ex = max(ex, start + occ[0] + depth)

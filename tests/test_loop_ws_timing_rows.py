@@ -50,3 +50,11 @@ def test_half_wait_is_per_row():
     assert _half_wait(head, head, cfg, k) < 0
     raw = LoopWs(5, 1, 8, load_b=False, raw_b=16)
     assert _half_wait(raw, head, cfg, k) == _half_wait(None, head, cfg, k) > 0
+
+def test_explicit_mvins_wait_for_the_store_entries_the_loop_before_holds():
+    """33x97x33 in 48/16/48 at DIM 16: one-step programs of three int32 stores each (fewer than
+    rs_st), B moved in explicitly before each; the mvins wait until the loop before issued its last
+    store, which waits for a store entry the program before still holds (0.951x before, counting
+    the loop's own stores only)."""
+    walk, model = walk_and_model(33, 97, 33, (48, 16, 48), GemminiConfig.from_capacity(16, 256, 64))
+    assert abs(walk / model - 1) <= 0.02, (walk, model)

@@ -23,7 +23,8 @@ slot once the loop two before it has issued its last command, and the CPU waits 
 Commands are issued into the reservation stations long before they run: a unit's command waits
 for an entry, which the command rs_ld (loads), rs_ex / 2 (computes, each with its preload) or
 rs_st (stores) before it frees when its data has landed, its results left the array, its data is
-out. The walk keeps the last loads' and computes' entries (and a loop's own stores'), so it knows
+out. The walk keeps the last loads', computes' and stores' entries (the last stores' as if they ran back
+to back up to the last), so it knows
 when a loop issued its last command, and so when the next loop arrives. The arbiter ranks
 LdD before LdA/LdB, so an arriving loop's LdD takes the first load entry that frees: it runs on the
 loader before the loads of the loop ahead of it that were not issued yet (all of them when the
@@ -171,8 +172,8 @@ def _group_cycles(occ: list, cfg: GemminiConfig, b_transposed: bool = False) -> 
 # DIM rows after it began); per accumulator half the first and last store that read it, their data
 # out (READ: first, last); when the next loop's LdD, walked within this one (ldd_walked), has its
 # first rows in (BIAS_IN); then the reservation stations' entries, oldest first, as _Walk lays them
-# out: when each of the last rs_ld loads and rs_ex / 2 computes releases its entry (its data landed,
-# its results out of the array), which is when a later command of the unit is dispatched into it
+# out: when each of the last rs_ld loads, rs_ex / 2 computes and rs_st stores releases its entry (its
+# data landed, its results out of the array, its data out), which is when a later command of the unit is dispatched into it
 LD, EX, ST, CLOCK = range(4)
 FREED = 4
 COMPUTED = FREED + CONCURRENT_LOOPS
@@ -195,10 +196,11 @@ class _Walk:
         self.terms = {}     # the loops' _LoopTerms by (loop, cut) (the walk's own: the loop hashed, not the config too)
         self.runs = {}
         self.firsts = {}
-        self.ld_ring, self.ex_ring = cfg.rs_ld, max(1, cfg.rs_ex // 2)
+        self.ld_ring, self.ex_ring, self.st_ring = cfg.rs_ld, max(1, cfg.rs_ex // 2), cfg.rs_st
         self.LDR = RINGS
         self.EXR = self.LDR + self.ld_ring
-        self.size = self.EXR + self.ex_ring
+        self.STR = self.EXR + self.ex_ring
+        self.size = self.STR + self.st_ring
         self.t = [0.0] * self.size
         self.t[COMPUTED:READ] = [-math.inf] * CONCURRENT_LOOPS     # no computes read a slot's half yet
 
@@ -475,10 +477,10 @@ class _Walk:
             T[half], T[half + 1] = ends[0] + out, st + out
             self.acc_half ^= 1
             # the store FSM issues its last store behind the last compute, once the entry rs_st stores
-            # before it frees (its data out; only the loop's own stores are walked so: with the
-            # loops' before, the walk end to end had the CPU wait for a slot longer than the ISS does)
-            if len(ends) == 3:
-                issued = max(issued, ends[2] + out)
+            # before it frees (its data out): the loop's own, or one a loop before holds
+            n_st = terms.n_stores
+            issued = max(issued, ends[2] + out if len(ends) == 3 else T[self.STR + n_st - 1])
+            self._push(self.STR, self.st_ring, (st + out - back for back in terms.st_tail))
         T[FREED + slot] = issued
         if not lp.store:    # the next loop accumulates into these rows: as the next k step, above
             ex = max(ex, start + first_depth)
@@ -572,7 +574,7 @@ class _LoopTerms:
     __slots__ = ("raw_b", "raw_b_row", "raw_b_cmds", "ldd", "ldd_row", "ldd_cmds", "bias_wait", "loads", "load_ends",
                  "a_lead",
                  "steps", "computes", "group", "rest", "raw_steps", "first_depth", "ex_tail", "ex_back",
-                 "stores")
+                 "stores", "n_stores", "st_tail")
 
     def __init__(self, lp: LoopWs, cfg: GemminiConfig, k: TimingConstants, cut=None):
         d, mbl = cfg.dim, cfg.max_block_len
@@ -673,6 +675,7 @@ class _LoopTerms:
         return out
 
     def _stores(self, lp, cfg, k, before, a_wait_last) -> list:
+        self.n_stores, self.st_tail = 0, []
         if not lp.store:
             return []
         I, J = lp.I, lp.J
@@ -694,6 +697,10 @@ class _LoopTerms:
             moved = local_move_cycles(rows, k) if lp.spad_store else dma_cycles(rows, cols * c_bytes, cfg, k)
             cost += moved + k.acc_scale_latency
             out.append((cost, after_start, after_loads, after_cut))
+        # the last rs_st stores' ends before the last's (oldest first: as if back to back, no later than
+        # they were), which the store FSM's next commands wait for
+        self.n_stores = len(out)
+        self.st_tail = [cost - c for c, _, _, _ in out[-cfg.rs_st:]]
         # the first store, the last, and the one the store FSM's last command waits for
         return [out[0], out[-1]] + ([out[-1 - cfg.rs_st]] if len(out) > cfg.rs_st else [])
 
