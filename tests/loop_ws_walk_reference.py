@@ -12,7 +12,7 @@ from dataclasses import astuple
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import CONCURRENT_LOOPS
-from baco.gemmini.loop_ws_timing import LoopWs, _compute_cycles, _group_cycles, _half_wait, dma_cycles
+from baco.gemmini.loop_ws_timing import LoopWs, _compute_cycles, _group_cycles, _half_wait, _raw_b_wait, dma_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -195,6 +195,10 @@ class _Walk:
                 clock = start + after * k.cpu_cycles_per_instruction
                 t = start if lp.raw_cpu is not None else clock
             ld = max(ld, t)
+            # each mvin once the reads of the rows it overwrites are done (the module's _raw_b_wait, shared
+            # as a fact)
+            for h, w in enumerate(_raw_b_wait(tuple(self.slot_loops), lp, cfg, astuple(k))):
+                ld = max(ld, T[COMPUTED + h] + w)
             raw_landed = []
             for cycles in raw_b:
                 ld += cycles

@@ -414,6 +414,9 @@ class _Walk:
                 if lp.raw_cpu is None:
                     t = clock
             raw_start = max(ld, t)
+            if lp.raw_b:    # each mvin once the reads of the rows it overwrites are done
+                raw_start = max(raw_start, *(T[COMPUTED + h] + w for h, w in enumerate(
+                    _raw_b_wait(tuple(self.slot_loops), lp, cfg, self.constants))))
             ld = raw_start + terms.raw_b
             if lp.raw_b:    # each k step's weights once the mvins of its rows in the slot's half landed
                 raw_steps = [(raw_start + first, raw_start + wait)
@@ -496,50 +499,101 @@ def _rows_known(lp: LoopWs) -> bool:
 
 
 @functools.lru_cache(maxsize=16384)
-def _half_wait(prev, lp: LoopWs, cfg: GemminiConfig, constants: tuple) -> float:
-    """How long after the last compute of `prev` (the loop before in the slot: its COMPUTED) `lp`'s
-    LdA / LdB may start. The cycle model starts each load once the reads of the rows it writes are
-    done (per row: a B row once its preload read it, an A row once its compute's results left the
-    array), so each load command c waits for the rows it overwrites: its start, load_ends[c - 1]
-    after the loads' start, no earlier than the latest read of them. `prev`'s reads are timed back
-    from its last compute as if its k steps ran back to back (a k step no shorter than its J
-    groups or its first compute and the array's depth: they ran no later than that); rows it did
-    not read, at its first group's start. Loads in order on the one loader: the loads' start is the
-    latest of those, the loader's end exact. Without the rows known (_rows_known), the whole half's:
-    B's first block after `prev`'s last compute, A's once its results are out of the array."""
+def _block_reads(prev: LoopWs, cfg: GemminiConfig, constants: tuple) -> tuple:
+    """When `prev`'s last read of each DIM-row block of its slot's scratchpad half ended, less its
+    last compute's end (its slot's COMPUTED): a B block (k, j), at the half's end (block k*J + j of
+    the last K*J), once its preload read it, as the array was free for it (DIM rows before its group
+began, the weights moving in); an A block (i, k), at the half's
+    start (block i*K + k), once its (k, last j) compute's results left the array (when `prev` moves A
+    in itself; else where A lies is not known: as the last compute's); a block it did not read, at
+    its first group's start. Timed back from its last compute as if its k steps ran back to back (a
+    k step no shorter than its J groups or its first compute and the array's depth: they ran no later
+    than that)."""
     k = TimingConstants(*constants)
     d = cfg.dim
     depth = k.array_depth_factor * d
-    terms = _loop_terms(lp, cfg, constants)
-    if prev is None or not (_rows_known(prev) and (lp.load_a or lp.load_b)
-                            and not (lp.raw_b or lp.b_transposed or lp.spad_store or lp.after_raw)):
-        return max(0.0, depth - terms.a_lead)
     occ = _compute_cycles(prev, cfg, k)
     before = list(itertools.accumulate(occ, initial=0.0))
     computes, group = before[-1], _group_cycles(occ, cfg)
     step = max(prev.J * group, occ[0] + depth)
-    I_, J_, K_ = prev.I, prev.J, prev.K
+    I, J, K = prev.I, prev.J, prev.K
     half = loop_unit_half(cfg).sp_rows // d
-    b_base = half - K_ * J_
+    b_base = half - K * J
+    out = []
+    for block in range(half):
+        if block >= b_base or block >= I * K or not prev.load_a:
+            kk, j = divmod(block - b_base if block >= b_base else 0, J)
+            t = -computes - (K - 1 - kk) * step - (J - 1 - j) * group - d
+            if block < I * K and not prev.load_a:
+                t = max(t, depth)
+        else:
+            i, kk = divmod(block, K)
+            t = before[i + 1] - computes + depth - (K - 1 - kk) * step
+        out.append(t)
+    return tuple(out)
 
-    def read(block):
-        """When `prev`'s last read of a block of the half ended, less its last compute's end."""
-        if block < I_ * K_:     # A block (i, k): its (k, last j) compute's results out of the array
-            i, kk = divmod(block, K_)
-            return before[i + 1] - computes + depth - (K_ - 1 - kk) * step
-        kj = block - b_base if block >= b_base else 0
-        kk, j = divmod(kj, J_)      # B block (k, j), preloaded as its group began (or the first group's)
-        return -computes - (K_ - 1 - kk) * step - (J_ - 1 - j) * group
 
+def _reads_known(lp: LoopWs) -> bool:
+    """Whether _block_reads knows where `lp` read its B (not transposed: LoopMatmul's layout, moved
+    by LdB or by explicit mvins alike; not a spad_only loop's or one behind a raw command)."""
+    return not (lp.b_transposed or lp.spad_store or lp.after_raw)
+
+
+@functools.lru_cache(maxsize=16384)
+def _half_wait(prev, lp: LoopWs, cfg: GemminiConfig, constants: tuple) -> float:
+    """How long after the last compute of `prev` (the loop before in the slot: its COMPUTED) `lp`'s
+    LdA / LdB may start. The cycle model starts each load once the reads of the rows it writes are
+    done (per row: _block_reads), so each load command c waits for the rows it overwrites: its start,
+    load_ends[c - 1] after the loads' start, no earlier than the latest read of them. Loads in order
+    on the one loader: the loads' start is the latest of those, the loader's end exact. Without the
+    rows known (_rows_known), the whole half's: B's first block after `prev`'s last compute, A's once
+    its results are out of the array."""
+    k = TimingConstants(*constants)
+    terms = _loop_terms(lp, cfg, constants)
+    if prev is None or not (_rows_known(prev) and (lp.load_a or lp.load_b)
+                            and not (lp.raw_b or lp.b_transposed or lp.spad_store or lp.after_raw)):
+        return max(0.0, k.array_depth_factor * cfg.dim - terms.a_lead)
+    read = _block_reads(prev, cfg, constants)
+    half = len(read)
     I, J, K = lp.I, lp.J, lp.K
     wait, start = -math.inf, 0.0
     for (fsm, _, row, col, blocks, _, _), end in zip(_arbiter_order(cfg, I, J, K, lp.pad_i, lp.pad_j, lp.pad_k,
                                                                      lp.load_a, lp.load_b, False),
                                                       terms.load_ends):
         first = row * K + col if fsm == "lda" else half - K * J + row * J + col
-        wait = max(wait, max(read(b) for b in range(first, first + blocks)) - start)
+        wait = max(wait, max(read[first:first + blocks]) - start)
         start = end
     return wait
+
+
+@functools.lru_cache(maxsize=16384)
+def _raw_b_wait(prevs: tuple, lp: LoopWs, cfg: GemminiConfig, constants: tuple) -> tuple:
+    """Per loop slot, how long after the last compute of its loop (prevs: each slot's last loop) the
+    explicit mvins of `lp`'s B may start: a copy a half (raw_b_halves 2; a kept B's half is not
+    known: none), each mvin (a k row's chunk, at LoopMatmul's B blocks of `lp`) once the reads of the
+    blocks it overwrites are done (_block_reads), the mvins in order on the loader; -inf where none
+    waits (a slot's loop not known: _reads_known)."""
+    out = [-math.inf] * CONCURRENT_LOOPS
+    if lp.raw_b_halves != CONCURRENT_LOOPS or lp.b_transposed:
+        return tuple(out)
+    d, mbl = cfg.dim, cfg.max_block_len
+    terms = _loop_terms(lp, cfg, constants)
+    per_half = terms.raw_b_cmds // lp.raw_b_halves
+    cost = terms.raw_b_row
+    J = lp.J
+    c = 0
+    for h in range(lp.raw_b_halves):
+        prev = prevs[h]
+        read = _block_reads(prev, cfg, constants) if prev is not None and _reads_known(prev) else None
+        base = (len(read) if read else 0) - lp.K * J
+        for r0 in range(0, lp.raw_b, d):
+            for j0 in range(0, J, mbl):
+                if read is not None:
+                    first = base + (r0 // d) * J + j0
+                    out[h] = max(out[h], max(read[first:first + min(mbl, J - j0)]) - c * cost)
+                c += 1
+        assert c == (h + 1) * per_half
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=16384)
