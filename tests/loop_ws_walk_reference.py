@@ -8,10 +8,11 @@ its algorithm. A LoopWs field that changes the walk is added here too."""
 from __future__ import annotations
 
 import math
+from dataclasses import astuple
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import CONCURRENT_LOOPS
-from baco.gemmini.loop_ws_timing import LoopWs, _compute_cycles, _group_cycles, dma_cycles
+from baco.gemmini.loop_ws_timing import LoopWs, _compute_cycles, _group_cycles, _half_wait, _raw_b_wait, dma_cycles
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, TimingConstants
 
 
@@ -40,12 +41,14 @@ class _Walk:
         self.cfg, self.k, self.cpu = cfg, k, cpu
         self.n = self.acc_half = 0
         self.ldd_walked = False
+        self.slot_loops = [None] * CONCURRENT_LOOPS     # the last loop in each slot
         self.bias_in = -math.inf    # when the next loop's LdD, walked within a loop, lets its computes start
         # ld, ex, st, clock, freed x2, computed x2, (first, last) read x2
         self.t = [0.0] * (4 + 3 * CONCURRENT_LOOPS + 2)
         self.t[4 + CONCURRENT_LOOPS:4 + 2 * CONCURRENT_LOOPS] = [-math.inf] * CONCURRENT_LOOPS    # nothing computed yet
         self.ld_ring = [0.0] * cfg.rs_ld
         self.ex_ring = [0.0] * max(1, cfg.rs_ex // 2)
+        self.st_ring = [0.0] * cfg.rs_st
 
     def run(self, loops) -> float:
         for n, lp in enumerate(loops):
@@ -192,6 +195,10 @@ class _Walk:
                 clock = start + after * k.cpu_cycles_per_instruction
                 t = start if lp.raw_cpu is not None else clock
             ld = max(ld, t)
+            # each mvin once the reads of the rows it overwrites are done (the module's _raw_b_wait, shared
+            # as a fact)
+            for h, w in enumerate(_raw_b_wait(tuple(self.slot_loops), lp, cfg, astuple(k))):
+                ld = max(ld, T[COMPUTED + h] + w)
             raw_landed = []
             for cycles in raw_b:
                 ld += cycles
@@ -221,10 +228,10 @@ class _Walk:
             t0 = self._ldd(lp, t0, half)
             bias_in = self._bias_in(lp, occ, group, t0)
         ld_free = t0
-        t0 = max(t0, T[COMPUTED + slot])
-        if lp.load_a:       # A's rows once the computes' results are out of the array
-            first_a = a_off[0][0][1]
-            t0 = max(t0, T[COMPUTED + slot] + depth - (load_ends[first_a - 1] if first_a else 0.0))
+        # each load once the reads of the rows it overwrites are done (the rule from the slot's last loop
+        # and this one: the module's _half_wait, shared as a fact)
+        t0 = max(t0, T[COMPUTED + slot] + _half_wait(self.slot_loops[slot], lp, cfg, astuple(k)))
+        self.slot_loops[slot] = lp
         n_loads = len(load_ends)
         dispatched = [0.0] * n_loads
         self.ldd_walked = nxt is not None and nxt.bias and not nxt.raw_b
@@ -298,8 +305,16 @@ class _Walk:
             st = s
             T[half:half + 2] = [out[0] + lat, st + lat]
             self.acc_half ^= 1
-            if len(out) > cfg.rs_st:     # the loop's own store rs_st before its last
-                issued = max(issued, out[-1 - cfg.rs_st] + lat)
+            # the last store's entry: the loop's own store rs_st before it, or one a loop before holds
+            issued = max(issued, out[-1 - cfg.rs_st] + lat if len(out) > cfg.rs_st else self.st_ring[len(out) - 1])
+            # the last rs_st stores' entries, freed as if they ran back to back up to the last
+            after = 0.0
+            tail = []
+            for _, _, cost in reversed(stores[-cfg.rs_st:]):
+                tail.append(st + lat - after)
+                after += cost
+            for end in reversed(tail):
+                self._push(self.st_ring, end)
         T[FREED + slot] = issued
         if not stores:      # the next loop accumulates into these rows, as the next k step
             ex = max(ex, start + occ[0] + depth)

@@ -8,8 +8,8 @@ guesses. Pure Python: imports only baco.gemmini.
 The walk follows baco.sim.timing's LoopMatmul (its constants are the cycle model's,
 TimingConstants): two loops in flight, taking the loop slots in turn, each slot's A and B in its
 own scratchpad half; LdD (the bias, padded columns not moved; it writes the accumulator only, so it
-runs under the computes still reading the slot's scratchpad half), then LdA and LdB on the one DMA
-loader in the order LoopMatmul's arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
+runs under the computes still reading the slot's scratchpad half), then LdA and LdB (each once the
+reads of the rows it overwrites, by the slot's loop before, are done) on the one DMA loader in the order LoopMatmul's arbiter interleaves them (B's first block, then whichever is behind in k; A moves MAX_BLOCK_LEN
 k blocks a command, B a k row of up to MAX_BLOCK_LEN blocks); the execute FSM k -> j -> i behind
 the loads of its k step (the first k step's computes behind their bias rows too), each (k, j) weight block preloaded under the previous compute (DIM rows
 at least; a transposed B's through the transposer, a compute of its own) unless it lands after
@@ -23,7 +23,8 @@ slot once the loop two before it has issued its last command, and the CPU waits 
 Commands are issued into the reservation stations long before they run: a unit's command waits
 for an entry, which the command rs_ld (loads), rs_ex / 2 (computes, each with its preload) or
 rs_st (stores) before it frees when its data has landed, its results left the array, its data is
-out. The walk keeps the last loads' and computes' entries (and a loop's own stores'), so it knows
+out. The walk keeps the last loads', computes' and stores' entries (the last stores' as if they ran back
+to back up to the last), so it knows
 when a loop issued its last command, and so when the next loop arrives. The arbiter ranks
 LdD before LdA/LdB, so an arriving loop's LdD takes the first load entry that frees: it runs on the
 loader before the loads of the loop ahead of it that were not issued yet (all of them when the
@@ -49,7 +50,7 @@ import itertools
 import math
 from dataclasses import astuple, dataclass
 
-from baco.gemmini.config import GemminiConfig
+from baco.gemmini.config import GemminiConfig, loop_unit_half
 from baco.gemmini.heuristics import tiled_matmul_tiles
 from baco.gemmini.isa import CONCURRENT_LOOPS, MIN_FEED_ROWS
 from baco.gemmini.loop_ws_commands import lda_commands, ldb_commands, ldd_commands, store_commands
@@ -171,8 +172,8 @@ def _group_cycles(occ: list, cfg: GemminiConfig, b_transposed: bool = False) -> 
 # DIM rows after it began); per accumulator half the first and last store that read it, their data
 # out (READ: first, last); when the next loop's LdD, walked within this one (ldd_walked), has its
 # first rows in (BIAS_IN); then the reservation stations' entries, oldest first, as _Walk lays them
-# out: when each of the last rs_ld loads and rs_ex / 2 computes releases its entry (its data landed,
-# its results out of the array), which is when a later command of the unit is dispatched into it
+# out: when each of the last rs_ld loads, rs_ex / 2 computes and rs_st stores releases its entry (its
+# data landed, its results out of the array, its data out), which is when a later command of the unit is dispatched into it
 LD, EX, ST, CLOCK = range(4)
 FREED = 4
 COMPUTED = FREED + CONCURRENT_LOOPS
@@ -190,14 +191,16 @@ class _Walk:
         self.cfg, self.k, self.cpu = cfg, k, cpu
         self.n = self.acc_half = 0
         self.ldd_walked = False
+        self.slot_loops = [None] * CONCURRENT_LOOPS     # the last loop in each slot (whose reads its half holds)
         self.constants = astuple(k)
         self.terms = {}     # the loops' _LoopTerms by (loop, cut) (the walk's own: the loop hashed, not the config too)
         self.runs = {}
         self.firsts = {}
-        self.ld_ring, self.ex_ring = cfg.rs_ld, max(1, cfg.rs_ex // 2)
+        self.ld_ring, self.ex_ring, self.st_ring = cfg.rs_ld, max(1, cfg.rs_ex // 2), cfg.rs_st
         self.LDR = RINGS
         self.EXR = self.LDR + self.ld_ring
-        self.size = self.EXR + self.ex_ring
+        self.STR = self.EXR + self.ex_ring
+        self.size = self.STR + self.st_ring
         self.t = [0.0] * self.size
         self.t[COMPUTED:READ] = [-math.inf] * CONCURRENT_LOOPS     # no computes read a slot's half yet
 
@@ -264,7 +267,7 @@ class _Walk:
         done = 0
         again = unit if isinstance(unit, LoopWs) else self._first(self._runs(unit), 0, after)
         while done < count:
-            key = self.n % CONCURRENT_LOOPS, self.acc_half, self.ldd_walked
+            key = self.n % CONCURRENT_LOOPS, self.acc_half, self.ldd_walked, tuple(self.slot_loops)
             if key in seen:
                 done_before, before, n_before = seen[key]
                 shift = self._period_shift(before)
@@ -411,6 +414,9 @@ class _Walk:
                 if lp.raw_cpu is None:
                     t = clock
             raw_start = max(ld, t)
+            if lp.raw_b:    # each mvin once the reads of the rows it overwrites are done
+                raw_start = max(raw_start, *(T[COMPUTED + h] + w for h, w in enumerate(
+                    _raw_b_wait(tuple(self.slot_loops), lp, cfg, self.constants))))
             ld = raw_start + terms.raw_b
             if lp.raw_b:    # each k step's weights once the mvins of its rows in the slot's half landed
                 raw_steps = [(raw_start + first, raw_start + wait)
@@ -430,10 +436,12 @@ class _Walk:
             t0 = self._ldd(terms, t0, half)
             bias_in = self._bias_in(terms, t0)
         ld_free = t0
-        # LdA and LdB overwrite the slot's scratchpad half once the computes reading it are done (B's
-        # rows once its preloads are, A's once the computes' results are out of the array); LdD writes
-        # the accumulator only, so it runs under those computes
-        t0 = max(t0, T[COMPUTED + slot] + max(0.0, k.array_depth_factor * cfg.dim - terms.a_lead))
+        # LdA and LdB overwrite the slot's scratchpad half, each load once the reads of its own rows by
+        # the slot's last loop are done (B's rows once their preloads are, A's once their computes'
+        # results are out of the array: _half_wait); LdD writes the accumulator only, so it runs under
+        # those computes
+        t0 = max(t0, T[COMPUTED + slot] + _half_wait(self.slot_loops[slot], lp, cfg, self.constants))
+        self.slot_loops[slot] = lp
         terms, t1, ld, last_load = self._loads(lp, nxt, terms, slot, t0, ld_free, arrival, clock)
         # the execute FSM: k -> j -> i, behind the loads of its k step (each k step's terms in closed
         # form: _LoopTerms; loads after the cut from t1)
@@ -472,14 +480,120 @@ class _Walk:
             T[half], T[half + 1] = ends[0] + out, st + out
             self.acc_half ^= 1
             # the store FSM issues its last store behind the last compute, once the entry rs_st stores
-            # before it frees (its data out; only the loop's own stores are walked so: with the
-            # loops' before, the walk end to end had the CPU wait for a slot longer than the ISS does)
-            if len(ends) == 3:
-                issued = max(issued, ends[2] + out)
+            # before it frees (its data out): the loop's own, or one a loop before holds
+            n_st = terms.n_stores
+            issued = max(issued, ends[2] + out if len(ends) == 3 else T[self.STR + n_st - 1])
+            self._push(self.STR, self.st_ring, (st + out - back for back in terms.st_tail))
         T[FREED + slot] = issued
         if not lp.store:    # the next loop accumulates into these rows: as the next k step, above
             ex = max(ex, start + first_depth)
         T[LD], T[EX], T[ST], T[CLOCK] = ld, ex, st, clock
+
+
+def _rows_known(lp: LoopWs) -> bool:
+    """Whether the walk knows which rows of its slot's scratchpad half `lp` reads and writes: A from
+    the half's start (block i*K + k), B at its end (block k*J + j of the last K*J), as LoopMatmul lays
+    a loop out that moves both itself (baco.sim.loops). Not so for an explicitly moved or transposed
+    B, an operand kept elsewhere, a spad_only loop or one behind a raw command."""
+    return lp.load_a and lp.load_b and not (lp.raw_b or lp.b_transposed or lp.spad_store or lp.after_raw)
+
+
+@functools.lru_cache(maxsize=16384)
+def _block_reads(prev: LoopWs, cfg: GemminiConfig, constants: tuple) -> tuple:
+    """When `prev`'s last read of each DIM-row block of its slot's scratchpad half ended, less its
+    last compute's end (its slot's COMPUTED): a B block (k, j), at the half's end (block k*J + j of
+    the last K*J), once its preload read it, as the array was free for it (DIM rows before its group
+began, the weights moving in); an A block (i, k), at the half's
+    start (block i*K + k), once its (k, last j) compute's results left the array (when `prev` moves A
+    in itself; else where A lies is not known: as the last compute's); a block it did not read, at
+    its first group's start. Timed back from its last compute as if its k steps ran back to back (a
+    k step no shorter than its J groups or its first compute and the array's depth: they ran no later
+    than that)."""
+    k = TimingConstants(*constants)
+    d = cfg.dim
+    depth = k.array_depth_factor * d
+    occ = _compute_cycles(prev, cfg, k)
+    before = list(itertools.accumulate(occ, initial=0.0))
+    computes, group = before[-1], _group_cycles(occ, cfg)
+    step = max(prev.J * group, occ[0] + depth)
+    I, J, K = prev.I, prev.J, prev.K
+    half = loop_unit_half(cfg).sp_rows // d
+    b_base = half - K * J
+    out = []
+    for block in range(half):
+        if block >= b_base or block >= I * K or not prev.load_a:
+            kk, j = divmod(block - b_base if block >= b_base else 0, J)
+            t = -computes - (K - 1 - kk) * step - (J - 1 - j) * group - d
+            if block < I * K and not prev.load_a:
+                t = max(t, depth)
+        else:
+            i, kk = divmod(block, K)
+            t = before[i + 1] - computes + depth - (K - 1 - kk) * step
+        out.append(t)
+    return tuple(out)
+
+
+def _reads_known(lp: LoopWs) -> bool:
+    """Whether _block_reads knows where `lp` read its B (not transposed: LoopMatmul's layout, moved
+    by LdB or by explicit mvins alike; not a spad_only loop's or one behind a raw command)."""
+    return not (lp.b_transposed or lp.spad_store or lp.after_raw)
+
+
+@functools.lru_cache(maxsize=16384)
+def _half_wait(prev, lp: LoopWs, cfg: GemminiConfig, constants: tuple) -> float:
+    """How long after the last compute of `prev` (the loop before in the slot: its COMPUTED) `lp`'s
+    LdA / LdB may start. The cycle model starts each load once the reads of the rows it writes are
+    done (per row: _block_reads), so each load command c waits for the rows it overwrites: its start,
+    load_ends[c - 1] after the loads' start, no earlier than the latest read of them. Loads in order
+    on the one loader: the loads' start is the latest of those, the loader's end exact. Without the
+    rows known (_rows_known), the whole half's: B's first block after `prev`'s last compute, A's once
+    its results are out of the array."""
+    k = TimingConstants(*constants)
+    terms = _loop_terms(lp, cfg, constants)
+    if prev is None or not (_rows_known(prev) and (lp.load_a or lp.load_b)
+                            and not (lp.raw_b or lp.b_transposed or lp.spad_store or lp.after_raw)):
+        return max(0.0, k.array_depth_factor * cfg.dim - terms.a_lead)
+    read = _block_reads(prev, cfg, constants)
+    half = len(read)
+    I, J, K = lp.I, lp.J, lp.K
+    wait, start = -math.inf, 0.0
+    for (fsm, _, row, col, blocks, _, _), end in zip(_arbiter_order(cfg, I, J, K, lp.pad_i, lp.pad_j, lp.pad_k,
+                                                                     lp.load_a, lp.load_b, False),
+                                                      terms.load_ends):
+        first = row * K + col if fsm == "lda" else half - K * J + row * J + col
+        wait = max(wait, max(read[first:first + blocks]) - start)
+        start = end
+    return wait
+
+
+@functools.lru_cache(maxsize=16384)
+def _raw_b_wait(prevs: tuple, lp: LoopWs, cfg: GemminiConfig, constants: tuple) -> tuple:
+    """Per loop slot, how long after the last compute of its loop (prevs: each slot's last loop) the
+    explicit mvins of `lp`'s B may start: a copy a half (raw_b_halves 2; a kept B's half is not
+    known: none), each mvin (a k row's chunk, at LoopMatmul's B blocks of `lp`) once the reads of the
+    blocks it overwrites are done (_block_reads), the mvins in order on the loader; -inf where none
+    waits (a slot's loop not known: _reads_known)."""
+    out = [-math.inf] * CONCURRENT_LOOPS
+    if lp.raw_b_halves != CONCURRENT_LOOPS or lp.b_transposed:
+        return tuple(out)
+    d, mbl = cfg.dim, cfg.max_block_len
+    terms = _loop_terms(lp, cfg, constants)
+    per_half = terms.raw_b_cmds // lp.raw_b_halves
+    cost = terms.raw_b_row
+    J = lp.J
+    c = 0
+    for h in range(lp.raw_b_halves):
+        prev = prevs[h]
+        read = _block_reads(prev, cfg, constants) if prev is not None and _reads_known(prev) else None
+        base = (len(read) if read else 0) - lp.K * J
+        for r0 in range(0, lp.raw_b, d):
+            for j0 in range(0, J, mbl):
+                if read is not None:
+                    first = base + (r0 // d) * J + j0
+                    out[h] = max(out[h], max(read[first:first + min(mbl, J - j0)]) - c * cost)
+                c += 1
+        assert c == (h + 1) * per_half
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=16384)
@@ -514,7 +628,7 @@ class _LoopTerms:
     __slots__ = ("raw_b", "raw_b_row", "raw_b_cmds", "ldd", "ldd_row", "ldd_cmds", "bias_wait", "loads", "load_ends",
                  "a_lead",
                  "steps", "computes", "group", "rest", "raw_steps", "first_depth", "ex_tail", "ex_back",
-                 "stores")
+                 "stores", "n_stores", "st_tail")
 
     def __init__(self, lp: LoopWs, cfg: GemminiConfig, k: TimingConstants, cut=None):
         d, mbl = cfg.dim, cfg.max_block_len
@@ -615,6 +729,7 @@ class _LoopTerms:
         return out
 
     def _stores(self, lp, cfg, k, before, a_wait_last) -> list:
+        self.n_stores, self.st_tail = 0, []
         if not lp.store:
             return []
         I, J = lp.I, lp.J
@@ -636,6 +751,10 @@ class _LoopTerms:
             moved = local_move_cycles(rows, k) if lp.spad_store else dma_cycles(rows, cols * c_bytes, cfg, k)
             cost += moved + k.acc_scale_latency
             out.append((cost, after_start, after_loads, after_cut))
+        # the last rs_st stores' ends before the last's (oldest first: as if back to back, no later than
+        # they were), which the store FSM's next commands wait for
+        self.n_stores = len(out)
+        self.st_tail = [cost - c for c, _, _, _ in out[-cfg.rs_st:]]
         # the first store, the last, and the one the store FSM's last command waits for
         return [out[0], out[-1]] + ([out[-1 - cfg.rs_st]] if len(out) > cfg.rs_st else [])
 
