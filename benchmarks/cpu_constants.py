@@ -324,7 +324,7 @@ def loop_conv_row(dim, R, stride, H, C, K, depthwise, rows, bm, bn, bias=False):
         raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {s} is not a LOOP_CONV_WS program")
     programs = float(np.prod(launch.grid))
     loops = 1 if depthwise else -(-C // channels)
-    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.runtime_args())
+    info = launch.compiled("iss").run(launch.grid, launch.runtime_args())     # for its shapes and grid, as it runs
     if info["commands"] > programs * loops * 12:
         raise SystemExit(f"{R}x{R}/{stride} {H}x{H} {C}>{K} at DIM {dim}: {info['commands']} commands, "
                          f"not LOOP_CONV_WS programs")
@@ -357,7 +357,7 @@ def residual_add_row(dim, rows, cols):
     cfg = GemminiConfig.from_capacity(dim, 256, 64 if dim == 16 else 128)
     a = np.random.default_rng(rows + cols).integers(-128, 128, (rows, cols), dtype=np.int8)
     launch = resadd_launch(a, a[::-1].copy(), 0.5, 0.7, 0.9, relu=False, config=cfg)
-    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.runtime_args())
+    info = launch.compiled("iss").run(launch.grid, launch.runtime_args())     # for its shapes and grid, as it runs
     view = "x".join(map(str, launch.args[3:5]))
     return (f"add {rows}x{cols} DIM {dim} as {view}, {launch.options['BLOCK_M']}x{launch.options['BLOCK_N']}",
             {"launch": 1.0, "program": float(np.prod(launch.grid))}, info["kernel_cycles"])
@@ -393,7 +393,7 @@ def chain_loop_row(dim, M, K, H, N):
     rng = np.random.default_rng(M + K + H + N)
     i8 = lambda *s: rng.integers(-128, 128, s, dtype=np.int8)  # noqa: E731
     launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.01, scale2=0.01, config=cfg)
-    info = launch.kernel.compile(*launch.args, target="iss", **launch.options).run(launch.grid, launch.runtime_args())
+    info = launch.compiled("iss").run(launch.grid, launch.runtime_args())     # for its shapes and grid, as it runs
     loops = gemm_chain_loop_ws_loops(M, K, H, N, cfg)
     programs = sum(n for _, n in loops)
     col_blocks = [-(-width // dim) for width in (H, N)]

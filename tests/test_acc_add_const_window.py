@@ -25,11 +25,12 @@ def _operands(M, N, seed=0):
 
 
 def _folded_input(M=16, N=16, block=(16, 16)) -> str:
-    """linalg-to-instgem's input (the stages before it, as text) for resadd specialized on its grid."""
+    """linalg-to-instgem's input for resadd specialized on its grid: the stages before the loop
+    stages, as text (loop-ws makes this add one LOOP_WS, tests/test_loop_resadd.py)."""
     a, b = _operands(M, N)
     launch = resadd_launch(a, b, SA, SB, OUT, block=block)
     ck = launch.compiled("sim", specialize_shapes=True)
-    return run_pipeline(ck.baco_ir, ck.options, until="loop-conv-ws").stage_ir["loop-conv-ws"]
+    return run_pipeline(ck.baco_ir, ck.options, until="chain-loop-ws").stage_ir["chain-loop-ws"]
 
 
 def test_folded_form_is_the_pass_input():

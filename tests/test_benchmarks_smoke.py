@@ -44,6 +44,7 @@ SMOKE = {
     "models.py": (["--smoke"], 0),
     "network.py": (["--smoke"], 0),
     "rtl_calibration.py": (["--rows", "10"], 0),
+    "resadd_specialized.py": (["--smoke"], 0),
     "search_speed.py": (["--smoke"], 0),
     "sim_speed.py": (["--smoke"], 0),
     "single_op.py": (["--size", "small", "--budget", "1", "--categories", "GEMM", "--methods", "baco"], 0),

@@ -121,3 +121,70 @@ def test_resadd_is_timed_and_counted():
     assert r["macs"] == 0 and r["dram_bytes_out"] == 33 * 40
     assert r["dram_bytes_in"] == 33 * 40 + 48 * 40      # B always moves DIM rows per block
     assert tm.cycles > 0
+
+
+# ---- resadd_kernel compiled for its shapes (the grid folded): one LOOP_WS with is_resadd a program ----
+
+def _operands(M, N, seed=0):
+    rng = np.random.default_rng(seed + 31 * M + N)
+    return rng.integers(-128, 128, (M, N), dtype=np.int8), rng.integers(-128, 128, (M, N), dtype=np.int8)
+
+
+def _loop_ws_input(M, N, block) -> str:
+    """loop-ws's input (the stages before it, as text) for resadd_kernel specialized on its grid."""
+    from baco.kernels.resadd import resadd_launch
+    from baco.passes.pipeline import run_pipeline
+    launch = resadd_launch(*_operands(M, N), 0.5, 0.75, 0.5, block=block)
+    ck = launch.compiled("sim", specialize_shapes=True)
+    return run_pipeline(ck.baco_ir, ck.options, until="chain-loop-ws").stage_ir["chain-loop-ws"]
+
+
+def test_loop_ws_pass_alone_matches_the_in_place_form():
+    """A (1, 1) grid over an exact 32x48 block: both acc_add generics read their DRAM views in
+    place (no staging block, no copy) and the store copies the whole epilogue block. loop-ws alone
+    makes it one LOOP_WS with is_resadd whose A, B and C addresses are the kernel arguments' views."""
+    import re
+
+    from baco.passes.pipeline import run_pipeline
+    text = _loop_ws_input(32, 48, (32, 48))
+    assert '"acc_add"' not in text and "memref.subview" not in text
+    assert len(re.findall(r"ins\(%reinterpret_cast\w* : memref<32x48xi8.*gemmini\.acc_add", text)) == 2
+    out = run_pipeline(text, start="loop-ws", until="loop-ws").stage_ir["loop-ws"]
+    assert out.count('"instgem.loop_ws"(') == 1 and out.count('"instgem.config_ld"(') == 2
+    views = dict(re.findall(r"(%reinterpret_cast\w*) = memref\.reinterpret_cast (%arg\d)", out))
+    pointers = re.findall(r"extract_aligned_pointer_as_index (%reinterpret_cast\w*)", out)
+    assert [views[p] for p in pointers] == ["%arg0", "%arg1", "%arg2"]     # A, B, C
+
+
+def test_loop_ws_pass_alone_keeps_known_ragged_rows_explicit():
+    """A (1, 1) grid over an exact 17x33 block: rows known ragged, so the stream stays explicit."""
+    from baco.passes.pipeline import run_pipeline
+    text = _loop_ws_input(17, 33, (17, 33))
+    out = run_pipeline(text, start="loop-ws", until="loop-ws").stage_ir["loop-ws"]
+    assert "instgem.loop_ws" not in out and out.count("gemmini.acc_add") == 2
+
+
+# (M, N, block): (1, 1) grids over exact blocks (read in place), an exact block of ragged rows,
+# (1, n), (m, 1) and (m, n) grids, ragged windows; None: the launch's default view and blocks
+SPECIALIZED = [(64, 64, (64, 64)), (32, 48, (32, 48)), (16, 16, None), (17, 33, (17, 33)), (32, 96, (32, 32)),
+               (96, 16, (32, 16)), (33, 17, (16, 16)), (49, 512, None), (1, 17, None)]
+
+
+@pytest.mark.parametrize("case", SPECIALIZED, ids=lambda c: f"{c[0]}x{c[1]}-b{c[2]}")
+@pytest.mark.parametrize("target", ["sim", "iss"])
+def test_specialized_resadd_is_one_loop_ws_a_program(case, target):
+    """Each program of whole DIM-row blocks is one LOOP_WS with is_resadd, bit-exact."""
+    from baco.kernels.resadd import reference as resadd_reference
+    from baco.kernels.resadd import resadd_launch
+    M, N, block = case
+    a, b = _operands(M, N)
+    launch = resadd_launch(a, b, 0.5, 0.75, 0.5, block=block)
+    ck = launch.compiled(target, specialize_shapes=True)
+    assert ck.grid == tuple(launch.grid) + (1,)
+    info = ck.run(launch.grid, launch.runtime_args())
+    stats = info["model"].stats if target == "sim" else info["result"].stats
+    bm, rows, d = launch.options["BLOCK_M"], launch.args[3], launch.config.dim
+    whole = sum(min(bm, rows - i * bm) % d == 0 for i in range(launch.grid[0]))
+    assert whole * launch.grid[1] > 0 or M % d
+    assert stats.get("loop_ws", 0) == whole * launch.grid[1]
+    np.testing.assert_array_equal(launch.y, resadd_reference(a, b, 0.5, 0.75, 0.5))

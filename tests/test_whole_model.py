@@ -187,7 +187,7 @@ def test_residual_add_cost_against_the_iss():
     cfg = hw.to_gemmini_config()
     a = np.random.default_rng(0).integers(-128, 128, (196, 256), dtype=np.int8)
     launch = resadd_launch(a, a[::-1].copy(), 0.5, 0.7, 0.9, relu=False, config=cfg)
-    compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    compiled = launch.compiled("iss")       # compiled for its grid, as a launch runs it
     simulated = compiled.run(launch.grid, launch.runtime_args(), timing=TimingModel(cfg))["kernel_cycles"]
     predicted = residual_add_cost(ResidualAdd(*default_view(196, 256, cfg)), hw)[0]
     assert abs(predicted - simulated) <= 0.08 * simulated, (predicted, simulated)

@@ -1276,19 +1276,19 @@ def resadd_blocks(M: int, N: int, config: GemminiConfig) -> tuple[int, int]:
 
 
 # The residual-add kernel's programs (baco.kernels.resadd at resadd_blocks; whole DIM-row programs
-# are one LOOP_WS each): RISC-V instructions of a launch, per launch and per program, a fit
+# are one LOOP_WS each), compiled for their shapes and grid as they run on the ISS
+# (specialize_shapes="iss"): RISC-V instructions of a launch, per launch and per program, a fit
 # (benchmarks/cpu_constants.py --only residual_add) of the ISS's counts (rdcycle around the grid
 # loop without the cycle model, as the LOOP_WS tables: the ELF's start-up left out) of 10 adds of
-# whole-row programs (DIM 16 and 32, 1-98 programs: 190-14,934 instructions, exact); and the
-# cycles the core runs before Gemmini's first command, which the ISS with the cycle model adds to
-# Gemmini's time alone (DIM 16 and 32, 1-98 programs: 158 cycles on the whole-row ones, 139-162 on
-# ragged-row ones; the core's later issue hides under Gemmini's). Refitted on the launch-table
-# runner (riscv.launch_wrapper): the table before, 202 and 180 (fitted on the whole ELF's count,
-# the start-up's ~161 instructions in its launch term), 1.19-2.01x of these counts, median 1.26,
-# and a lead of 185. A program of ragged rows (an explicit stream) is priced as a whole-row one:
-# 0.45-0.81x of the ISS's instructions on 4 such adds (the table before: 0.75-1.34x); end to end
-# (residual_add_cost against the ISS with the cycle model) they are 0.75-0.94x, a one-program
-# 16x16 add 0.78x (its Gemmini side priced 74 cycles of 139; before, 1.28x), the whole-row adds
-# of 7-98 programs 0.99-1.05x.
-RESADD_INSTRUCTIONS = {"launch": 38.0, "program": 152.0}
-RESADD_ISSUE_LEAD = 158.0
+# whole-row programs (DIM 16 and 32, 1-98 programs: 76-8,475 instructions; 0.80-1.16x, median
+# error 1.2%); and the cycles the core runs before Gemmini's first command, which the ISS with the
+# cycle model adds to Gemmini's time alone (the same program's stream; DIM 16 and 32, 7-98
+# programs: 100-103 cycles on the whole-row ones, 122 on 3136x24 at DIM 32, 59 on one 16x16
+# program, 43-120 on ragged-row ones; the core's later issue hides under Gemmini's). The table
+# before, fitted on the programs compiled for any shape (38 + 152 a program, lead 158): 1.42-2.50x
+# of these counts, median error 75.2%; residual_add_cost against the ISS with the cycle model on
+# the 10 adds 1.00-1.06x (16x16 1.17x) before, after the refit 0.99-1.05x (16x16 0.89x). A program
+# of ragged rows (an explicit stream) is priced as a whole-row one: on 4 such adds 0.81-1.15x before,
+# 0.74-0.90x after.
+RESADD_INSTRUCTIONS = {"launch": 0.0, "program": 87.8}
+RESADD_ISSUE_LEAD = 103.0

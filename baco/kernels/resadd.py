@@ -14,6 +14,12 @@ The add is elementwise with one scale per operand, so the launch (without a bloc
 contiguous operands and the output as DIM rows (default_view): every program is then whole DIM row
 blocks and one LOOP_WS with is_resadd (baco.passes.loop_ws keeps a program of ragged rows as an
 explicit stream), whatever the tensor's own shape (a 7x7 image is 49 rows).
+
+On the ISS the kernel is compiled for its launch's shapes and grid (specialize_shapes="iss"): the
+LOOP_WS set-up's addresses, strides and bounds fold, and a grid of one program over whole blocks
+reads its operands in place, still one LOOP_WS. End to end on the ISS with the cycle model (DIM 16,
+default views and blocks; benchmarks/resadd_specialized.py): 0.67-0.995x the cycles of the program
+compiled for any shape on 13 adds (ResNet-18's 56x56x64 to 7x7x512 0.98-0.99x, 16x16 0.67x).
 """
 import numpy as np
 
@@ -27,7 +33,7 @@ from baco.kernels.arguments import exact_array, real_scalar
 from baco.kernels.launch import KernelLaunch
 
 
-@jit
+@jit(specialize_shapes="iss")   # its ISS programs compiled for their shapes (set-up folds; one LOOP_WS a program)
 def resadd_kernel(a_ptr, b_ptr, c_ptr, M, N, sa, sb, out_scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, RELU: bl.constexpr):
     pid_m = bl.program_id(0)
@@ -97,7 +103,7 @@ def resadd_launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, config=Non
 def launch(a, b, sa, sb, out_scale=1.0, relu=True, block=None, target="sim", config=None):
     """(compiled kernel, grid, runtime args, output) of C = relu(A·sa + B·sb)·out_scale as int8."""
     prepared = resadd_launch(a, b, sa, sb, out_scale, relu, block, config)
-    ck = prepared.kernel.compile(*prepared.args, target=target, **prepared.options)
+    ck = prepared.compiled(target)
     return ck, prepared.grid, prepared.args, prepared.y
 
 

@@ -74,9 +74,12 @@ matched although LOOP_WS could do it: an int8 D window (its low_D flag).
 A residual add (baco.kernels.resadd: two int8 DRAM windows added into a zeroed accumulator
 block through mvin-scaled acc_add loads, read out through the int8 epilogue, no dot) is one
 LOOP_WS with is_resadd, as the C library's tiled_resadd issues it (match_resadd): load slots 0
-and 1 carry the operands' DRAM strides and mvin scales (shrunk), config_st the epilogue's. A
-program whose rows are not whole DIM blocks keeps its explicit stream (LoopMatmul moves B's
-row blocks whole, reading past B).
+and 1 carry the operands' DRAM strides and mvin scales (shrunk), config_st the epilogue's. An
+operand read in place (a whole block at constant offsets, as a kernel compiled for its shapes
+on a grid of one program folds it: no staging block or copy, the acc_add generic reads the DRAM
+view) is matched the same way, and so is a store of the whole epilogue block. A program whose
+rows are not whole DIM blocks keeps its explicit stream (LoopMatmul moves B's row blocks whole,
+reading past B).
 
 Everything else is left unchanged for linalg-to-instgem. On by default for WS; off with
 the pipeline's `loop_ws=False` (launch option `loop_ws`) or BACO_LOOP_WS=0."""
@@ -826,9 +829,11 @@ def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, b
 # ---- residual adds: one LOOP_WS with is_resadd ---------------------------------------------------
 
 class Resadd:
-    """The matched residual add of one function: two DRAM windows (`adds`: (acc_add generic,
-    its DRAM copy) of A, then B) summed into a zeroed accumulator block, read out through the
-    int8 epilogue and stored once."""
+    """The matched residual add of one function: two DRAM windows (`adds`: (acc_add generic, its
+    DRAM copy or None, the DRAM view, the local view it fills) of A, then B) summed into a zeroed
+    accumulator block, read out through the int8 epilogue and stored once. An add reading its DRAM
+    view in place (a whole block at constant offsets: no staging block, no copy) has copy None and
+    the accumulator block as its local view."""
     acc = acc_init = epilogue = store = None
     adds = ()
     relu, scale = 0, None
@@ -846,13 +851,15 @@ def _only_copy_into(view):
 def match_resadd(func, cfg: GemminiConfig):
     """The function's residual add (baco.kernels.resadd's block sum, or any kernel written the
     same way) if one LOOP_WS with is_resadd expresses it exactly, else None: no loop, both
-    operands int8 DRAM windows added (mvin-scaled) into one zeroed accumulator block, an int8
-    epilogue, every local window at row/column 0 and of the same extent, the block inside
-    LOOP_WS's accumulator half."""
+    operands int8 DRAM windows added (mvin-scaled) into one zeroed accumulator block (each copied
+    into a staging block, or read in place), an int8 epilogue, every local window at row/column 0
+    and of the same extent, rows not known ragged, the block inside LOOP_WS's accumulator half."""
     top = [o.operation for o in func.regions[0].blocks[0].operations]
     ops = ir.walk_ops(func)
     allocs = [o for o in ops if o.name == "memref.alloc" and block_space(o) is not None]
-    if sorted(block_space(o) for o in allocs) != ["acc", "acc_add", "acc_add", "epilogue"] or not cfg.mvin_scale or \
+    spaces = sorted(block_space(o) for o in allocs)     # an add reading DRAM in place has no staging block
+    if spaces not in (["acc", "acc_add", "acc_add", "epilogue"], ["acc", "acc_add", "epilogue"],
+                      ["acc", "epilogue"]) or not cfg.mvin_scale or \
             any(o not in top for o in allocs) or any(o.name in ("scf.for", "linalg.matmul") for o in ops):
         return None
     n = Resadd()
@@ -877,6 +884,9 @@ def match_resadd(func, cfg: GemminiConfig):
             not at[inits[0]] < min(map(at.get, adds)) <= max(map(at.get, adds)) < at[epilogues[0]]:
         return None
     for add in sorted(adds, key=at.get):
+        if _dram_window(add.operands[0]) and str(MemRefType(add.operands[0].type).element_type) == "i8":
+            n.adds += ((add, None, add.operands[0], n.acc.result),)     # read in place (whole block)
+            continue
         staging = alloc_of(add.operands[0])
         if staging is None or add.operands[0] != staging.result or block_space(staging.operation) != "acc_add":
             return None
@@ -890,13 +900,17 @@ def match_resadd(func, cfg: GemminiConfig):
             copies.append(_only_copy_into(user.result))
         if len(copies) != 1 or at.get(copies[0], at[add]) > at[add] or not _dram_window(copies[0].operands[0]):
             return None
-        n.adds += ((add, copies[0]),)
+        n.adds += ((add, copies[0], copies[0].operands[0], copies[0].operands[1]),)
+    if sum(copy is not None for _, copy, *_ in n.adds) != spaces.count("acc_add"):
+        return None
     n.acc_init, n.epilogue = inits[0], epilogues[0]
     epilogue_alloc = alloc_of(n.epilogue.operands[1])
     if epilogue_alloc is None or user_count(epilogue_alloc) != 2:
         return None
-    stores = [u.owner for use in epilogue_alloc.result.uses if use.owner.name == "memref.subview"
-              for u in use.owner.result.uses]
+    # the store copies the epilogue block, or a window of it (a subview), to DRAM
+    stores = [use.owner for use in epilogue_alloc.result.uses if use.owner.name == "memref.copy"] + \
+        [u.owner for use in epilogue_alloc.result.uses if use.owner.name == "memref.subview"
+         for u in use.owner.result.uses]
     if len(stores) != 1 or stores[0].name != "memref.copy" or alloc_of(stores[0].operands[1]) is not None or \
             alloc_of(stores[0].operands[0]).operation != epilogue_alloc.operation or \
             not _dram_window(stores[0].operands[1]) or \
@@ -907,10 +921,13 @@ def match_resadd(func, cfg: GemminiConfig):
     n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
     n.scale = ir.scale_operand(n.epilogue)
     facts = Facts()
-    wins = [local_window(cp.operands[1]) for _, cp in n.adds] + [local_window(n.store.operands[0])]
+    wins = [local_window(local) for *_, local in n.adds] + [local_window(n.store.operands[0])]
     if any(w is None for w in wins) or not all(facts.zero(off) for w in wins for off in w[0]) or \
             not all(facts.same(w[1][i], wins[0][1][i]) for w in wins[1:] for i in range(2)):
         return None
+    rows = wins[0][1][0] if isinstance(wins[0][1][0], int) else const_value(wins[0][1][0])
+    if rows is not None and rows % cfg.dim:
+        return None     # rows known ragged at compile time: rewrite_resadd's branch would always keep the stream
     rows, cols = MemRefType(n.acc.result.type).shape
     half = loop_unit_half(cfg)
     if -(-rows // cfg.dim) * -(-cols // cfg.dim) * cfg.dim > half.acc_rows:
@@ -926,13 +943,13 @@ def rewrite_resadd(n: Resadd, cfg: GemminiConfig):
     window of ragged rows would read past B: such a program keeps the original ops, under an
     scf.if on the row count."""
     d = cfg.dim
-    (a_add, a_copy), (b_add, b_copy) = n.adds
+    (a_add, a_copy, a_src, a_local), (b_add, b_copy, b_src, _) = n.adds
     at = {op: i for i, op in enumerate(o.operation for o in n.store.operation.block.operations)}
     with InsertionPoint(n.store), n.store.location:
-        a_addr, a_stride, a_bytes = _addr_stride(a_copy.operands[0], 1)
-        b_addr, b_stride, b_bytes = _addr_stride(b_copy.operands[0], 1)
+        a_addr, a_stride, a_bytes = _addr_stride(a_src, 1)
+        b_addr, b_stride, b_bytes = _addr_stride(b_src, 1)
         c_addr, c_stride, c_bytes = _addr_stride(n.store.operands[1], 1)
-        _, (rows, cols) = local_window(a_copy.operands[1])
+        _, (rows, cols) = local_window(a_local)
         rows, cols = (cst(v) if isinstance(v, int) else i64(v) for v in (rows, cols))
         bi, bj = (ir.binop("ceildivsi", v, cst(d)) for v in (rows, cols))
         # config_st as linalg-to-instgem's store sets it, before the branches so they agree
@@ -944,21 +961,22 @@ def rewrite_resadd(n: Resadd, cfg: GemminiConfig):
                              shrink=cst(1), block_stride=cst(d), pixel_repeats=cst(1))
             instgem.emit("loop_ws_config_bounds", max_i=bi, max_j=bj, max_k=cst(0), pad_i=cst(0),
                          pad_j=ir.binop("subi", ir.binop("muli", bj, cst(d)), cols), pad_k=cst(0))
-            with a_copy.location:       # (a fault of the FSM's moves names the kernel's loads / store)
+            with (a_copy or a_add).location:       # (a fault of the FSM's moves names the kernel's loads / store)
                 instgem.emit("loop_ws_config_addrs_ab", a_addr=a_addr, b_addr=b_addr)
             instgem.emit("loop_ws_config_addrs_dc", d_addr=cst(0), c_addr=c_addr)
-            with b_copy.location:
+            with (b_copy or b_add).location:
                 instgem.emit("loop_ws_config_strides_ab", a_stride=a_stride, b_stride=b_stride)
             instgem.emit("loop_ws_config_strides_dc", d_stride=cst(0), c_stride=c_stride)
             instgem.emit("loop_ws", activation=n.relu, is_resadd=cst(1))
             scf.YieldOp([])
         with InsertionPoint(if_op.else_block):
             else_yield = scf.YieldOp([])
-    stagings = [alloc_of(add.operands[0]).operation for add, _ in n.adds]
+    stagings = [alloc_of(add.operands[0]).operation for add, copy, *_ in n.adds if copy is not None]
     fills = [u.owner for st in stagings for u in st.result.uses if u.owner.name in ("linalg.fill", "linalg.map")]
     epilogue_alloc = alloc_of(n.epilogue.operands[1]).operation
-    local_views = subview_ops([n.store.operands[0]] + [cp.operands[1] for _, cp in n.adds])
-    kept = [n.acc, n.acc_init, *stagings, *fills, *local_views, a_copy, b_copy, a_add, b_add, epilogue_alloc,
+    local_views = subview_ops([n.store.operands[0]] + [local for *_, local in n.adds])
+    copies = [copy for _, copy, *_ in n.adds if copy is not None]
+    kept = [n.acc, n.acc_init, *stagings, *fills, *local_views, *copies, a_add, b_add, epilogue_alloc,
             n.epilogue, n.store]
     for op in sorted(set(kept), key=at.get):
         op.move_before(else_yield.operation)
