@@ -128,9 +128,10 @@ def residual_add_cost(add: ResidualAdd, hw: Hardware) -> tuple[float, float]:
     sum out (int8, an mvout per DIM rows and as many columns, through the accumulator's scaling), a
     program's stores under the next program's loads; end to end Gemmini's time after the core's
     lead (RESADD_ISSUE_LEAD), or the core's instructions (RESADD_INSTRUCTIONS) if longer. Against
-    the ISS with the cycle model (DIM 16 and 32, the kernel's default views and blocks, 16 adds of
-    49-200k elements): 0.99-1.09x on whole DIM-row programs, 0.76-1.06x on adds with a program of
-    ragged rows (an explicit stream: more of its issue exposed)."""
+    the ISS with the cycle model (the kernel compiled for its shapes and grid, DIM 16 and 32, its
+    default views and blocks): 0.99-1.05x on 10 adds of whole DIM-row programs (a one-program 16x16
+    add 0.89x), 0.74-0.90x on 4 adds with a program of ragged rows (an explicit stream: more of its
+    issue exposed; the tables fit whole-row programs only)."""
     cfg, k = hw.to_gemmini_config(), DEFAULT_CONSTANTS
     d, chunk = cfg.dim, cfg.max_block_len * cfg.dim
     bm, bn = resadd_blocks(add.rows, add.cols, cfg)
