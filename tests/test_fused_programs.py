@@ -114,6 +114,28 @@ def test_fused_programs_double_buffer_where_the_second_homes_fit():
         np.testing.assert_array_equal(launch.y, resadd_reference(hidden, r, 0.8, 1.3, out_scale=0.7, relu=False))
 
 
+@pytest.mark.parametrize("M, K, N", [(32, 64, 64), (17, 33, 65)])
+def test_gemm_resadd_default_blocks_fit_a_small_accumulator(M, K, N):
+    """Without a schedule the GEMM + residual add runs the GEMM's default blocks halved until its
+    three output blocks fit: on a 16 KB accumulator the GEMM default for 32x64x64 (32/64/16) needs
+    384 rows of 256 (the launch refused it); 32/32/16 fits, bit-exact."""
+    from baco.gemmini.fused import gemm_resadd_default_blocks
+    from baco.gemmini.schedule import capacity_problems
+    from baco.kernels.fused import gemm_resadd_launch
+    cfg = Hardware(16, 64, 16).to_gemmini_config()
+    blocks = gemm_resadd_default_blocks(M, N, K, cfg)
+    f = gemm_resadd_footprint(*blocks, cfg.dim)
+    assert not capacity_problems(cfg, f.sp_rows, f.acc_rows)
+    rng = np.random.default_rng(M)
+    x, w, r = (rng.integers(-128, 128, s, dtype=np.int8) for s in ((M, K), (K, N), (M, N)))
+    b = rng.integers(-3000, 3000, N).astype(np.int32)
+    launch = gemm_resadd_launch(x, w, b, r, scale=0.004, relu=True, a_scale=0.8, r_scale=1.3, out_scale=0.7,
+                                relu_out=True, config=cfg)
+    launch.run("sim")
+    hidden = reference_matmul(x, w, b[None, :], out="int8", scale=0.004, relu=True)
+    np.testing.assert_array_equal(launch.y, resadd_reference(hidden, r, 0.8, 1.3, out_scale=0.7, relu=True))
+
+
 # ---- whole models ---------------------------------------------------------------------------
 SIZES, ROWS = (40, 96, 48, 24), 20
 

@@ -98,9 +98,20 @@ CHAIN_DEFAULT_BLOCKS = (32, 64)
 def gemm_resadd_default_blocks(M: int, N: int, K: int, cfg: GemminiConfig) -> tuple[int, int, int]:
     """(BLOCK_M, BLOCK_N, BLOCK_K) of the GEMM + residual add without a schedule: the GEMM kernel's
     default for its M x N x K with an int8 output (default_gemm_schedule; the program is WS
-    whatever dataflow that names)."""
-    s = default_gemm_schedule(M, N, K, cfg, out_int8=True)
-    return s.block_m, s.block_n, s.block_k
+    whatever dataflow that names), its blocks halved to multiples of DIM (BLOCK_N, the widest,
+    first) while the fused program, which holds three output blocks and two identities, does not
+    fit `cfg` (the GEMM's default sizes one output block). At DIM x DIM x DIM blocks that do not
+    fit, those (the launch's capacity check names them)."""
+    s, d = default_gemm_schedule(M, N, K, cfg, out_int8=True), cfg.dim
+    bm, bn, bk = s.block_m, s.block_n, s.block_k
+    while not _fits(gemm_resadd_footprint(bm, bn, bk, d), cfg) and max(bm, bn, bk) > d:
+        if bn > d and bn >= bm:
+            bn = max(d, _tiles(bn // 2, d) * d)
+        elif bm > d:
+            bm = max(d, _tiles(bm // 2, d) * d)
+        else:
+            bk = max(d, _tiles(bk // 2, d) * d)
+    return bm, bn, bk
 
 
 def gemm_chain_blocks(M: int, K: int, H: int, N: int, block_m: int, block_k: int,
