@@ -83,7 +83,12 @@ away is rebuilt as a loop of one tap (_one_tap_loop: r = s = cb = 0); a row phas
 merged into t's (floordiv(t, S·steps·m) = floordiv(r, m), kept out of every linear term); a
 phase view divided exactly or folded to a constant extent read as the same pixels shifted by the
 phase (Proof._phase: masks and padding are shift-invariant, the address is the view's own); a
-slice's row a constant inside the view (its select folded).
+slice's row a constant inside the view (its select folded). Compiled for its grid as well (a
+launch's compile: the program id of an axis of size 1 is 0), a program at column 0 folds its
+column phase to 0: a one-row program's view is then the whole phase with no stride left in it,
+read as stride m (Proof._folded_column_stride: the least m for which the view's pixel stride / m
+holds the channels and divides the tap row's step), and a slice's local column offset
+select(row in range, 0, 0) folds to 0 (read as that select).
 Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
 rows: no full-width output), OS dataflow.
 Scratchpad ids: block b of a program of n blocks uses LoopConv's A/B slot
