@@ -645,3 +645,38 @@ def test_constant_shape_programs_run_loop_conv_bit_exact(name):
     info = lc.kernel[lc.grid](*lc.args, target="iss", specialize_shapes=True, **lc.options)
     np.testing.assert_array_equal(lc.y, ref)
     assert loops_run(info, "iss") == lc.grid[0] * lc.grid[1] * lc.grid[2]
+
+
+def test_pooled_program_compiled_for_its_grid_keeps_loop_conv(tmp_path):
+    """A pooled 3x3/2 conv at DIM 4 of two channel blocks, whole rows a program (one program along
+    the columns): compiled for its shapes and grid, the column program 0 folds the column phase to
+    floordiv(s, 2) of the filter column, a third floordiv of the tap t (t // 2, t // 6 and the row
+    phase's t // 12). `baco opt --pass loop-conv-ws` alone on its placed IR is one LOOP_CONV_WS whose
+    guard the next stage keeps; the launch runs one a program on the ISS, bit-exact."""
+    from baco.frontend.jit import full_grid
+    from baco.kernels.pool import ConvPoolLaunch, reference_conv_pool
+    from baco.passes.pipeline import run_pipeline
+    rng = np.random.default_rng(3)
+    x = rng.integers(-128, 128, (2, 11, 9, 6), dtype=np.int8)
+    w = rng.integers(-128, 128, (3, 3, 6, 5), dtype=np.int8)
+    b = rng.integers(-3000, 3000, 5).astype(np.int32)
+    kw = dict(pool=3, stride=3, padding=0, conv_stride=2, conv_padding=0, scale=1 / 64, relu=True)
+    lc = ConvPoolLaunch(x, w, b, config=DIM4, blocks=(1, 4, 4), **kw)
+    assert lc.grid[1] == 1
+    values, options = lc.kernel.bind(list(lc.args), dict(lc.options, target="iss"))
+    params, _, _ = lc.kernel.specialize(values, True)
+    placed = run_pipeline(lc.kernel.baco_ir(params, full_grid(lc.grid)), options,
+                          until="gemmini-placement").stage_ir["gemmini-placement"]
+    assert "baco_program_id(%c1_i64)" not in placed       # the form under test: column program 0 folded
+    src = tmp_path / "in.mlir"
+    src.write_text(placed)
+    out = subprocess.run([sys.executable, "-m", "baco.cli", "opt", "--pass", "loop-conv-ws", str(src)],
+                         capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert out.returncode == 0, out.stderr
+    loops = out.stdout.count('"instgem.loop_conv_ws"(')         # (the pooled-column tiles' loop and the whole rows')
+    assert loops >= 1
+    lowered = run_pipeline(out.stdout, start="linalg-to-instgem", until="linalg-to-instgem").stage_ir
+    assert lowered["linalg-to-instgem"].count('"instgem.loop_conv_ws"(') == loops
+    info = lc.run("iss")
+    np.testing.assert_array_equal(lc.y, reference_conv_pool(x, w, b, **kw))
+    assert loops_run(info, "iss") == lc.grid[0] * lc.grid[1] * lc.grid[2]

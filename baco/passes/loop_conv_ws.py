@@ -463,16 +463,15 @@ class Proof:
             if key[0] == "fdiv" and key[1] == t and key[2] not in divs:
                 divs.append(key[2])
         lb, ub = (facts.poly(v) for v in list(n.loop.operands)[:2])
-        if len(divs) == 2:
-            d1, d2 = sorted(divs, key=len)
-            # (d1, 1), (1, d1): d2 a multiple of S·steps = d1 from a floordiv of the tap row merged
-            # into t's (a row phase floordiv(r, m) under constant shapes: _tap_variables)
-            cands = [(d1, p_div(d2, d1)), (d2, p_div(d1, d2)), (d1, p_const(1)), (p_const(1), d1)]
-        elif len(divs) == 1:
-            cands = [(divs[0], p_const(1)), (p_const(1), divs[0])]
-        elif not divs:
+        # (steps, S) from two divisors steps and S·steps, or one (S or steps 1); a further divisor a
+        # multiple of S·steps is a floordiv of the tap row merged into t's (a row phase floordiv(r, m)
+        # under constant shapes: _tap_variables; with S·steps and steps beside it when a grid's
+        # column program 0 leaves the column phase floordiv(s, m) in the tap too)
+        cands = [(d1, p_div(d2, d1)) for d1 in divs for d2 in divs if d2 != d1]
+        cands += [c for d in divs for c in ((d, p_const(1)), (p_const(1), d))]
+        if not divs:
             cands = [(p_const(1), p_const(1))]
-        else:
+        elif len(divs) > 3:
             return False
         for steps, S in cands:
             if S is None:
