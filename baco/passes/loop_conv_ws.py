@@ -87,8 +87,10 @@ slice's row a constant inside the view (its select folded). Compiled for its gri
 launch's compile: the program id of an axis of size 1 is 0), a program at column 0 folds its
 column phase to 0: a one-row program's view is then the whole phase with no stride left in it,
 read as stride m (Proof._folded_column_stride: the least m for which the view's pixel stride / m
-holds the channels and divides the tap row's step), and a slice's local column offset
-select(row in range, 0, 0) folds to 0 (read as that select).
+holds the channels and divides the tap row's step), a slice's local column offset
+select(row in range, 0, 0) folds to 0 (read as that select), and a filter column's phase
+floordiv(s, m) puts a third divisor beside t's steps and S·steps (a merged row phase's): t is
+read from any two of its divisors.
 Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
 rows: no full-width output), OS dataflow.
 Scratchpad ids: block b of a program of n blocks uses LoopConv's A/B slot
