@@ -578,6 +578,19 @@ FOLDED = {
     # merged into t // 6 beside t // 3 (S = 3 filter columns, one channel step)
     "depthwise-576-3x3s2-unpadded": (5, 576, 576, 3, 2, (2, 16, 16, 2), True, 0),
 }
+# compiled for their grid as well (a launch's compile: a size-1 axis's program id is 0), which folds
+# further: (case, a line of the placed IR showing the form)
+GRID_FOLDED = {
+    # one output row a program, one column block (program id 1 is 0): the column phase w mod 2 = 0, so
+    # the input view is the whole phase, 7 pixels of pixel stride 2·C = 34 (no m left to read)
+    "one-row-1x1s2-column-0": ((13, 17, 33, 1, 2, (7, 48, 32, 1), False), "sizes: [7, 17], strides: [34, 1]"),
+    # ROWS > 1 slices of that whole column phase: each slice's local column offset select(row in range, 0, 0)
+    # folded to 0 (the rows' phase stays, and gives the columns' stride)
+    "rows-1x1s2-column-0": ((13, 17, 33, 1, 2, (7, 48, 32, 3), False), "7, 17], strides: [442, 34, 1]"),
+    "merged-row-phase-1x1s2-column-0": ((14, 64, 64, 1, 2, (7, 32, 32, 7), False),
+                                        "7, 64], strides: [1792, 128, 1]"),
+}
+ALL_FOLDED = dict(FOLDED, **{k: v[0] for k, v in GRID_FOLDED.items()})
 
 
 def folded_launch(case, seed=0):
@@ -595,18 +608,24 @@ def folded_launch(case, seed=0):
             reference_conv2d(x, w, b, **kw))
 
 
-@pytest.mark.parametrize("name", list(FOLDED))
+@pytest.mark.parametrize("name", list(ALL_FOLDED))
 def test_pass_on_constant_shape_text_ir(name, tmp_path):
-    """`baco opt --pass loop-conv-ws` alone on the placed IR of a launch compiled for its shapes:
-    the folded nest is still one LOOP_CONV_WS (with the explicit program kept for the fallback)."""
+    """`baco opt --pass loop-conv-ws` alone on the placed IR of a launch compiled for its shapes
+    (GRID_FOLDED's: and its grid): the folded nest is still one LOOP_CONV_WS (with the explicit
+    program kept for the fallback)."""
+    from baco.frontend.jit import full_grid
     from baco.passes.pipeline import run_pipeline
-    lc, _ = folded_launch(FOLDED[name])
+    lc, _ = folded_launch(ALL_FOLDED[name])
     values, options = lc.kernel.bind(list(lc.args), dict(lc.options, target="iss"))
     params, _, _ = lc.kernel.specialize(values, True)
-    placed = run_pipeline(lc.kernel.baco_ir(params), options, until="gemmini-placement").stage_ir["gemmini-placement"]
+    grid = full_grid(lc.grid) if name in GRID_FOLDED else None
+    placed = run_pipeline(lc.kernel.baco_ir(params, grid), options,
+                          until="gemmini-placement").stage_ir["gemmini-placement"]
     if name.startswith("one-tap"):
         body = placed[placed.index(f"func.func @{lc.kernel.__name__}"):]
         assert "scf.for" not in body            # the form under test: no tap loop left
+    if name in GRID_FOLDED:
+        assert GRID_FOLDED[name][1] in placed   # the form under test
     src = tmp_path / "in.mlir"
     src.write_text(placed)
     out = subprocess.run([sys.executable, "-m", "baco.cli", "opt", "--pass", "loop-conv-ws", str(src)],
@@ -614,12 +633,50 @@ def test_pass_on_constant_shape_text_ir(name, tmp_path):
     assert out.returncode == 0, out.stderr
     assert out.stdout.count('"instgem.loop_conv_ws"(') == 1
     assert "scf.if" in out.stdout and "linalg.matmul" in out.stdout     # the explicit program, in the else branch
+    lowered = run_pipeline(out.stdout, start="linalg-to-instgem", until="linalg-to-instgem").stage_ir
+    assert lowered["linalg-to-instgem"].count('"instgem.loop_conv_ws"(') == 1     # its guard not constant false
 
 
-@pytest.mark.parametrize("name", list(FOLDED))
+@pytest.mark.parametrize("name", list(ALL_FOLDED))
 def test_constant_shape_programs_run_loop_conv_bit_exact(name):
-    """Those launches compiled for their shapes run one LOOP_CONV_WS a program on the ISS, bit-exact."""
-    lc, ref = folded_launch(FOLDED[name])
+    """Those launches compiled for their shapes (and grid: a launch's compile) run one LOOP_CONV_WS a
+    program on the ISS, bit-exact."""
+    lc, ref = folded_launch(ALL_FOLDED[name])
     info = lc.kernel[lc.grid](*lc.args, target="iss", specialize_shapes=True, **lc.options)
     np.testing.assert_array_equal(lc.y, ref)
+    assert loops_run(info, "iss") == lc.grid[0] * lc.grid[1] * lc.grid[2]
+
+
+def test_pooled_program_compiled_for_its_grid_keeps_loop_conv(tmp_path):
+    """A pooled 3x3/2 conv at DIM 4 of two channel blocks, whole rows a program (one program along
+    the columns): compiled for its shapes and grid, the column program 0 folds the column phase to
+    floordiv(s, 2) of the filter column, a third floordiv of the tap t (t // 2, t // 6 and the row
+    phase's t // 12). `baco opt --pass loop-conv-ws` alone on its placed IR is one LOOP_CONV_WS whose
+    guard the next stage keeps; the launch runs one a program on the ISS, bit-exact."""
+    from baco.frontend.jit import full_grid
+    from baco.kernels.pool import ConvPoolLaunch, reference_conv_pool
+    from baco.passes.pipeline import run_pipeline
+    rng = np.random.default_rng(3)
+    x = rng.integers(-128, 128, (2, 11, 9, 6), dtype=np.int8)
+    w = rng.integers(-128, 128, (3, 3, 6, 5), dtype=np.int8)
+    b = rng.integers(-3000, 3000, 5).astype(np.int32)
+    kw = dict(pool=3, stride=3, padding=0, conv_stride=2, conv_padding=0, scale=1 / 64, relu=True)
+    lc = ConvPoolLaunch(x, w, b, config=DIM4, blocks=(1, 4, 4), **kw)
+    assert lc.grid[1] == 1
+    values, options = lc.kernel.bind(list(lc.args), dict(lc.options, target="iss"))
+    params, _, _ = lc.kernel.specialize(values, True)
+    placed = run_pipeline(lc.kernel.baco_ir(params, full_grid(lc.grid)), options,
+                          until="gemmini-placement").stage_ir["gemmini-placement"]
+    assert "baco_program_id(%c1_i64)" not in placed       # the form under test: column program 0 folded
+    src = tmp_path / "in.mlir"
+    src.write_text(placed)
+    out = subprocess.run([sys.executable, "-m", "baco.cli", "opt", "--pass", "loop-conv-ws", str(src)],
+                         capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+    assert out.returncode == 0, out.stderr
+    loops = out.stdout.count('"instgem.loop_conv_ws"(')         # (the pooled-column tiles' loop and the whole rows')
+    assert loops >= 1
+    lowered = run_pipeline(out.stdout, start="linalg-to-instgem", until="linalg-to-instgem").stage_ir
+    assert lowered["linalg-to-instgem"].count('"instgem.loop_conv_ws"(') == loops
+    info = lc.run("iss")
+    np.testing.assert_array_equal(lc.y, reference_conv_pool(x, w, b, **kw))
     assert loops_run(info, "iss") == lc.grid[0] * lc.grid[1] * lc.grid[2]

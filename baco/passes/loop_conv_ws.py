@@ -83,7 +83,14 @@ away is rebuilt as a loop of one tap (_one_tap_loop: r = s = cb = 0); a row phas
 merged into t's (floordiv(t, S·steps·m) = floordiv(r, m), kept out of every linear term); a
 phase view divided exactly or folded to a constant extent read as the same pixels shifted by the
 phase (Proof._phase: masks and padding are shift-invariant, the address is the view's own); a
-slice's row a constant inside the view (its select folded).
+slice's row a constant inside the view (its select folded). Compiled for its grid as well (a
+launch's compile: the program id of an axis of size 1 is 0), a program at column 0 folds its
+column phase to 0: a one-row program's view is then the whole phase with no stride left in it,
+read as stride m (Proof._folded_column_stride: the least m for which the view's pixel stride / m
+holds the channels and divides the tap row's step), a slice's local column offset
+select(row in range, 0, 0) folds to 0 (read as that select), and a filter column's phase
+floordiv(s, m) puts a third divisor beside t's steps and S·steps (a merged row phase's): t is
+read from any two of its divisors.
 Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
 rows: no full-width output), OS dataflow.
 Scratchpad ids: block b of a program of n blocks uses LoopConv's A/B slot
@@ -204,6 +211,14 @@ def _checked_static(src_off, src_size, local_off, block, limit):
     if (start, end - start, min(max(start - x, 0), block)) != (src_off, src_size, local_off):
         return None
     return x, limit, False
+
+
+def _constant(v):
+    """v as an int when it is a constant (an index value or a Python int), else v."""
+    if isinstance(v, int):
+        return v
+    c = const_value(v)
+    return v if c is None else c
 
 
 def _unselect(v):
@@ -450,16 +465,15 @@ class Proof:
             if key[0] == "fdiv" and key[1] == t and key[2] not in divs:
                 divs.append(key[2])
         lb, ub = (facts.poly(v) for v in list(n.loop.operands)[:2])
-        if len(divs) == 2:
-            d1, d2 = sorted(divs, key=len)
-            # (d1, 1), (1, d1): d2 a multiple of S·steps = d1 from a floordiv of the tap row merged
-            # into t's (a row phase floordiv(r, m) under constant shapes: _tap_variables)
-            cands = [(d1, p_div(d2, d1)), (d2, p_div(d1, d2)), (d1, p_const(1)), (p_const(1), d1)]
-        elif len(divs) == 1:
-            cands = [(divs[0], p_const(1)), (p_const(1), divs[0])]
-        elif not divs:
+        # (steps, S) from two divisors steps and S·steps, or one (S or steps 1); a further divisor a
+        # multiple of S·steps is a floordiv of the tap row merged into t's (a row phase floordiv(r, m)
+        # under constant shapes: _tap_variables; with S·steps and steps beside it when a grid's
+        # column program 0 leaves the column phase floordiv(s, m) in the tap too)
+        cands = [(d1, p_div(d2, d1)) for d1 in divs for d2 in divs if d2 != d1]
+        cands += [c for d in divs for c in ((d, p_const(1)), (p_const(1), d))]
+        if not divs:
             cands = [(p_const(1), p_const(1))]
-        else:
+        elif len(divs) > 3:
             return False
         for steps, S in cands:
             if S is None:
@@ -698,6 +712,10 @@ class Proof:
         sel = [_unselect(v) for v in (s_off[0], s_size[1], l_off[1])]
         if s_size[0] != 1 or not isinstance(l_off[0], int):
             return None
+        if sel[2] is None and sel[0] is not None and _constant(l_off[1]) == 0:
+            # the slice's local column offset 0 (its column window at the view's column 0: constant
+            # shapes and a grid whose column program is 0): select(cond, 0, 0) folded to 0
+            sel[2] = (sel[0][0], 0)
         idx = const_value(s_off[0]) if not isinstance(s_off[0], int) else s_off[0]
         rows_in = rc_sizes[0] if isinstance(rc_sizes[0], int) else const_value(rc_sizes[0])
         if all(x is None for x in sel) and idx is not None and rows_in is not None and 0 <= idx < rows_in:
@@ -708,7 +726,7 @@ class Proof:
         cond, idx = sel[0]
         if cond is not None and not self._in_range(cond, idx, rc_sizes[0]):
             return None
-        win = _checked(facts, s_off[1], sel[1][1], sel[2][1], bm, rc_sizes[1])
+        win = _checked(facts, *(_constant(v) for v in (s_off[1], sel[1][1], sel[2][1])), bm, rc_sizes[1])
         chan = _checked(facts, s_off[2], s_size[2], l_off[2], bk, rc_sizes[2])
         return l_off[0], InputSlice(base, rc_off, rc_strides, rc_sizes, idx, win, chan)
 
@@ -735,11 +753,15 @@ class Proof:
         w, m, width = self._phase(facts.poly(win[0]), win[1], hint)
         if rows > 1 and hm == p_const(1) and m != p_const(1):     # the rows' phase folded, the columns' not
             hw, hm, height = self._phase(p_sub(facts.poly(sl.row), p_const(i)), sl.sizes[0], m)
+        # address of pixel column w, channel cb·BK: the phase terms cancel in the normal form
+        addr = p_add(sl.offset, p_mul(facts.poly(win[0]), facts.poly(sl.strides[-2])), facts.poly(chan[0]))
+        if rows == 1 and m == p_const(1):
+            folded = self._folded_column_stride(sl, win, addr)
+            if folded is not None:
+                w, m, width = folded
         cs = p_div(facts.poly(sl.strides[-2]), m)           # pixel stride (elements): in_stride
         if cs is None:
             return None
-        # address of pixel column w, channel cb·BK: the phase terms cancel in the normal form
-        addr = p_add(sl.offset, p_mul(facts.poly(win[0]), facts.poly(sl.strides[-2])), facts.poly(chan[0]))
         cur = dict(stride=m, cs=cs, width=width, base=sl.base)
         if rows > 1:
             addr = p_add(addr, p_mul(facts.poly(sl.row), facts.poly(sl.strides[0])))
@@ -754,6 +776,32 @@ class Proof:
             return None
         cur.update(w0=lin_w[None], dil=lin_w[vs_id], addr=lin)
         return cur
+
+    def _folded_column_stride(self, sl, win, addr):
+        """(w, m, E) of a one-row program's column view folded whole (constant shapes and grid: the
+        column phase w mod m of a program at column 0 is the constant 0, the view's offset
+        floordiv(w, m) = 0 and its extent ceildiv(W, m) = L constants, so the view reads pixels
+        m·j in [0, W) with pixel stride P = m·cs elements but names no m): the least m dividing P
+        for which cs = P / m holds the channels read (cs >= kchs) and the tap row's step (the
+        address coefficient of r, pitch·cs) is a multiple of cs; None when m = 1 is such a stride
+        (an unstrided view) or no m is. Read as the hint form of _phase: pixels m·px + m·j in
+        [0, m·(L − 1) + 1). Only a filter of one column (S = 1) reads a column phase that constant
+        shapes fold (a wider filter's phase moves with s), and one tap has no row step to read."""
+        facts = self.facts
+        if self.S != p_const(1) or self.n.one_tap:
+            return None
+        lin = self.linear(addr)
+        if lin is None:
+            return None
+        pitch_p, limit, row_step, kchs = (p_value(q) for q in (
+            facts.poly(sl.strides[-2]), facts.poly(win[1]), lin[self.vr_id], self.kchs))
+        if None in (pitch_p, limit, row_step, kchs) or pitch_p < 1 or row_step % pitch_p == 0:
+            return None
+        for m in range(2, pitch_p + 1):
+            if pitch_p % m == 0 and pitch_p // m >= kchs and row_step % (pitch_p // m) == 0:
+                return (p_mul(p_const(m), facts.poly(win[0])), p_const(m),
+                        p_add(p_mul(p_const(m), p_sub(p_const(limit), p_const(1))), p_const(1)))
+        return None
 
     def _dilation_and_pitch(self, first, rows):
         """The FSM's one dilation and the input's row pitch, with the equalities they need.
