@@ -397,6 +397,33 @@ class _Walk:
             ld = t0 + terms.loads
         return terms, t1, ld, max(arrival, last_load)
 
+    def _raw_commands(self, lp: LoopWs, terms, slot: int, ld: float, clock: float):
+        """(ld, clock, each k step's (first, last) raw-B mvin landing or None) after the core's code
+        before the loop: explicit mvins of B (or another raw command) once every loop has issued
+        its last command, the core waiting for that and then running this step's code."""
+        k, cpu, T, cfg = self.k, self.cpu, self.t, self.cfg
+        if not (lp.raw_b or lp.after_raw):
+            return ld, clock + (lp.cpu * k.cpu_cycles_per_instruction if cpu else 0.0), None
+        t = max(T[FREED:COMPUTED])
+        if cpu:
+            after = lp.cpu if lp.raw_cpu is None else lp.raw_cpu
+            t = max(clock + (lp.cpu - after) * k.cpu_cycles_per_instruction, t)
+            clock = t + after * k.cpu_cycles_per_instruction
+            if lp.raw_cpu is None:
+                t = clock
+        raw_start = max(ld, t)
+        raw_steps = None
+        if lp.raw_b:    # each mvin once the reads of the rows it overwrites are done
+            raw_start = max(raw_start, *(T[COMPUTED + h] + w for h, w in enumerate(
+                _raw_b_wait(tuple(self.slot_loops), lp, cfg, self.constants))))
+        ld = raw_start + terms.raw_b
+        if lp.raw_b:    # each k step's weights once the mvins of its rows in the slot's half landed
+            raw_steps = [(raw_start + first, raw_start + wait)
+                         for first, wait in terms.raw_steps[slot % lp.raw_b_halves]]
+        self._push(self.LDR, self.ld_ring,
+                   (ld - r * terms.raw_b_row + k.dram_latency for r in reversed(range(terms.raw_b_cmds))))
+        return ld, clock, raw_steps
+
     def _loop(self, lp: LoopWs, nxt):
         terms = self._terms(lp)
         k, cpu, T, cfg = self.k, self.cpu, self.t, self.cfg
@@ -404,27 +431,7 @@ class _Walk:
         ld, ex, st, clock = T[LD], T[EX], T[ST], T[CLOCK]
         slot = self.n % CONCURRENT_LOOPS
         self.n += 1
-        raw_steps = None
-        if lp.raw_b or lp.after_raw:    # explicit mvins of B, a raw command: once every loop has issued its
-            t = max(T[FREED:COMPUTED])      # last command; the CPU waits for that, then runs this step's code
-            if cpu:
-                after = lp.cpu if lp.raw_cpu is None else lp.raw_cpu
-                t = max(clock + (lp.cpu - after) * k.cpu_cycles_per_instruction, t)
-                clock = t + after * k.cpu_cycles_per_instruction
-                if lp.raw_cpu is None:
-                    t = clock
-            raw_start = max(ld, t)
-            if lp.raw_b:    # each mvin once the reads of the rows it overwrites are done
-                raw_start = max(raw_start, *(T[COMPUTED + h] + w for h, w in enumerate(
-                    _raw_b_wait(tuple(self.slot_loops), lp, cfg, self.constants))))
-            ld = raw_start + terms.raw_b
-            if lp.raw_b:    # each k step's weights once the mvins of its rows in the slot's half landed
-                raw_steps = [(raw_start + first, raw_start + wait)
-                             for first, wait in terms.raw_steps[slot % lp.raw_b_halves]]
-            self._push(self.LDR, self.ld_ring,
-                       (ld - r * terms.raw_b_row + lat for r in reversed(range(terms.raw_b_cmds))))
-        elif cpu:
-            clock += lp.cpu * k.cpu_cycles_per_instruction
+        ld, clock, raw_steps = self._raw_commands(lp, terms, slot, ld, clock)
         arrival = max(T[FREED + slot], clock if cpu else 0.0)
         if cpu:
             clock = arrival

@@ -848,6 +848,44 @@ def _only_copy_into(view):
     return copies[0]
 
 
+def _resadd_operand(add, acc, at: dict):
+    """(add, its copy or None, the DRAM window, the local block) of one operand of a residual add:
+    copied into its staging block (one copy from a DRAM window before the add) or read in place (a
+    whole block of an int8 DRAM window); None for any other form."""
+    if _dram_window(add.operands[0]) and str(MemRefType(add.operands[0].type).element_type) == "i8":
+        return add, None, add.operands[0], acc
+    staging = alloc_of(add.operands[0])
+    if staging is None or add.operands[0] != staging.result or block_space(staging.operation) != "acc_add":
+        return None
+    copies = []
+    for use in staging.result.uses:
+        user = use.owner
+        if user == add or (user.name in ("linalg.fill", "linalg.map") and ir.is_zero_fill(user)):
+            continue
+        if user.name != "memref.subview" or _only_copy_into(user.result) is None:
+            return None
+        copies.append(_only_copy_into(user.result))
+    if len(copies) != 1 or at.get(copies[0], at[add]) > at[add] or not _dram_window(copies[0].operands[0]):
+        return None
+    return add, copies[0], copies[0].operands[0], copies[0].operands[1]
+
+
+def _resadd_store(epilogue_alloc):
+    """The residual add's store: the one copy of its epilogue block, or of a window of it (a
+    subview), to an int8 DRAM window; None for any other form."""
+    if epilogue_alloc is None or user_count(epilogue_alloc) != 2:
+        return None
+    stores = [use.owner for use in epilogue_alloc.result.uses if use.owner.name == "memref.copy"] + \
+        [u.owner for use in epilogue_alloc.result.uses if use.owner.name == "memref.subview"
+         for u in use.owner.result.uses]
+    if len(stores) != 1 or stores[0].name != "memref.copy" or alloc_of(stores[0].operands[1]) is not None or \
+            alloc_of(stores[0].operands[0]).operation != epilogue_alloc.operation or \
+            not _dram_window(stores[0].operands[1]) or \
+            str(MemRefType(stores[0].operands[1].type).element_type) != "i8":
+        return None
+    return stores[0]
+
+
 def match_resadd(func, cfg: GemminiConfig):
     """The function's residual add (baco.kernels.resadd's block sum, or any kernel written the
     same way) if one LOOP_WS with is_resadd expresses it exactly, else None: no loop, both
@@ -884,39 +922,16 @@ def match_resadd(func, cfg: GemminiConfig):
             not at[inits[0]] < min(map(at.get, adds)) <= max(map(at.get, adds)) < at[epilogues[0]]:
         return None
     for add in sorted(adds, key=at.get):
-        if _dram_window(add.operands[0]) and str(MemRefType(add.operands[0].type).element_type) == "i8":
-            n.adds += ((add, None, add.operands[0], n.acc.result),)     # read in place (whole block)
-            continue
-        staging = alloc_of(add.operands[0])
-        if staging is None or add.operands[0] != staging.result or block_space(staging.operation) != "acc_add":
+        read = _resadd_operand(add, n.acc.result, at)
+        if read is None:
             return None
-        copies = []
-        for use in staging.result.uses:
-            user = use.owner
-            if user == add or (user.name in ("linalg.fill", "linalg.map") and ir.is_zero_fill(user)):
-                continue
-            if user.name != "memref.subview" or _only_copy_into(user.result) is None:
-                return None
-            copies.append(_only_copy_into(user.result))
-        if len(copies) != 1 or at.get(copies[0], at[add]) > at[add] or not _dram_window(copies[0].operands[0]):
-            return None
-        n.adds += ((add, copies[0], copies[0].operands[0], copies[0].operands[1]),)
+        n.adds += (read,)
     if sum(copy is not None for _, copy, *_ in n.adds) != spaces.count("acc_add"):
         return None
     n.acc_init, n.epilogue = inits[0], epilogues[0]
-    epilogue_alloc = alloc_of(n.epilogue.operands[1])
-    if epilogue_alloc is None or user_count(epilogue_alloc) != 2:
+    n.store = _resadd_store(alloc_of(n.epilogue.operands[1]))
+    if n.store is None:
         return None
-    # the store copies the epilogue block, or a window of it (a subview), to DRAM
-    stores = [use.owner for use in epilogue_alloc.result.uses if use.owner.name == "memref.copy"] + \
-        [u.owner for use in epilogue_alloc.result.uses if use.owner.name == "memref.subview"
-         for u in use.owner.result.uses]
-    if len(stores) != 1 or stores[0].name != "memref.copy" or alloc_of(stores[0].operands[1]) is not None or \
-            alloc_of(stores[0].operands[0]).operation != epilogue_alloc.operation or \
-            not _dram_window(stores[0].operands[1]) or \
-            str(MemRefType(stores[0].operands[1].type).element_type) != "i8":
-        return None
-    n.store = stores[0]
     attrs = n.epilogue.attributes["gemmini.epilogue"]
     n.relu = int(str(ir.Attribute(attrs["relu"])) == "true")
     n.scale = ir.scale_operand(n.epilogue)
