@@ -40,11 +40,15 @@ def test_key_and_shape_keep_the_padding():
 
 
 def test_padding_is_validated():
-    for bad in (-1, 3):                            # a 3x3 filter: 0 to 2
-        with pytest.raises(ValueError, match="padding"):
-            Layer(R=3, S=3, P=8, Q=8, padding=bad)
     with pytest.raises(ValueError, match="padding"):
-        Layer(R=1, S=1, P=8, Q=8, padding=1)
+        Layer(R=3, S=3, P=8, Q=8, padding=-1)
+    # at or beyond the filter's extent (output rows of padding alone, as torch allows): under stride 1
+    # the image is the input less both pads; under a stride the image's rows are not the formula's
+    assert Layer(R=3, S=3, P=10, Q=10, padding=3).image_rows == 6
+    assert Layer(R=1, S=1, P=10, Q=10, padding=1).image_cols == 8
+    for R, pad in ((3, 3), (1, 1)):
+        with pytest.raises(ValueError, match="under a stride"):
+            Layer(R=R, S=R, P=8, Q=8, Hstride=2, Wstride=2, padding=pad)
     assert Layer(R=3, S=3, P=8, Q=8, Hdilation=2, Wdilation=2, padding=4).filter_extent == 5
     with pytest.raises(TypeError, match="padding"):
         Layer(R=3, S=3, P=8, Q=8, padding=True)

@@ -62,9 +62,11 @@ class Layer:
             raise ValueError(f"a depthwise layer has C = 1 (K = its channels), got C={self.C}")
         if not isinstance(self.padding, int) or isinstance(self.padding, bool):
             raise TypeError(f"layer padding must be an int, got {self.padding!r}")
-        if not 0 <= self.padding < self.filter_extent:
-            raise ValueError(f"layer padding must be >= 0 and less than the filter's extent ({self.filter_extent}), "
-                             f"got {self.padding}")
+        # (at or beyond the filter's extent, output rows of padding alone: image_rows is exact
+        # there under stride 1 only)
+        if self.padding < 0 or (self.padding >= self.filter_extent and (self.Hstride, self.Wstride) != (1, 1)):
+            raise ValueError(f"layer padding must be >= 0 and, under a stride, less than the filter's extent "
+                             f"({self.filter_extent}), got {self.padding}")
 
     @property
     def dims(self) -> dict:
