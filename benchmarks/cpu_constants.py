@@ -21,7 +21,8 @@ again, per output row's A slice of a step and per command, the commands as costm
 them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
-program, K step, program of several steps, split head, explicit B and its mvins, program of a K and
+program, K step, program of several steps, split head, explicit B and its mvins, those again in a grid of
+several columns, program of a K and
 of an N not specialized to 1, program and K step of a ragged K loop: schedule.ragged_k_loop, the
 launch's own); the LOOP_CONV_WS programs (the conv kernels'
 default form where LoopConv fits) the same way, their terms schedule.loop_conv_program_terms' (per
@@ -173,7 +174,12 @@ LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 1
                  (16, 1, 1000, 512, 16, 240, 512, False), (16, 1, 100, 64, 16, 32, 64, False),
                  (32, 17, 200, 33, 32, 64, 64, False), (2, 5, 1, 1, 2, 1, 1, False),
                  (16, 1295, 1, 20, 128, 16, 32, False), (16, 1295, 1, 20, 176, 16, 32, False),
-                 (16, 389, 1, 25, 144, 16, 32, False), (16, 697, 1, 55, 96, 16, 64, False)]
+                 (16, 389, 1, 25, 144, 16, 32, False), (16, 697, 1, 55, 96, 16, 64, False),
+                 # programs moving several k rows of B explicitly (one step over a one-column-block B,
+                 # K ragged: 3-5 mvins a program, 3-7 such programs), separating "mvin" from "explicit_b"
+                 (16, 48, 40, 72, 48, 16, 80, False), (16, 33, 97, 33, 48, 16, 48, False),
+                 (16, 96, 40, 72, 48, 16, 80, False), (16, 48, 80, 72, 48, 16, 80, False),
+                 (16, 48, 40, 40, 48, 16, 48, False)]
 # (DIM, R, stride, H, C, K, depthwise, rows, BLOCK_M, BLOCK_N or None for the default schedule[, bias]):
 # LOOP_CONV_WS programs (padding R // 2), conv and depthwise, one LOOP_CONV_WS a program and a
 # program split into 2, 3 and more input channel blocks, few and many programs, DIM 16 and 32

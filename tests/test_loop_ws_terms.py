@@ -117,3 +117,20 @@ def test_loop_conv_terms_are_the_tuners():
     assert loop_conv_instructions(7, 2, depthwise=True, strided=True, output_rows=False,
                                   program_rows=False) == pytest.approx(expected[3])
     assert loop_conv_instructions(7, 1, depthwise=True, bias=True, program_rows=False) == pytest.approx(expected[2])
+
+
+@pytest.mark.parametrize("dim, M, N, K, blocks, mvins, column_mvins", [
+    (16, 48, 40, 72, (48, 16, 80), 15, 15),         # 3 columns' first programs, 5 k blocks each
+    (16, 96, 40, 72, (48, 16, 80), 15, 15),         # the second row computes on the resident B
+    (16, 33, 97, 33, (48, 16, 48), 21, 21),         # 7 columns (the last 1 wide), 3 k blocks each
+    (16, 1086, 1, 572, (64, 16, 576), 36, 0),       # one column: its mvin loop folds
+    (16, 16, 16, 41, (16, 16, 48), 3, 0)])
+def test_an_explicit_bs_mvins_cost_more_in_a_grid_of_several_columns(dim, M, N, K, blocks, mvins, column_mvins):
+    """Each mvin of an explicitly moved B is a "mvin", and a "column_mvin" again where the grid has
+    more than one column of programs (the mvin loop runs on the program's column)."""
+    cfg = GemminiConfig(dim=dim)
+    s = GemmSchedule(*blocks, "WS", True)
+    assert last_step_form(K, s, cfg) == "explicit_b"
+    terms = loop_ws_launch_terms(M, N, K, s, cfg)
+    assert (terms["mvin"], terms["column_mvin"]) == (mvins, column_mvins)
+    assert terms["explicit_b"] == -(-N // s.block_n)

@@ -274,9 +274,16 @@ EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
                        **{f"{version}_{name}": v for version, table in (("interior", EXPLICIT_INTERIOR_INSTRUCTIONS),
                                                                           ("ragged_k", EXPLICIT_RAGGED_K_INSTRUCTIONS))
                           for name, v in table.items()}}
-LOOP_WS_INSTRUCTIONS = {"program": 9.3, "step": 10.7, "steps": 0.0, "head": 28.8, "explicit_b": 6.2,
-                        "mvin": 12.3, "k_loop": 0.0, "n_strides": 0.0, "launch": 49.0, "ragged_k": 134.6,
-                        "ragged_k_step": 23.7, "row_axis": 41.8, "column_axis": 73.5}
+# Refitted with a term per explicitly moved B's mvin in a grid of more than one column of programs
+# ("column_mvin": the mvin loop runs on the program's column, its clamp and addresses; a one-column
+# grid's folds) on the 44 and five programs moving 3-5 k blocks of B a program in 3-7 columns
+# (48x40x72, 33x97x33, 96x40x72, 48x80x72, 48x40x40 at DIM 16; the 44's explicit-B programs move
+# one mvin each, or B once, in GEMVs): cpu_constants.py --only loop_ws, 49 launches within
+# 0.85-1.17x, median 1.00, median error 5.0% (the table before, on the same code: 0.55-1.25x, median
+# 0.98, 6.0%; the five 0.61-0.78x, 93x116x258 at DIM 32 0.55x).
+LOOP_WS_INSTRUCTIONS = {"program": 17.6, "step": 10.9, "steps": 0.0, "head": 25.6, "explicit_b": 11.5,
+                        "mvin": 8.1, "column_mvin": 24.6, "k_loop": 0.0, "n_strides": 0.0, "launch": 41.0,
+                        "ragged_k": 77.3, "ragged_k_step": 44.9, "row_axis": 35.6, "column_axis": 68.6}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
@@ -484,7 +491,9 @@ def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1, ra
     of integers equal to 1 folds them; a `ragged` K loop's set-up, ragged_k_loop), "step" before each
     K step's LOOP_WS (a `ragged` K loop's window clamp and addresses each step), "last" before its last
     step's last LOOP_WS (a `split` step's head, after the step's own; a B the program moves in
-    explicitly, `b_mvins` mvins of it into each of `b_halves` halves; None: it moves none); "row_axis"
+    explicitly, `b_mvins` mvins of it into each of `b_halves` halves, "column_mvin" again each in a grid of more than one column of
+    programs, whose mvin loop runs on the program's column: its clamp and addresses; None: it moves
+    none); "row_axis"
     and "column_axis" before its first LOOP_WS when its launch's grid has more than one row (`rows`)
     or column (`cols`) of programs (an axis of size 1 folds: its program id is 0, grid_axes). The one
     description of the terms: gemm_loop_ws_loops places them, loop_ws_launch_terms and
@@ -493,7 +502,8 @@ def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1, ra
     return {"program": {"program": 1, "steps": steps > 1, "k_loop": K != 1, "n_strides": N != 1, "ragged_k": ragged,
                         "row_axis": rows, "column_axis": cols},
             "step": {"step": 1, "ragged_k_step": ragged},
-            "last": {"head": split, "explicit_b": b_halves * (b_mvins is not None), "mvin": b_halves * (b_mvins or 0)}}
+            "last": {"head": split, "explicit_b": b_halves * (b_mvins is not None), "mvin": b_halves * (b_mvins or 0),
+                     "column_mvin": b_halves * (b_mvins or 0) * cols}}
 
 
 def loop_ws_program_counts(terms: dict, steps) -> dict:
