@@ -145,6 +145,17 @@ def test_walk_of_a_transposed_b_matches_the_cycle_model(M, N, K, blocks):
     assert 0.88 <= walk / model <= 1.05, (walk, model)
 
 
+def iss_and_walk(M, N, K, blocks, cfg) -> tuple[float, float]:
+    """(ISS end-to-end kernel cycles with the cycle model, the walk's) of an int32 WS double-buffered
+    program at `blocks`, compiled for its grid as a launch is."""
+    s = GemmSchedule(*blocks, "WS", True)
+    args = [np.zeros((M, K), np.int8), np.zeros((K, N), np.int8), np.zeros((M, N), np.int32),
+            M, N, K, K, 1, N, 1, N, 1, 1.0]
+    grid = (-(-M // s.block_m), -(-N // s.block_n))
+    ck = matmul_kernel.compile(*args, target="iss", RELU=False, OUT_INT8=False, schedule=s, config=cfg, grid=grid)
+    return ck.run(grid, args, timing=TimingModel(cfg))["kernel_cycles"], gemm_program_cycles(M, N, K, s, cfg)["cycles"]
+
+
 def test_split_programs_end_to_end_rank_as_on_the_iss():
     """A split step's code (its addresses, the step's share of the program's) runs before its head
     LOOP_WS and only the split's own between the head and the whole blocks, as the ISS counts them
@@ -155,13 +166,7 @@ def test_split_programs_end_to_end_rank_as_on_the_iss():
     cfg = GemminiConfig.from_capacity(16, 256, 64)
     measured, walked = {}, {}
     for blocks in [(64, 32, 32), (96, 32, 32)]:
-        s = GemmSchedule(*blocks, "WS", True)
-        args = [np.zeros((M, K), np.int8), np.zeros((K, N), np.int8), np.zeros((M, N), np.int32),
-                M, N, K, K, 1, N, 1, N, 1, 1.0]
-        grid = (-(-M // s.block_m), -(-N // s.block_n))
-        ck = matmul_kernel.compile(*args, target="iss", RELU=False, OUT_INT8=False, schedule=s, config=cfg, grid=grid)
-        measured[blocks] = ck.run(grid, args, timing=TimingModel(cfg))["kernel_cycles"]
-        walked[blocks] = gemm_program_cycles(M, N, K, s, cfg)["cycles"]
+        measured[blocks], walked[blocks] = iss_and_walk(M, N, K, blocks, cfg)
         assert abs(walked[blocks] / measured[blocks] - 1) <= 0.01, (blocks, walked[blocks], measured[blocks])
     assert (walked[(64, 32, 32)] < walked[(96, 32, 32)]) == (measured[(64, 32, 32)] < measured[(96, 32, 32)])
 
@@ -247,13 +252,7 @@ def test_explicit_b_programs_end_to_end_rank_as_on_the_iss():
     cfg = GemminiConfig.from_capacity(32, 256, 64)
     measured, walked = {}, {}
     for blocks in [(96, 32, 288), (32, 128, 288)]:
-        s = GemmSchedule(*blocks, "WS", True)
-        args = [np.zeros((M, K), np.int8), np.zeros((K, N), np.int8), np.zeros((M, N), np.int32),
-                M, N, K, K, 1, N, 1, N, 1, 1.0]
-        grid = (-(-M // s.block_m), -(-N // s.block_n))
-        ck = matmul_kernel.compile(*args, target="iss", RELU=False, OUT_INT8=False, schedule=s, config=cfg, grid=grid)
-        measured[blocks] = ck.run(grid, args, timing=TimingModel(cfg))["kernel_cycles"]
-        walked[blocks] = gemm_program_cycles(M, N, K, s, cfg)["cycles"]
+        measured[blocks], walked[blocks] = iss_and_walk(M, N, K, blocks, cfg)
         assert abs(walked[blocks] / measured[blocks] - 1) <= 0.05, (blocks, walked[blocks], measured[blocks])
     assert walked[(96, 32, 288)] < walked[(32, 128, 288)] and measured[(96, 32, 288)] < measured[(32, 128, 288)]
     assert default_gemm_schedule(M, N, K, cfg) == GemmSchedule(96, 32, 288, "WS", True)
