@@ -71,3 +71,13 @@ def test_explicit_mvins_wait_for_the_store_entries_the_loop_before_holds():
 def test_explicit_mvins_wait_for_the_reads_of_their_rows(M, N, K, blocks):
     walk, model = walk_and_model(M, N, K, blocks, GemminiConfig.from_capacity(16, 256, 64))
     assert abs(walk / model - 1) <= 0.05, (walk, model)
+
+
+def test_a_loop_beyond_its_half_is_timed_by_the_whole_half_rule():
+    """A candidate whose A and B blocks overflow the slot's half (the demo's search priced 8x64x64
+    blocks at DIM 4: 4,608 blocks of a 2,048-block half) has no row layout: the whole half's rule,
+    as for a loop whose rows are not known (the row rule indexed outside the half and failed)."""
+    cfg = GemminiConfig.from_capacity(4, 64, 64)
+    k = astuple(DEFAULT_CONSTANTS)
+    big = LoopWs(8, 64, 64, bias=True, store=False)
+    assert _half_wait(big, big, cfg, k) == _half_wait(None, big, cfg, k)

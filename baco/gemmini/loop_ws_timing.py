@@ -505,6 +505,12 @@ def _rows_known(lp: LoopWs) -> bool:
     return lp.load_a and lp.load_b and not (lp.raw_b or lp.b_transposed or lp.spad_store or lp.after_raw)
 
 
+def _in_half(lp: LoopWs, cfg: GemminiConfig) -> bool:
+    """Whether `lp`'s A and B blocks fit its slot's scratchpad half (LoopMatmul's layout; a
+    candidate that does not is priced by the whole half's rule, not its rows)."""
+    return lp.I * lp.K + lp.K * lp.J <= loop_unit_half(cfg).sp_rows // cfg.dim
+
+
 @functools.lru_cache(maxsize=16384)
 def _block_reads(prev: LoopWs, cfg: GemminiConfig, constants: tuple) -> tuple:
     """When `prev`'s last read of each DIM-row block of its slot's scratchpad half ended, less its
@@ -557,8 +563,8 @@ def _half_wait(prev, lp: LoopWs, cfg: GemminiConfig, constants: tuple) -> float:
     its results are out of the array."""
     k = TimingConstants(*constants)
     terms = _loop_terms(lp, cfg, constants)
-    if prev is None or not (_rows_known(prev) and (lp.load_a or lp.load_b)
-                            and not (lp.raw_b or lp.b_transposed or lp.spad_store or lp.after_raw)):
+    if prev is None or not (_rows_known(prev) and (lp.load_a or lp.load_b) and _in_half(prev, cfg) and
+                            _in_half(lp, cfg) and not (lp.raw_b or lp.b_transposed or lp.spad_store or lp.after_raw)):
         return max(0.0, k.array_depth_factor * cfg.dim - terms.a_lead)
     read = _block_reads(prev, cfg, constants)
     half = len(read)
@@ -591,7 +597,8 @@ def _raw_b_wait(prevs: tuple, lp: LoopWs, cfg: GemminiConfig, constants: tuple) 
     c = 0
     for h in range(lp.raw_b_halves):
         prev = prevs[h]
-        read = _block_reads(prev, cfg, constants) if prev is not None and _reads_known(prev) else None
+        read = _block_reads(prev, cfg, constants) if prev is not None and _reads_known(prev) and \
+            _in_half(prev, cfg) and _in_half(lp, cfg) else None
         base = (len(read) if read else 0) - lp.K * J
         for r0 in range(0, lp.raw_b, d):
             for j0 in range(0, J, mbl):
