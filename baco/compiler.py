@@ -24,7 +24,7 @@ from baco.dialects import parse_module
 from baco.errors import CompilationError
 from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
 from baco.inputs import input_name, read_text
-from baco.options import CompileOptions, exact_int, launch_grid
+from baco.options import CompileOptions, exact_int, full_grid, launch_grid
 from baco.passes.cli import add_config_args, options_from_args
 from baco.passes.pipeline import LLVM, STAGES, input_stage, run_pipeline
 
@@ -178,7 +178,7 @@ class CompiledKernel:
     def check_grid(self, grid) -> tuple[int, ...]:
         """The grid as integers, refused (ValueError) if the kernel was compiled for another."""
         grid = launch_grid(grid, self.name)
-        if self.grid is not None and tuple(grid) + (1,) * (3 - len(grid)) != self.grid:
+        if self.grid is not None and full_grid(grid) != self.grid:
             raise ValueError(f"{self.name}: grid {grid}: the kernel was compiled for the grid {self.grid} (its "
                              "program ids and sizes constants in its code); compile it for this grid")
         return grid

@@ -44,6 +44,11 @@ def launch_grid(grid, name: str) -> tuple[int, ...]:
     return tuple(exact_int(g, f"{name}: grid dimension {i}", 0) for i, g in enumerate(dims))
 
 
+def full_grid(grid) -> tuple[int, int, int]:
+    """A launch grid (1 to 3 integers) as its three axes (the missing ones of size 1)."""
+    return tuple(grid) + (1,) * (3 - len(grid))
+
+
 def loop_ws_enabled(option: bool | None) -> bool:
     """The hardware-loop rewrites (LOOP_WS, LOOP_CONV_WS): the launch/pipeline option if given,
     else BACO_LOOP_WS (default on)."""

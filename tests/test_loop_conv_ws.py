@@ -613,7 +613,7 @@ def test_pass_on_constant_shape_text_ir(name, tmp_path):
     """`baco opt --pass loop-conv-ws` alone on the placed IR of a launch compiled for its shapes
     (GRID_FOLDED's: and its grid): the folded nest is still one LOOP_CONV_WS (with the explicit
     program kept for the fallback)."""
-    from baco.frontend.jit import full_grid
+    from baco.options import full_grid
     from baco.passes.pipeline import run_pipeline
     lc, _ = folded_launch(ALL_FOLDED[name])
     values, options = lc.kernel.bind(list(lc.args), dict(lc.options, target="iss"))
@@ -653,7 +653,7 @@ def test_pooled_program_compiled_for_its_grid_keeps_loop_conv(tmp_path):
     floordiv(s, 2) of the filter column, a third floordiv of the tap t (t // 2, t // 6 and the row
     phase's t // 12). `baco opt --pass loop-conv-ws` alone on its placed IR is one LOOP_CONV_WS whose
     guard the next stage keeps; the launch runs one a program on the ISS, bit-exact."""
-    from baco.frontend.jit import full_grid
+    from baco.options import full_grid
     from baco.kernels.pool import ConvPoolLaunch, reference_conv_pool
     from baco.passes.pipeline import run_pipeline
     rng = np.random.default_rng(3)

@@ -11,6 +11,7 @@ import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.config import GemminiConfig
 from baco.kernels.matmul import matmul_kernel, matmul_launch, reference
+from baco.options import full_grid
 
 RAGGED = [(1, 17, 33), (17, 33, 65), (65, 1, 17), (33, 65, 1), (17, 1, 65)]
 
@@ -261,7 +262,7 @@ def test_grid_specialized_bit_exact(shape):
         np.testing.assert_array_equal(launch.y, reference(a, b, bias=d, out=out, scale=1 / 32, relu=out == "int8"))
         ck = launch.kernel.compile(*launch.args, target="sim", specialize_shapes=True, grid=launch.grid,
                                    **launch.options)
-        grid = tuple(launch.grid) + (1,) * (3 - len(launch.grid))
+        grid = full_grid(launch.grid)
         assert ck.grid == grid
         assert set(_grid_calls(ck)) == {axis for axis in (0, 1) if grid[axis] > 1}
         # the passes' own queries (first-program configs, one-row grid tests) fold too

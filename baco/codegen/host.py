@@ -18,6 +18,7 @@ from baco.gemmini.abi import (BOUNDARY_ERROR, FENCE, NUM_PROGRAMS, PROGRAM_ID, R
                               site_line_col)
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS, GemminiFault
+from baco.options import full_grid
 
 MASK64 = (1 << 64) - 1
 HOST_SPEED_LEVEL = 2       # the new pass manager's -O level of host code that computes (baco.model.cpu_ops)
@@ -254,7 +255,7 @@ class HostKernel:
         if getattr(model, "config", False) is None:     # a CommandStream expands loops for this Gemmini
             model.config = self.config
         model.observers.extend(observers)
-        grid = tuple(grid) + (1,) * (3 - len(grid))
+        grid = full_grid(grid)
         _Runtime.model, _Runtime.error, _Runtime.site, _Runtime.nprog, _Runtime.commands = model, None, 0, grid, 0
         _Runtime.loop_sites = {}
         cargs = c_args(self.signature, args)

@@ -27,6 +27,7 @@ from baco.gemmini.abi import (BOUNDARY_ERROR, BOUNDARY_EXIT_CODE, FENCE, GRID_EX
                               PROGRAM_ID, RUNTIME_ERROR, RUNTIME_ERROR_EXIT_CODE, intrinsic_name)
 from baco.gemmini.config import MLIR_ELEMENTS, GemminiConfig
 from baco.gemmini.isa import COMMANDS
+from baco.options import full_grid
 
 
 def keep_temps() -> bool:
@@ -131,7 +132,7 @@ def launch_slots(signature, args, grid, array_refs) -> list:
     """The launch table the harness reads (64-bit slots): the grid's three extents, then per
     argument its address and element count (array), its value (index) or its float32 bits
     (f32). `array_refs` gives each array's address (an int, or a symbol for the assembler)."""
-    slots, refs = list(tuple(grid) + (1,) * (3 - len(grid))), iter(array_refs)
+    slots, refs = list(full_grid(grid)), iter(array_refs)
     for kind, a in zip(signature, args):
         if kind == "memref":
             slots += [next(refs), a.size]

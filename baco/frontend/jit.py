@@ -9,7 +9,7 @@ from baco.errors import DIVISION_BY_ZERO, RUNTIME_ERRORS, ZERO_STEP, KernelRunti
 from baco.frontend import language as bl
 from baco.frontend.codegen import KernelCodegen, KernelSource, helper_sources
 from baco.gemmini.config import NUMPY_ELEMENTS
-from baco.options import TARGETS, CompileOptions, exact_int, launch_grid
+from baco.options import TARGETS, CompileOptions, exact_int, full_grid, launch_grid
 
 LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule", "loop_ws")
 
@@ -17,11 +17,6 @@ LAUNCH_OPTIONS = ("target", "config", "dataflow", "double_buffer", "schedule", "
 def specialized(specialize_shapes, target: str) -> bool:
     """Whether a launch compiled for `target` compiles its integer arguments as constants."""
     return specialize_shapes is True or specialize_shapes == target
-
-
-def full_grid(grid) -> tuple[int, int, int]:
-    """A launch grid (1 to 3 integers) as its three axes (the missing ones of size 1)."""
-    return tuple(grid) + (1,) * (3 - len(grid))
 
 
 def _as_array(x):
