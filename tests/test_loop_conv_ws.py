@@ -680,3 +680,44 @@ def test_pooled_program_compiled_for_its_grid_keeps_loop_conv(tmp_path):
     info = lc.run("iss")
     np.testing.assert_array_equal(lc.y, reference_conv_pool(x, w, b, **kw))
     assert loops_run(info, "iss") == lc.grid[0] * lc.grid[1] * lc.grid[2]
+
+
+def test_gemm_kernel_programs_stay_gemms(tmp_path):
+    """Compiled for its shapes, the GEMM kernel's program of one K step (int8 out, explicit: its
+    blocks overflow LOOP_WS's half) is the IR of a 1x1 convolution whose one tap folded away; the
+    kernel says it is not a convolution (jit's loop_conv=False: `baco.loop_conv = false` on its
+    function), so the loop-conv-ws pass leaves it to the GEMM's explicit stream, which the GEMM's
+    schedule was priced as. Without the attribute the same text becomes one LOOP_CONV_WS."""
+    from baco.gemmini.arith import reference_matmul
+    from baco.kernels.matmul import matmul_launch
+    from baco.options import full_grid
+    from baco.passes.pipeline import run_pipeline
+    cfg = GemminiConfig.from_capacity(16, 16, 16)
+    rng = np.random.default_rng(0)
+    a, b = rng.integers(-128, 128, (40, 112), dtype=np.int8), rng.integers(-128, 128, (112, 64), dtype=np.int8)
+    lc = matmul_launch(a, b, out="int8", scale=1 / 64, schedule=(32, 64, 112), config=cfg)
+    info = lc.run("iss")
+    np.testing.assert_array_equal(lc.y, reference_matmul(a, b, scale=1 / 64, out="int8"))
+    assert loops_run(info, "iss") == 0 and "loop_ws" not in info["result"].stats
+    values, options = lc.kernel.bind(list(lc.args), dict(lc.options, target="iss"))
+    params, _, _ = lc.kernel.specialize(values, True)
+    placed = run_pipeline(lc.kernel.baco_ir(params, full_grid(lc.grid)), options,
+                          until="gemmini-placement").stage_ir["gemmini-placement"]
+    assert "baco.loop_conv = false" in placed
+    for text, loops in ((placed, 0), (placed.replace("baco.loop_conv = false, ", ""), 1)):
+        src = tmp_path / "in.mlir"
+        src.write_text(text)
+        out = subprocess.run([sys.executable, "-m", "baco.cli", "opt", "--pass", "loop-conv-ws",
+                              "--dim", "16", "--sp-kb", "16", "--acc-kb", "16", str(src)],
+                             capture_output=True, text=True, cwd=Path(__file__).parent.parent)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.count('"instgem.loop_conv_ws"(') == loops
+
+
+def _kernel(x_ptr):
+    pass
+
+
+def test_loop_conv_option_is_a_bool():
+    with pytest.raises(TypeError, match="_kernel: loop_conv must be a bool, got str 'no'"):
+        baco.jit(loop_conv="no")(_kernel)

@@ -6,7 +6,13 @@ Blocks are builtin ranked tensors (statically shaped); block pointers are
 `offset_ptr` is a pointer argument moved by a number of elements (`ptr + n`
 in the language); it only feeds make_block_ptr, which adds it to the view's
 offset.
+
+A kernel function may carry `baco.loop_conv = false` (jit's `loop_conv=False`, e.g. the GEMM
+kernel's): its programs are not convolutions, so the loop-conv-ws pass leaves them alone (a GEMM
+program of one K step is the same IR as a 1x1 convolution's whose one tap folded away).
 """
+
+LOOP_CONV_ATTR = "baco.loop_conv"
 
 IRDL = r"""
 irdl.dialect @baco {

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from baco.dialects.baco_dialect import LOOP_CONV_ATTR
 from baco.errors import DIVISION_BY_ZERO, POOL_VALID_ROWS, ZERO_STEP, CompilationError
 from baco.frontend import language as bl
 from baco.gemmini.abi import RUNTIME_ERROR, RUNTIME_ERROR_SIGNATURE
@@ -151,14 +152,16 @@ CMP = {ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge", ast.Eq: "eq
 
 
 class KernelCodegen(ast.NodeVisitor):
-    def __init__(self, kernel: KernelSource, params, grid=None):
+    def __init__(self, kernel: KernelSource, params, grid=None, loop_conv: bool = True):
         """params: list of (name, kind, value): kind memref:<elem> / index / f32 / const; an index
         param's value is None, or the launch's value the code is specialized on (the argument is
         still passed, but the code reads the constant: 1 is a Python constant, folded here, any
         other value an arith.constant that the compiler folds). grid: None, or the launch's three
-        axes the code is specialized on (grid_query)."""
+        axes the code is specialized on (grid_query). loop_conv False: the function carries
+        `baco.loop_conv = false` (jit's option: the loop-conv-ws pass leaves its programs alone)."""
         self.kernel = kernel
         self.grid = grid
+        self.loop_conv = loop_conv
         self.source = kernel    # the function whose body is being evaluated (a helper while inlined)
         self.calls = []         # the CallSites of the helpers being inlined, outermost first
         self.params = params
@@ -304,7 +307,8 @@ class KernelCodegen(ast.NodeVisitor):
         self.visit_body(fn.body)
         self.emit(f"return {self.loc(fn)}")
         body = self.lines[body_start:]
-        head = ["module {", f"  func.func @{fn.name}({', '.join(args)}) {{"]
+        attributes = "" if self.loop_conv else f" attributes {{{LOOP_CONV_ATTR} = false}}"
+        head = ["module {", f"  func.func @{fn.name}({', '.join(args)}){attributes} {{"]
         if self.checks_at_run_time:
             inputs = RUNTIME_ERROR_SIGNATURE.split(" -> ")[0]
             head.insert(1, f"  func.func private @{RUNTIME_ERROR}{inputs} {self.loc(fn)}")

@@ -32,7 +32,7 @@ def _as_array(x):
 
 class JITFunction:
     def __init__(self, fn, *, target="sim", config=None, dataflow="WS", double_buffer=False, interpret=None,
-                 specialize_shapes=False):
+                 specialize_shapes=False, loop_conv=True):
         self.fn = fn
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -45,6 +45,9 @@ class JITFunction:
                              schedule=None, loop_ws=None)
         self.interpret = interpret
         self.specialize_shapes = self.shape_option(specialize_shapes)
+        if not isinstance(loop_conv, bool):
+            raise TypeError(f"{self.__name__}: loop_conv must be a bool, got {type(loop_conv).__name__} {loop_conv!r}")
+        self.loop_conv = loop_conv
         self.cache = {}
 
     def __getitem__(self, grid):
@@ -154,7 +157,7 @@ class JITFunction:
     def baco_ir(self, params, grid=None) -> str:
         """The kernel's BACO IR for `params` (specialize's), compiled for `grid` (full_grid's three
         axes) when given."""
-        return KernelCodegen(self.kernel_source, params, grid).generate()
+        return KernelCodegen(self.kernel_source, params, grid, self.loop_conv).generate()
 
     def compile(self, *args, **kwargs):
         """The CompiledKernel for these arguments (compiled once per specialization)."""
@@ -275,7 +278,12 @@ def jit(fn=None, **options):
     `bl.num_programs(a)` the axis's size, and the kernel runs only that grid. False (default):
     only an integer equal to 1 is a constant (one compile serves every other value); True: always;
     a target name ("iss"): only when compiled for that target (the ISS and the ELFs, whose CPU
-    instructions are part of the program's time; the host simulator's are not)."""
+    instructions are part of the program's time; the host simulator's are not).
+
+    `loop_conv` (the kernel's, default True): False says the kernel's programs are not
+    convolutions, so none becomes LOOP_CONV_WS (a GEMM kernel: compiled for its shapes, a program
+    of one K step is the same IR as a 1x1 convolution whose one tap folded away, and the GEMM's
+    schedules are priced as LOOP_WS or explicit streams)."""
     if fn is None:
         return lambda f: JITFunction(f, **options)
     return JITFunction(fn, **options)

@@ -21,7 +21,9 @@ from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_s
 from baco.kernels.launch import KernelLaunch
 
 
-@jit(specialize_shapes="iss")   # its ELFs compiled for their shapes (LOOP_WS set-up and configs fold)
+# its ELFs compiled for their shapes (LOOP_WS set-up and configs fold); a GEMM, never LOOP_CONV_WS: a
+# program of one K step is a 1x1 convolution's IR, but conv2d_launch chose this kernel over LoopConv
+@jit(specialize_shapes="iss", loop_conv=False)
 def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, scale,
                   BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,

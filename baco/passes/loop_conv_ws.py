@@ -92,7 +92,8 @@ select(row in range, 0, 0) folds to 0 (read as that select), and a filter column
 floordiv(s, m) puts a third divisor beside t's steps and S·steps (a merged row phase's): t is
 read from any two of its divisors.
 Not rewritten (stay explicit streams): int32 outputs (LoopConv's store writes elem_t
-rows: no full-width output), OS dataflow.
+rows: no full-width output), OS dataflow, a function whose kernel says it is not a convolution
+(baco.loop_conv = false: the GEMM kernel's one-K-step program is this nest with its tap folded).
 Scratchpad ids: block b of a program of n blocks uses LoopConv's A/B slot
 ((pid0 + pid1 + pid2)·n + b) mod 2 + 1 (given explicitly, so Spike's fixed buffers and the RTL's
 alternating slots agree).
@@ -102,9 +103,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from mlir.dialects import scf
-from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType, UnitAttr
+from mlir.ir import Block, BoolAttr, DenseI64ArrayAttr, InsertionPoint, MemRefType, UnitAttr
 
 from baco.dialects import instgem
+from baco.dialects.baco_dialect import LOOP_CONV_ATTR
 from baco.gemmini.arith import pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
@@ -1348,13 +1350,18 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
     return True
 
 
+def _not_a_conv(func) -> bool:
+    """The function's kernel says its programs are not convolutions (baco.loop_conv = false)."""
+    return LOOP_CONV_ATTR in func.attributes and not BoolAttr(func.attributes[LOOP_CONV_ATTR]).value
+
+
 def run(module_op, options: CompileOptions):
     if options.dataflow != "WS" or not options.loop_ws:
         return
     cfg = options.config
     for func in module_op.regions[0].blocks[0].operations:
         func = func.operation
-        if func.name == "func.func" and len(func.regions[0].blocks):
+        if func.name == "func.func" and len(func.regions[0].blocks) and not _not_a_conv(func):
             conv = match(func, cfg)
             if conv is None:
                 continue
