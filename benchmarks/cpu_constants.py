@@ -406,7 +406,9 @@ def chain_loop_row(dim, M, K, H, N):
     groups = programs * sum(-(-j // chain_loop_tile_shape(j)[1]) for j in col_blocks)
     terms = {"tile": sum(n * len(program) for program, n in loops), "group": groups, "program": programs, "launch": 1}
     modelled = sum(n * sum(lp.commands for lp in program) for program, n in loops)
-    if info["commands"] != modelled:
+    # compiled for its shapes, config elimination drops a config_ld repeating a constant stride (W1's
+    # and W2's rows of one width, a program's strides the one before set): up to two a program fewer
+    if not modelled - 2 * programs <= info["commands"] <= modelled:
         raise SystemExit(f"chain {M}x{K}->{H}->{N} DIM {dim}: {info['commands']} commands, the model's {modelled}")
     return f"chain loop form {M}x{K}->{H}->{N} DIM {dim}", terms, info["kernel_cycles"]
 

@@ -214,8 +214,11 @@ def chain_loop_tiles(row_blocks, row_pad, col_blocks, col_pad):
 # CHAIN_LOOPS: 371-9933 instructions, within 0.90-1.09x). Refitted on the launch-table runner
 # (codegen.riscv.launch_wrapper; cpu_constants.py --only chain_loop, the same 17 launches of 353-9316
 # instructions): within 0.90-1.10x, median 0.99 (the table before on that runner: 0.99-1.23x,
-# median 1.05, its one-row launches 1.18-1.23x)
-CHAIN_LOOP_WS_INSTRUCTIONS = {"tile": 37.3, "group": 45.4, "program": 148.2, "launch": 12.2}
+# median 1.05, its one-row launches 1.18-1.23x). Refitted once the chain's ISS programs were
+# compiled for their shapes and grid (gemm_chain_kernel's specialize_shapes="iss": the guards and
+# configs of a program fold; cpu_constants.py --only chain_loop, the same 17 launches): within
+# 0.65-1.18x, median 1.02, median error 9.9% (the table before on those programs: 1.38-3.27x)
+CHAIN_LOOP_WS_INSTRUCTIONS = {"tile": 12.4, "group": 45.2, "program": 0.0, "launch": 0.0}
 # RoCC commands of one program: per tile a funct 24 and a LOOP_WS; per program config_ex, 4
 # config_ld and 2 config_st; after the launch's last program the loop slots' halves back (two
 # funct 24 and a LOOP_WS of one block that moves nothing: chain-loop-ws's _restore_halves)
@@ -346,16 +349,22 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # benchmarks/cpu_constants.py --only fused, the same programs): the chain's 23 within 0.87-1.08x,
 # median 1.00 (the table before against those counts: 0.95-1.26x, median 1.05; the tiny chains
 # 1.14-1.26x, now 0.99-1.06x), the residual add's 19 within 0.68-1.17x, median 1.00 (0.70-1.30x, 1.03).
-FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 326.8, "command": 11.9, "column": 54.4,
-                                "interior_program": 0.0, "interior_step": 163.7, "interior_command": 3.7,
-                                "interior_column": 50.5,
-                                "ragged_k_program": 0.0, "ragged_k_step": 275.4, "ragged_k_command": 4.9,
-                                "ragged_k_column": 110.0, "tile": 21.1, "interior_tile": 38.2, "ragged_k_tile": 0.0},
-                      "resadd": {"program": 0.0, "step": 390.4, "command": 8.9, "column": 58.8,
-                                 "interior_program": 45.4, "interior_step": 0.0, "interior_command": 3.7,
-                                 "interior_column": 37.5,
-                                 "ragged_k_program": 0.0, "ragged_k_step": 249.4, "ragged_k_command": 3.3,
-                                 "ragged_k_column": 11.4}}
+# Refitted once both kernels' ISS programs were compiled for their shapes and grid
+# (specialize_shapes="iss": index arithmetic and bounds fold; the ISS's instructions 0.23-0.75x of
+# before on the chain's programs, 0.65-1.00x on the residual add's; benchmarks/cpu_constants.py
+# --only fused, the same programs): the chain's 23 within 0.75-1.22x, median 0.98, median error 8.9%
+# (the table before against those counts: 1.25-3.29x, 76.1%), the residual add's 19 within
+# 0.66-1.16x, median 0.98, 6.5% (0.68-1.39x, 20.8%).
+FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 282.2, "command": 8.5, "column": 26.6,
+                                "interior_program": 0.0, "interior_step": 0.0, "interior_command": 1.6,
+                                "interior_column": 0.0,
+                                "ragged_k_program": 0.0, "ragged_k_step": 247.2, "ragged_k_command": 2.0,
+                                "ragged_k_column": 19.0, "tile": 0.0, "interior_tile": 36.7, "ragged_k_tile": 0.0},
+                      "resadd": {"program": 0.0, "step": 323.3, "command": 7.3, "column": 41.1,
+                                 "interior_program": 0.0, "interior_step": 0.0, "interior_command": 3.6,
+                                 "interior_column": 37.9,
+                                 "ragged_k_program": 0.0, "ragged_k_step": 126.7, "ragged_k_command": 2.7,
+                                 "ragged_k_column": 42.6}}
 
 
 class _Timeline:
