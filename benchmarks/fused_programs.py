@@ -323,7 +323,8 @@ CHAIN_PROGRAMS = [
 # GEMM + residual add programs (DIM, M, K, N, BLOCK_M, BLOCK_N, BLOCK_K) for --programs: the tests'
 # (tests/test_fused_programs.py: against the cycle model, ragged command counts, on the ISS), the
 # CPU table's fit (benchmarks/cpu_constants.py's FUSED), MobileNetV2 64x64's project convs at their
-# default blocks (fused.gemm_resadd_default_blocks) and DIM 64 ones
+# default blocks (fused.gemm_resadd_default_blocks, before and since its BLOCK_N cap), the BERT
+# layer's out_proj + add (32 x 768 -> 768 at the default 32/32/32) and DIM 64 ones
 RESADD_PROGRAMS = [
     (16, 64, 96, 16, 64, 16, 96), (16, 1024, 96, 24, 64, 32, 96), (16, 256, 192, 32, 128, 32, 64),
     (16, 16, 384, 64, 16, 64, 128), (16, 64, 576, 96, 16, 96, 192),
@@ -333,7 +334,8 @@ RESADD_PROGRAMS = [
     (16, 64, 40, 32, 32, 32, 32), (16, 128, 100, 64, 64, 64, 64), (32, 128, 72, 64, 64, 64, 64),
     (16, 256, 20, 64, 64, 64, 32),
     (16, 256, 144, 24, 32, 32, 48), (16, 64, 192, 32, 32, 32, 48), (16, 4, 960, 160, 16, 160, 64),
-    (16, 16, 576, 96, 16, 48, 576),
+    (16, 16, 576, 96, 16, 48, 576), (16, 16, 384, 64, 16, 32, 64), (16, 16, 576, 96, 16, 32, 64),
+    (16, 4, 960, 160, 16, 32, 64), (16, 32, 768, 768, 32, 32, 32),
     (64, 64, 96, 64, 64, 64, 96), (64, 97, 65, 33, 64, 64, 64), (64, 256, 192, 64, 64, 64, 64),
     (64, 17, 33, 65, 64, 64, 64), (64, 1024, 64, 64, 64, 64, 64)]
 
@@ -379,7 +381,7 @@ def fused_programs(kind: str, shapes) -> list:
         else:
             M, K, N, bm, bn, bk = shape
             name = f"DIM {dim} {M}x{K}x{N} at {bm}/{bn}/{bk}"
-        compiled = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+        compiled = launch.compiled("iss")
         # the launch's instructions: rdcycle around it without the cycle model (the whole run's
         # count adds the harness's start-up)
         rows.append({"program": name, "model": model, "gemmini": launch.cycles()["cycles"],

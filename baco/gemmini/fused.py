@@ -98,12 +98,15 @@ CHAIN_DEFAULT_BLOCKS = (32, 64)
 def gemm_resadd_default_blocks(M: int, N: int, K: int, cfg: GemminiConfig) -> tuple[int, int, int]:
     """(BLOCK_M, BLOCK_N, BLOCK_K) of the GEMM + residual add without a schedule: the GEMM kernel's
     default for its M x N x K with an int8 output (default_gemm_schedule; the program is WS
-    whatever dataflow that names), its blocks halved to multiples of DIM (BLOCK_N, the widest,
-    first) while the fused program, which holds three output blocks and two identities, does not
-    fit `cfg` (the GEMM's default sizes one output block). At DIM x DIM x DIM blocks that do not
-    fit, those (the launch's capacity check names them)."""
+    whatever dataflow that names), BLOCK_N at most 2·DIM (the two identity products cost 2·BM·BN²
+    MACs a block against the GEMM's BM·BN·K: MobileNetV2 64x64's project convs + add at 16/96/64,
+    16/64/64 and 16/160/64 ran 13,126, 5,896 and 31,639 cycles on the ISS, at 16/32/64 10,391,
+    5,064 and 20,970), its blocks halved to multiples of DIM (BLOCK_N, the widest, first) while the
+    fused program, which holds three output blocks and two identities, does not fit `cfg` (the
+    GEMM's default sizes one output block). At DIM x DIM x DIM blocks that do not fit, those (the
+    launch's capacity check names them)."""
     s, d = default_gemm_schedule(M, N, K, cfg, out_int8=True), cfg.dim
-    bm, bn, bk = s.block_m, s.block_n, s.block_k
+    bm, bn, bk = s.block_m, min(s.block_n, 2 * d), s.block_k
     while not _fits(gemm_resadd_footprint(bm, bn, bk, d), cfg) and max(bm, bn, bk) > d:
         if bn > d and bn >= bm:
             bn = max(d, _tiles(bn // 2, d) * d)
@@ -350,21 +353,24 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # median 1.00 (the table before against those counts: 0.95-1.26x, median 1.05; the tiny chains
 # 1.14-1.26x, now 0.99-1.06x), the residual add's 19 within 0.68-1.17x, median 1.00 (0.70-1.30x, 1.03).
 # Refitted once both kernels' ISS programs were compiled for their shapes and grid
-# (specialize_shapes="iss": index arithmetic and bounds fold; the ISS's instructions 0.23-0.75x of
-# before on the chain's programs, 0.65-1.00x on the residual add's; benchmarks/cpu_constants.py
-# --only fused, the same programs): the chain's 23 within 0.75-1.22x, median 0.98, median error 8.9%
-# (the table before against those counts: 1.25-3.29x, 76.1%), the residual add's 19 within
-# 0.66-1.16x, median 0.98, 6.5% (0.68-1.39x, 20.8%).
-FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 282.2, "command": 8.5, "column": 26.6,
-                                "interior_program": 0.0, "interior_step": 0.0, "interior_command": 1.6,
+# (specialize_shapes="iss": index arithmetic, bounds and a grid axis of one program fold; the ISS's
+# instructions 0.12-0.84x of before on the chain's programs, 0.26-1.00x on the residual add's;
+# benchmarks/cpu_constants.py --only fused, the programs before and the residual add's at the
+# default blocks with BLOCK_N at most 2·DIM and the BERT layer's out_proj + add): the chain's 23
+# within 0.56-1.38x, median 0.90, median error 22.2%, the residual add's 23 within 0.49-1.35x,
+# median 0.99, 14.0% (the tables before against those counts: 0.76-3.58x, 11.0%, and 0.66-4.68x,
+# 17.1%). What folds depends on the blocks and grid (a program's whole column loop where one
+# column block covers N), which these per-step and per-command terms do not see.
+FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 28.5, "command": 3.3, "column": 40.9,
+                                "interior_program": 0.0, "interior_step": 118.6, "interior_command": 1.2,
                                 "interior_column": 0.0,
-                                "ragged_k_program": 0.0, "ragged_k_step": 247.2, "ragged_k_command": 2.0,
-                                "ragged_k_column": 19.0, "tile": 0.0, "interior_tile": 36.7, "ragged_k_tile": 0.0},
-                      "resadd": {"program": 0.0, "step": 323.3, "command": 7.3, "column": 41.1,
-                                 "interior_program": 0.0, "interior_step": 0.0, "interior_command": 3.6,
-                                 "interior_column": 37.9,
-                                 "ragged_k_program": 0.0, "ragged_k_step": 126.7, "ragged_k_command": 2.7,
-                                 "ragged_k_column": 42.6}}
+                                "ragged_k_program": 0.0, "ragged_k_step": 239.9, "ragged_k_command": 0.1,
+                                "ragged_k_column": 73.8, "tile": 0.0, "interior_tile": 26.7, "ragged_k_tile": 0.0},
+                      "resadd": {"program": 243.4, "step": 0.0, "command": 1.3, "column": 60.0,
+                                 "interior_program": 0.0, "interior_step": 0.0, "interior_command": 3.7,
+                                 "interior_column": 20.8,
+                                 "ragged_k_program": 0.0, "ragged_k_step": 238.2, "ragged_k_command": 2.8,
+                                 "ragged_k_column": 0.0}}
 
 
 class _Timeline:
