@@ -87,6 +87,16 @@ groups' energy by the traffic model: 1353.79 uJ, -18.1% over the layers); seed 1
 1597.48 uJ, -27.2% simulated, -31.0% predicted with the CPU steps, -45.1% over the layers (traffic
 model 1274.66 uJ, -14.6%): within 25% with the CPU steps (2.65M of the program's 3.76M cycles),
 not over the layers alone.
+With both fused kernels compiled for their shapes and grid (specialize_shapes="iss") and the
+residual add's default BLOCK_N at most 2·DIM (seed 0; BERT --budget 30, MobileNetV2 --budget 20):
+the BERT layer's fused programs are not core-bound but DMA-bound (out_proj + add at 32/32/32: 61k
+instructions, 4.7 a command, under 113k cycles; the load unit busy 91k of Gemmini's 110k, 1.35 MB
+in: X re-read by each of the 24 column blocks), so neither changes (113,005 and 399,900 simulated;
+the search still fuses neither; forced EDP -25.1% simulated, -38.8% predicted over the layers,
+-28.8% with the CPU steps). MobileNetV2's forced program runs 723,981 cycles against 752,061
+(EDP -7.1% simulated, -10.0% predicted; before -11.8%, -16.6%), its 11 groups' median error 0.5%;
+features.12's add 10,383 simulated against 10,096 unfused, features.8's 5,056 against 4,879, but
+the tuner prices those pairs at 5,176 and 2,726, so the search fuses none.
 
 --smoke: a 20-row 40-96-48-24 MLP, a short search (the tests' size; with --ext-spad its first
 chain runs on the loop unit). Exits 0 iff every program is bit-exact.
