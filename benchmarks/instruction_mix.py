@@ -2,7 +2,7 @@
 program), an explicit conv's or the fused MLP chain's (--kernel) as a self-checking ELF on the ISS, every instruction of the kernel function counted by
 address (the ISS's trace) and classed from the ELF's disassembly.
 
-    python benchmarks/instruction_mix.py [--kernel gemm|conv|depthwise|chain] [--M 128 --N 256 --K 256] [--blocks 64/128/64]
+    python benchmarks/instruction_mix.py [--kernel gemm|conv|depthwise|chain|resadd] [--M 128 --N 256 --K 256] [--blocks 64/128/64]
                                          [--loop-ws] [--dim 16] [--conv SIZE,C,K,R,STRIDE,PADDING] [--smoke] [--listing N]
 
 Printed: the kernel's instructions and RoCC commands, the program's end-to-end cycles, per class
@@ -17,7 +17,8 @@ reference of Gemmini's arithmetic (exit 0 iff it matches). --kernel conv: a 3x3 
 output, 32 -> 32 channels (or --conv's: e.g. 14,64,64,3,1,1 or a 7x7 stride-2 stem 16,3,64,7,2,3),
 LOOP_CONV_WS off; depthwise: the depthwise conv of --conv's image, C channels, filter, stride and
 padding; chain: the fused MLP chain 256x64 -> 128 -> 64 on a
-Gemmini without mvout_spad (their default schedules; the GEMM options do not apply). Needs llvm-objdump or riscv64-unknown-elf-objdump. --smoke: 40x40x40. --listing N: the
+Gemmini without mvout_spad (their default schedules; the GEMM options do not apply); resadd: the
+fused GEMM + residual add of --M, --N, --K (--blocks BLOCK_M/BLOCK_N/BLOCK_K, else its default). Needs llvm-objdump or riscv64-unknown-elf-objdump. --smoke: 40x40x40. --listing N: the
 kernel's code run at least N times, instruction by instruction with its count.
 """
 import argparse
@@ -130,7 +131,29 @@ def chain(a, cfg):
     return title, ck, launch.grid, launch.args, expected
 
 
-BUILDERS = {"gemm": gemm, "conv": conv, "depthwise": lambda a, cfg: conv(a, cfg, depthwise=True), "chain": chain}
+def resadd(a, cfg):
+    """The fused GEMM + residual add Y = g(f(X·W + b)·sa + R·sr) (baco.kernels.fused) of --M x --K ->
+    --N under --blocks (BLOCK_M/BLOCK_N/BLOCK_K) or its default blocks, compiled for its shapes and
+    grid as whole programs run it; the output from numpy: the GEMM kernel's reference of Gemmini's
+    arithmetic, then the residual add's."""
+    from baco.kernels.fused import gemm_resadd_launch
+    from baco.kernels.resadd import reference as resadd_reference
+    M, N, K = (40, 40, 40) if a.smoke else (a.M, a.N, a.K)
+    rng = np.random.default_rng(M * 7 + N * 5 + K)
+    x, w, r = (rng.integers(-128, 128, s, dtype=np.int8) for s in ((M, K), (K, N), (M, N)))
+    b = rng.integers(-3000, 3000, N).astype(np.int32)
+    s = None if a.blocks is None else GemmSchedule(*(int(v) for v in a.blocks.split("/")))
+    kw = dict(scale=0.004, relu=True, a_scale=0.8, r_scale=1.3, out_scale=0.7, relu_out=False)
+    launch = gemm_resadd_launch(x, w, b, r, schedule=s, config=cfg, **kw)
+    hidden = reference(x, w, bias=b, out="int8", scale=kw["scale"], relu=True, config=cfg)
+    o = launch.options
+    title = (f"GEMM {M}x{K}->{N} + residual add DIM {cfg.dim}, explicit, blocks {o['BLOCK_M']}/{o['BLOCK_N']}/"
+             f"{o['BLOCK_K']} (double-buffered {o['double_buffer']})")
+    return title, launch.compiled("iss"), launch.grid, launch.args, resadd_reference(hidden, r, 0.8, 1.3, 0.7, relu=False)
+
+
+BUILDERS = {"gemm": gemm, "conv": conv, "depthwise": lambda a, cfg: conv(a, cfg, depthwise=True), "chain": chain,
+            "resadd": resadd}
 
 
 def main(argv=None) -> int:

@@ -81,7 +81,10 @@ def test_loop_form_model_within_10_percent_of_the_iss(M, K, H, N):
     assert (launch.y == chain_reference(x, w1, b1, w2, b2, s1, s2, True, False)).all()
     predicted = gemm_chain_loop_ws_program_cycles(M, K, H, N, EXT)
     assert 0.9 <= predicted["cycles"] / run["kernel_cycles"] <= 1.1
-    assert predicted["commands"] == run["commands"]
+    # compiled for its shapes, config elimination drops config_lds a program repeats (up to two a
+    # program; benchmarks/cpu_constants.py's chain_loop_row): the model's count is their bound
+    programs = launch.grid[0]
+    assert predicted["commands"] - 2 * programs <= run["commands"] <= predicted["commands"]
     assert predicted["cycles"] >= max(predicted["gemmini"], predicted["cpu"])
 
 

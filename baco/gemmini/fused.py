@@ -98,12 +98,15 @@ CHAIN_DEFAULT_BLOCKS = (32, 64)
 def gemm_resadd_default_blocks(M: int, N: int, K: int, cfg: GemminiConfig) -> tuple[int, int, int]:
     """(BLOCK_M, BLOCK_N, BLOCK_K) of the GEMM + residual add without a schedule: the GEMM kernel's
     default for its M x N x K with an int8 output (default_gemm_schedule; the program is WS
-    whatever dataflow that names), its blocks halved to multiples of DIM (BLOCK_N, the widest,
-    first) while the fused program, which holds three output blocks and two identities, does not
-    fit `cfg` (the GEMM's default sizes one output block). At DIM x DIM x DIM blocks that do not
-    fit, those (the launch's capacity check names them)."""
+    whatever dataflow that names), BLOCK_N at most 2·DIM (the two identity products cost 2·BM·BN²
+    MACs a block against the GEMM's BM·BN·K: MobileNetV2 64x64's project convs + add at 16/96/64,
+    16/64/64 and 16/160/64 ran 13,126, 5,896 and 31,639 cycles on the ISS, at 16/32/64 10,391,
+    5,064 and 20,970), its blocks halved to multiples of DIM (BLOCK_N, the widest, first) while the
+    fused program, which holds three output blocks and two identities, does not fit `cfg` (the
+    GEMM's default sizes one output block). At DIM x DIM x DIM blocks that do not fit, those (the
+    launch's capacity check names them)."""
     s, d = default_gemm_schedule(M, N, K, cfg, out_int8=True), cfg.dim
-    bm, bn, bk = s.block_m, s.block_n, s.block_k
+    bm, bn, bk = s.block_m, min(s.block_n, 2 * d), s.block_k
     while not _fits(gemm_resadd_footprint(bm, bn, bk, d), cfg) and max(bm, bn, bk) > d:
         if bn > d and bn >= bm:
             bn = max(d, _tiles(bn // 2, d) * d)
@@ -214,8 +217,11 @@ def chain_loop_tiles(row_blocks, row_pad, col_blocks, col_pad):
 # CHAIN_LOOPS: 371-9933 instructions, within 0.90-1.09x). Refitted on the launch-table runner
 # (codegen.riscv.launch_wrapper; cpu_constants.py --only chain_loop, the same 17 launches of 353-9316
 # instructions): within 0.90-1.10x, median 0.99 (the table before on that runner: 0.99-1.23x,
-# median 1.05, its one-row launches 1.18-1.23x)
-CHAIN_LOOP_WS_INSTRUCTIONS = {"tile": 37.3, "group": 45.4, "program": 148.2, "launch": 12.2}
+# median 1.05, its one-row launches 1.18-1.23x). Refitted once the chain's ISS programs were
+# compiled for their shapes and grid (gemm_chain_kernel's specialize_shapes="iss": the guards and
+# configs of a program fold; cpu_constants.py --only chain_loop, the same 17 launches): within
+# 0.65-1.18x, median 1.02, median error 9.9% (the table before on those programs: 1.38-3.27x)
+CHAIN_LOOP_WS_INSTRUCTIONS = {"tile": 12.4, "group": 45.2, "program": 0.0, "launch": 0.0}
 # RoCC commands of one program: per tile a funct 24 and a LOOP_WS; per program config_ex, 4
 # config_ld and 2 config_st; after the launch's last program the loop slots' halves back (two
 # funct 24 and a LOOP_WS of one block that moves nothing: chain-loop-ws's _restore_halves)
@@ -346,16 +352,25 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # benchmarks/cpu_constants.py --only fused, the same programs): the chain's 23 within 0.87-1.08x,
 # median 1.00 (the table before against those counts: 0.95-1.26x, median 1.05; the tiny chains
 # 1.14-1.26x, now 0.99-1.06x), the residual add's 19 within 0.68-1.17x, median 1.00 (0.70-1.30x, 1.03).
-FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 326.8, "command": 11.9, "column": 54.4,
-                                "interior_program": 0.0, "interior_step": 163.7, "interior_command": 3.7,
-                                "interior_column": 50.5,
-                                "ragged_k_program": 0.0, "ragged_k_step": 275.4, "ragged_k_command": 4.9,
-                                "ragged_k_column": 110.0, "tile": 21.1, "interior_tile": 38.2, "ragged_k_tile": 0.0},
-                      "resadd": {"program": 0.0, "step": 390.4, "command": 8.9, "column": 58.8,
-                                 "interior_program": 45.4, "interior_step": 0.0, "interior_command": 3.7,
-                                 "interior_column": 37.5,
-                                 "ragged_k_program": 0.0, "ragged_k_step": 249.4, "ragged_k_command": 3.3,
-                                 "ragged_k_column": 11.4}}
+# Refitted once both kernels' ISS programs were compiled for their shapes and grid
+# (specialize_shapes="iss": index arithmetic, bounds and a grid axis of one program fold; the ISS's
+# instructions 0.12-0.84x of before on the chain's programs, 0.26-1.00x on the residual add's;
+# benchmarks/cpu_constants.py --only fused, the programs before and the residual add's at the
+# default blocks with BLOCK_N at most 2·DIM and the BERT layer's out_proj + add): the chain's 23
+# within 0.56-1.38x, median 0.90, median error 22.2%, the residual add's 23 within 0.49-1.35x,
+# median 0.99, 14.0% (the tables before against those counts: 0.76-3.58x, 11.0%, and 0.66-4.68x,
+# 17.1%). What folds depends on the blocks and grid (a program's whole column loop where one
+# column block covers N), which these per-step and per-command terms do not see.
+FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 28.5, "command": 3.3, "column": 40.9,
+                                "interior_program": 0.0, "interior_step": 118.6, "interior_command": 1.2,
+                                "interior_column": 0.0,
+                                "ragged_k_program": 0.0, "ragged_k_step": 239.9, "ragged_k_command": 0.1,
+                                "ragged_k_column": 73.8, "tile": 0.0, "interior_tile": 26.7, "ragged_k_tile": 0.0},
+                      "resadd": {"program": 243.4, "step": 0.0, "command": 1.3, "column": 60.0,
+                                 "interior_program": 0.0, "interior_step": 0.0, "interior_command": 3.7,
+                                 "interior_column": 20.8,
+                                 "ragged_k_program": 0.0, "ragged_k_step": 238.2, "ragged_k_command": 2.8,
+                                 "ragged_k_column": 0.0}}
 
 
 class _Timeline:

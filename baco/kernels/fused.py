@@ -38,7 +38,7 @@ from baco.kernels.launch import KernelLaunch
 from baco.kernels.matmul import resolve_schedule
 
 
-@jit
+@jit(specialize_shapes="iss")   # its ISS programs compiled for their shapes and grid (index arithmetic folds)
 def gemm_chain_kernel(x_ptr, w1_ptr, y_ptr, w2_ptr, b1_ptr, b2_ptr, M, K, H, N, scale1, scale2,
                       BLOCK_M: bl.constexpr, BLOCK_K: bl.constexpr, BLOCK_H: bl.constexpr,
                       BLOCK_N: bl.constexpr, RELU1: bl.constexpr, RELU2: bl.constexpr):
@@ -138,7 +138,7 @@ def gemm_chain_launch(x, w1, b1, w2, b2, *, scale1, scale2, relu1=False, relu2=F
 
 
 
-@jit
+@jit(specialize_shapes="iss")   # its ISS programs compiled for their shapes and grid (index arithmetic folds)
 def gemm_resadd_kernel(x_ptr, w_ptr, y_ptr, r_ptr, bias_ptr, eye_ptr, M, K, N, scale, sa, sr, out_scale,
                        BLOCK_M: bl.constexpr, BLOCK_N: bl.constexpr, BLOCK_K: bl.constexpr,
                        RELU1: bl.constexpr, RELU2: bl.constexpr):

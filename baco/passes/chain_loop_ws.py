@@ -87,9 +87,16 @@ def _dram_copy(alloc, ops):
     copies = _writers(alloc, ops, "memref.copy")
     if len(copies) != 1 or alloc_of(copies[0].operands[0]) is not None:
         return None
-    view = copies[0].operands[0].owner       # a window, or the whole view of a specialized shape
+    cast = _dram_view(copies[0].operands[0])
+    return (copies[0], cast) if cast is not None else None
+
+
+def _dram_view(value):
+    """The reinterpret_cast of a DRAM operand: a window (subview) of it, or the whole view where a
+    launch compiled for its shapes and grid reads or writes a whole argument; else None."""
+    view = value.owner
     cast = view.operands[0].owner if getattr(view, "name", None) == "memref.subview" else view
-    return (copies[0], cast) if getattr(cast, "name", None) == "memref.reinterpret_cast" else None
+    return cast if getattr(cast, "name", None) == "memref.reinterpret_cast" else None
 
 
 def _mixed(static, dynamic):
@@ -224,8 +231,8 @@ def match(func, cfg: GemminiConfig) -> Chain | None:
     loads = [_dram_copy(a, ops) for a in (xa, w1a, acc1, w2a, acc2)]
     if any(v is None for v in epilogues + loads):
         return None
-    y_cast = stores[0].operands[1].owner.operands[0].owner
-    if getattr(y_cast, "name", None) != "memref.reinterpret_cast":
+    y_cast = _dram_view(stores[0].operands[1])
+    if y_cast is None:
         return None
     views = [_whole_argument(c, func, zero) for (_, c), zero in zip(loads, (False, False, True, False, True))]
     views.append(_whole_argument(y_cast, func))

@@ -24,7 +24,7 @@ import baco  # noqa: E402
 import baco.language as bl  # noqa: E402
 from baco.errors import CompilationError  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
-from baco.options import CompileOptions  # noqa: E402
+from baco.options import CompileOptions, full_grid  # noqa: E402
 from baco.passes.pipeline import STAGES, run_pipeline  # noqa: E402
 
 
@@ -184,11 +184,15 @@ def write_chain() -> None:
     cfg = replace(GemminiConfig(dim=8), mvout_spad=True)
     (ROOT / "chain-loop-ws" / CHAIN_CONFIG).write_text(json.dumps(cfg.to_dict(), indent=1) + "\n")
     names = ["x_ptr", "w1_ptr", "y_ptr", "w2_ptr", "b1_ptr", "b2_ptr", "M", "K", "H", "N", "scale1", "scale2"]
-    for case, (M, K, H, N) in (("ws_chain_ragged", (40, 70, 30, 20)), ("ws_chain_unit_widths", (17, 1, 33, 1))):
+    # ws_chain_specialized: the ISS's compile (specialize_shapes="iss"), its widths and grid constants
+    for case, (M, K, H, N), shapes in (("ws_chain_ragged", (40, 70, 30, 20), False),
+                                       ("ws_chain_unit_widths", (17, 1, 33, 1), False),
+                                       ("ws_chain_specialized", (40, 70, 30, 20), True)):
         launch = gemm_chain_launch(i8(M, K), i8(K, H), None, i8(H, N), None, scale1=0.25, scale2=0.5, relu1=True,
                                    config=cfg)
         values = dict(zip(names, launch.args), **{k: v for k, v in launch.options.items() if k.isupper()})
-        placed = run_pipeline(case_ir(gemm_chain_kernel, values), CompileOptions.of(config=cfg),
+        text = case_ir(gemm_chain_kernel, values, shapes, full_grid(launch.grid) if shapes else None)
+        placed = run_pipeline(text, CompileOptions.of(config=cfg),
                               until="gemmini-placement").stage_ir["gemmini-placement"]
         out = run_pipeline(placed, CompileOptions.of(config=cfg), start="chain-loop-ws",
                            until="chain-loop-ws").stage_ir["chain-loop-ws"]
@@ -213,9 +217,9 @@ def check_line(line: str) -> str:
     return re.sub(r"%[A-Za-z0-9_.$#-]+", "%{{[A-Za-z0-9_.$#-]+}}", text)
 
 
-def case_ir(kernel, values):
-    params, _, _ = kernel.specialize(values)
-    return kernel.baco_ir(params)
+def case_ir(kernel, values, shapes=False, grid=None):
+    params, _, _ = kernel.specialize(values, shapes)
+    return kernel.baco_ir(params, grid)
 
 
 def options(dataflow, double_buffer=False):
