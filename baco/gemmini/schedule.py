@@ -529,18 +529,19 @@ def loop_ws_instructions(programs, steps, N, K, ragged=False, rows=True, cols=Tr
 
 
 def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
-                   b_padded: bool = False) -> str:
+                   b_padded: bool = False, one_program: bool = False) -> str:
     """How the loop-ws pass issues a program's last K step: "whole" (whole DIM blocks), "padded"
     (one LOOP_WS with pad_k: B holds padded_rows(K, DIM) rows and is read row-major), "explicit_b"
     (one padded LOOP_WS on a B moved in explicitly: K < DIM, or a program of one K step over a B
     of one column block, which stays resident down its column, so the column's first program
-    moves it) or "split" (any other ragged step: a one-block head LOOP_WS, then the whole blocks)."""
+    moves it, unless the launch is `one_program`) or "split" (any other ragged step: a one-block
+    head LOOP_WS, then the whole blocks)."""
     kk = K - (-(-K // s.block_k) - 1) * s.block_k
     if kk % cfg.dim == 0:
         return "whole"
     if b_padded and not b_transposed:
         return "padded"
-    resident_column = K <= s.block_k and s.block_n <= cfg.dim and not b_transposed
+    resident_column = K <= s.block_k and s.block_n <= cfg.dim and not b_transposed and not one_program
     return "explicit_b" if kk < cfg.dim or resident_column else "split"
 
 
@@ -564,6 +565,11 @@ def resident_a(M: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed
     under DIM, a Bᵀ, or a B of one column block; a ragged step of a wider B may be split)."""
     return M <= s.block_m and K <= s.block_k and (b_transposed or K % cfg.dim == 0 or K < cfg.dim
                                                   or s.block_n <= cfg.dim)
+
+
+def one_program(M: int, N: int, s: GemmSchedule) -> bool:
+    """Whether the GEMM kernel's launch over M x N under `s` is one program (grid_axes both false)."""
+    return not any(grid_axes(M, N, s.block_m, s.block_n))
 
 
 def grid_axes(M, N, block_m, block_n) -> tuple:
@@ -601,7 +607,7 @@ def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCo
     """What LOOP_WS_INSTRUCTIONS multiplies in a launch of the GEMM kernel's LOOP_WS programs (as
     gemm_loop_ws_loops charges it): the launch's own terms and its programs'
     (loop_ws_program_terms, counted over their K steps)."""
-    steps, form = -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded)
+    steps, form = -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded, one_program(M, N, s))
     totals = dict.fromkeys(LOOP_WS_INSTRUCTIONS, 0)
     for cols, count, programs in _loop_ws_columns(M, N, K, s):
         for load_b, n_programs in collections.Counter(load_b for _, load_b in programs).items():
@@ -665,7 +671,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     says the CPU runs them (a split step's own before its head, the split's after it, as the ISS
     runs them), the launch's before the first program's."""
     d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
-    form = last_step_form(K, s, cfg, b_transposed, b_padded)
+    form = last_step_form(K, s, cfg, b_transposed, b_padded, one_program(M, N, s))
 
     @functools.cache        # a column's programs are mostly alike, and columns of one width are too
     def program(rows, cols, load_b, load_a=True):
