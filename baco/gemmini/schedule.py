@@ -280,10 +280,14 @@ EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
 # (48x40x72, 33x97x33, 96x40x72, 48x80x72, 48x40x40 at DIM 16; the 44's explicit-B programs move
 # one mvin each, or B once, in GEMVs): cpu_constants.py --only loop_ws, 49 launches within
 # 0.85-1.17x, median 1.00, median error 5.0% (the table before, on the same code: 0.55-1.25x, median
-# 0.98, 6.0%; the five 0.61-0.78x, 93x116x258 at DIM 32 0.55x).
-LOOP_WS_INSTRUCTIONS = {"program": 17.6, "step": 10.9, "steps": 0.0, "head": 25.6, "explicit_b": 11.5,
-                        "mvin": 8.1, "column_mvin": 24.6, "k_loop": 0.0, "n_strides": 0.0, "launch": 41.0,
-                        "ragged_k": 77.3, "ragged_k_step": 44.9, "row_axis": 35.6, "column_axis": 68.6}
+# 0.98, 6.0%; the five 0.61-0.78x, 93x116x258 at DIM 32 0.55x). Refitted once the runner of a
+# kernel compiled for its grid looped over constant bounds (riscv.grid_loop: ~20 fewer instructions
+# a launch) and a one-program launch split its ragged step over a B of one column block: 49 launches
+# within 0.74-1.18x, median 0.99, median error 5.8% (the table before on the new code: 0.89-1.62x,
+# median 1.05, 6.1%; the outlier 0.74x, 16x16x41 on 16/16/48 with a padded B, 58 instructions).
+LOOP_WS_INSTRUCTIONS = {"program": 10.8, "step": 10.0, "steps": 0.0, "head": 28.2, "explicit_b": 7.8,
+                        "mvin": 8.7, "column_mvin": 24.8, "k_loop": 0.0, "n_strides": 0.0, "launch": 22.2,
+                        "ragged_k": 69.0, "ragged_k_step": 48.0, "row_axis": 40.6, "column_axis": 68.4}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
