@@ -85,3 +85,10 @@ def test_the_runner_loops_over_its_compiled_grid():
     assert f"{GRID_PIDS}[0] = p0" in text
     assert "baco_launch[0]" not in text
     assert "baco_launch[0]" in harness_source("k", ["memref"], ["i8"]).split("int main")[1]
+
+
+def test_grid_reads_sees_any_use_but_a_declaration():
+    declared = 'declare i64 @baco_program_id(i64)\ndeclare i64 @baco_num_programs(i64)\n'
+    assert grid_reads(declared) == (False, False)
+    assert grid_reads(declared + '  %3 = tail call noundef i64 @baco_program_id(i64 0)\n') == (True, False)
+    assert grid_reads(declared + '  %n = call i64 @"baco_num_programs"(i64 1)\n') == (False, True)

@@ -179,7 +179,8 @@ def grid_reads(kernel_ir: str) -> tuple[bool, bool]:
     """Whether a kernel's LLVM IR (before link_intrinsics) reads its program ids and its grid's
     extents: a kernel compiled for its grid has its queries folded (fold_grid_queries), all of
     them on a grid of one program."""
-    return tuple(re.search(rf'call i64 @"?{fn}"?\(', kernel_ir) is not None for fn in (PROGRAM_ID, NUM_PROGRAMS))
+    uses = [line for line in kernel_ir.splitlines() if not line.lstrip().startswith("declare")]
+    return tuple(any(re.search(rf'@"?{fn}"?\b', line) for line in uses) for fn in (PROGRAM_ID, NUM_PROGRAMS))
 
 
 def check_lines(label: str, ctype: str, got: str, want: str, count: str) -> list[str]:
