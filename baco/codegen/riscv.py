@@ -302,7 +302,8 @@ class RiscvKernel:
     """The kernel compiled for the ISS: one runner ELF per kernel (built once, kept in the disk
     cache when one is given) into which each launch's grid, scalars and arrays are written
     before the run, so a launch costs an ISS run and no build. `build_elf` links a standalone
-    ELF with one launch's data inside (for Spike or hardware)."""
+    ELF with one launch's data inside (for Spike or hardware). A kernel compiled for its `grid`
+    (CompiledKernel.grid) runs only that grid: its harness loops over constant bounds (grid_loop)."""
 
     def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig, cache_dir: Path | None = None,
                  grid=None):
