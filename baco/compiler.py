@@ -124,7 +124,8 @@ class CompiledKernel:
                 self.stage_seconds["llvm-jit"] = time.perf_counter() - t0
             else:
                 from baco.codegen.riscv import RiscvKernel
-                self._backend = RiscvKernel(self.llvm_ir, self.name, self.signature, self.config, cache_dir())
+                self._backend = RiscvKernel(self.llvm_ir, self.name, self.signature, self.config, cache_dir(),
+                                            grid=self.grid)
                 self.stage_seconds["riscv-elf"] = time.perf_counter() - t0
         return self._backend
 
@@ -189,7 +190,7 @@ class CompiledKernel:
         from baco.codegen.riscv import RiscvKernel
         grid = self.check_grid(grid)
         backend = self._backend if isinstance(self._backend, RiscvKernel) else \
-            RiscvKernel(self.llvm_ir, self.name, self.signature, self.config)
+            RiscvKernel(self.llvm_ir, self.name, self.signature, self.config, grid=self.grid)
         return backend.build_elf(grid, args, path, expected)
 
 

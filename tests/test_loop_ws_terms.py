@@ -124,7 +124,7 @@ def test_loop_conv_terms_are_the_tuners():
     (16, 96, 40, 72, (48, 16, 80), 15, 15),         # the second row computes on the resident B
     (16, 33, 97, 33, (48, 16, 48), 21, 21),         # 7 columns (the last 1 wide), 3 k blocks each
     (16, 1086, 1, 572, (64, 16, 576), 36, 0),       # one column: its mvin loop folds
-    (16, 16, 16, 41, (16, 16, 48), 3, 0)])
+    (16, 32, 16, 41, (16, 16, 48), 3, 0)])         # a column of two programs: the first moves B
 def test_an_explicit_bs_mvins_cost_more_in_a_grid_of_several_columns(dim, M, N, K, blocks, mvins, column_mvins):
     """Each mvin of an explicitly moved B is a "mvin", and a "column_mvin" again where the grid has
     more than one column of programs (the mvin loop runs on the program's column)."""

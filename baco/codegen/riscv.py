@@ -159,17 +159,28 @@ def harness_prelude() -> list[str]:
             f"  exit({RUNTIME_ERROR_EXIT_CODE});", "}"]
 
 
-def grid_loop(extents, call: str, indent: str = "  ") -> list[str]:
+def grid_loop(extents, call: str, indent: str = "  ", reads=(True, True)) -> list[str]:
     """C lines running `call` for every program of the grid (`extents`: three C expressions),
     program (0, 0, 0) first and axis 0 innermost, as the host JIT runs a launch (the config
-    elimination pass relies on that order)."""
-    lines = [f"{indent}{GRID_EXTENTS}[{axis}] = {e};" for axis, e in enumerate(extents)]
-    return lines + [f"{indent}for (int64_t p2 = 0; p2 < {GRID_EXTENTS}[2]; p2++)",
-                    f"{indent}  for (int64_t p1 = 0; p1 < {GRID_EXTENTS}[1]; p1++)",
-                    f"{indent}    for (int64_t p0 = 0; p0 < {GRID_EXTENTS}[0]; p0++) {{",
-                    f"{indent}      {GRID_PIDS}[0] = p0; {GRID_PIDS}[1] = p1; {GRID_PIDS}[2] = p2;",
+    elimination pass relies on that order). `reads`: whether the kernel reads the program ids and
+    the grid's extents (grid_reads); the harness's arrays are written only if it does."""
+    pids, sizes = reads
+    bounds = [f"{GRID_EXTENTS}[{axis}]" if sizes else e for axis, e in enumerate(extents)]
+    lines = [f"{indent}{GRID_EXTENTS}[{axis}] = {e};" for axis, e in enumerate(extents)] if sizes else []
+    return lines + [f"{indent}for (int64_t p2 = 0; p2 < {bounds[2]}; p2++)",
+                    f"{indent}  for (int64_t p1 = 0; p1 < {bounds[1]}; p1++)",
+                    f"{indent}    for (int64_t p0 = 0; p0 < {bounds[0]}; p0++) {{",
+                    *([f"{indent}      {GRID_PIDS}[0] = p0; {GRID_PIDS}[1] = p1; {GRID_PIDS}[2] = p2;"] * pids),
                     f"{indent}      {call};",
                     f"{indent}    }}"]
+
+
+def grid_reads(kernel_ir: str) -> tuple[bool, bool]:
+    """Whether a kernel's LLVM IR (before link_intrinsics) reads its program ids and its grid's
+    extents: a kernel compiled for its grid has its queries folded (fold_grid_queries), all of
+    them on a grid of one program."""
+    uses = [line for line in kernel_ir.splitlines() if not line.lstrip().startswith("declare")]
+    return tuple(any(re.search(rf'@"?{fn}"?\b', line) for line in uses) for fn in (PROGRAM_ID, NUM_PROGRAMS))
 
 
 def check_lines(label: str, ctype: str, got: str, want: str, count: str) -> list[str]:
@@ -187,10 +198,12 @@ CHECK_VERDICT = ['  if (bad) printf("FAIL: %ld mismatches\\n", bad); else printf
                  "  return bad != 0;"]
 
 
-def harness_source(name, signature, elems, expected=None) -> str:
-    """C main(): read the grid from the launch table, run every program of the grid (the kernel's
-    launch_wrapper reads its arguments from the table), fence; with `expected` ({array index:
-    dtype}) compare each such array with baco_expected<i> and exit 0 iff bit-exact."""
+def harness_source(name, signature, elems, expected=None, grid=None, reads=(True, True)) -> str:
+    """C main(): read the grid from the launch table (the kernel's compiled `grid`, three
+    integers, when it has one: constants, as a whole program's steps have theirs), run every
+    program of the grid (the kernel's launch_wrapper reads its arguments from the table), fence;
+    with `expected` ({array index: dtype}) compare each such array with baco_expected<i> and exit 0
+    iff bit-exact. `reads`: grid_reads of the kernel (grid_loop)."""
     lines = harness_prelude() + [
         f"extern int64_t {LAUNCH_SYMBOL}[];", f"volatile uint64_t {KERNEL_CYCLES_SYMBOL};",
         "static inline uint64_t baco_rdcycle(void) { uint64_t c; __asm__ volatile(\"rdcycle %0\" : \"=r\"(c)); "
@@ -208,7 +221,8 @@ def harness_source(name, signature, elems, expected=None) -> str:
         lines.append(f"extern {array_slots[i][0]} baco_expected{i}[];")
     lines += ["", "int main(void) {"]
     lines.append("  uint64_t baco_start = baco_rdcycle();")
-    lines += grid_loop([f"{LAUNCH_SYMBOL}[{axis}]" for axis in range(3)], f"{name}(&{LAUNCH_SYMBOL}[3])")
+    extents = [str(int(g)) for g in grid] if grid is not None else [f"{LAUNCH_SYMBOL}[{axis}]" for axis in range(3)]
+    lines += grid_loop(extents, f"{name}(&{LAUNCH_SYMBOL}[3])", reads=reads)
     lines += ['  __asm__ volatile("fence" ::: "memory");', f"  {KERNEL_CYCLES_SYMBOL} = baco_rdcycle() - baco_start;"]
     if expected:
         lines.append("  long bad = 0;")
@@ -288,10 +302,14 @@ class RiscvKernel:
     """The kernel compiled for the ISS: one runner ELF per kernel (built once, kept in the disk
     cache when one is given) into which each launch's grid, scalars and arrays are written
     before the run, so a launch costs an ISS run and no build. `build_elf` links a standalone
-    ELF with one launch's data inside (for Spike or hardware)."""
+    ELF with one launch's data inside (for Spike or hardware). A kernel compiled for its `grid`
+    (CompiledKernel.grid) runs only that grid: its harness loops over constant bounds (grid_loop)."""
 
-    def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig, cache_dir: Path | None = None):
+    def __init__(self, llvm_ir: str, name: str, signature, config: GemminiConfig, cache_dir: Path | None = None,
+                 grid=None):
         self.name, self.signature, self.config = name, signature, config
+        self.grid = None if grid is None else full_grid(grid)   # compiled for it: the harness's loop bounds
+        self.reads = grid_reads(llvm_ir)
         self.workdir = Path(tempfile.mkdtemp(prefix=f"baco-{name}-"))
         if not keep_temps():    # removed with the kernel (or at exit); BACO_KEEP_TEMPS=1 keeps it
             weakref.finalize(self, shutil.rmtree, self.workdir, True)
@@ -308,7 +326,7 @@ class RiscvKernel:
         run_dir = Path(tempfile.mkdtemp(prefix="run-", dir=self.workdir))
         harness = run_dir / "harness.c"
         harness.write_text(harness_source(self.name, self.signature, elems,
-                                          {i: e.dtype for i, e in (expected or {}).items()}))
+                                          {i: e.dtype for i, e in (expected or {}).items()}, self.grid, self.reads))
         data = run_dir / "data.S"
         data.write_text(data_source(run_dir, slots, arrays, expected))
         try:
@@ -321,9 +339,15 @@ class RiscvKernel:
     def build_elf(self, grid, args, out_elf, expected=None):
         """Link a bare-metal ELF for these arguments. `expected` maps array
         index -> array: the ELF then checks itself (exit 0 iff bit-exact)."""
+        self._check_grid(grid)
         arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
         slots = launch_slots(self.signature, args, grid, [f"baco_arg{i}" for i in range(len(arrays))])
         return self._link(out_elf, self._elems(arrays), slots, arrays, expected)
+
+    def _check_grid(self, grid) -> None:
+        """A kernel built for its grid runs only that grid (the harness's loop bounds are constants)."""
+        if self.grid is not None and full_grid(grid) != self.grid:
+            raise ValueError(f"{self.name}: grid {tuple(grid)}: the ELF was built for the grid {self.grid}")
 
     def _runner(self, cache_dir: Path | None) -> Path:
         """The runner ELF: its launch table is zeros for the host to fill. Its arrays are
@@ -332,7 +356,7 @@ class RiscvKernel:
         import hashlib
         cached = None
         if cache_dir is not None:
-            blob = "\n".join([self.ll_path.read_text(), repr(self.signature),
+            blob = "\n".join([self.ll_path.read_text(), repr(self.signature), repr(self.grid),
                               json.dumps(self.config.to_dict(), sort_keys=True), toolchain_fingerprint()])
             cached = cache_dir / "riscv" / f"{hashlib.sha256(blob.encode()).hexdigest()[:32]}.elf"
             private = self.workdir / "runner.elf"
@@ -355,6 +379,7 @@ class RiscvKernel:
         C library's perf tests time a kernel; start-up code excluded)."""
         from baco.sim.elfinfo import read_symbols
         from baco.sim.iss import DEFAULT_MEM_SIZE, RAM_BASE, IssError, run_elf
+        self._check_grid(grid)
         arrays = [a for k, a in zip(self.signature, args) if k == "memref"]
         elf = self.runner_elf
         symbols = read_symbols(elf)

@@ -280,10 +280,14 @@ EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
 # (48x40x72, 33x97x33, 96x40x72, 48x80x72, 48x40x40 at DIM 16; the 44's explicit-B programs move
 # one mvin each, or B once, in GEMVs): cpu_constants.py --only loop_ws, 49 launches within
 # 0.85-1.17x, median 1.00, median error 5.0% (the table before, on the same code: 0.55-1.25x, median
-# 0.98, 6.0%; the five 0.61-0.78x, 93x116x258 at DIM 32 0.55x).
-LOOP_WS_INSTRUCTIONS = {"program": 17.6, "step": 10.9, "steps": 0.0, "head": 25.6, "explicit_b": 11.5,
-                        "mvin": 8.1, "column_mvin": 24.6, "k_loop": 0.0, "n_strides": 0.0, "launch": 41.0,
-                        "ragged_k": 77.3, "ragged_k_step": 44.9, "row_axis": 35.6, "column_axis": 68.6}
+# 0.98, 6.0%; the five 0.61-0.78x, 93x116x258 at DIM 32 0.55x). Refitted once the runner of a
+# kernel compiled for its grid looped over constant bounds (riscv.grid_loop: ~20 fewer instructions
+# a launch) and a one-program launch split its ragged step over a B of one column block: 49 launches
+# within 0.74-1.18x, median 0.99, median error 5.8% (the table before on the new code: 0.89-1.62x,
+# median 1.05, 6.1%; the outlier 0.74x, 16x16x41 on 16/16/48 with a padded B, 58 instructions).
+LOOP_WS_INSTRUCTIONS = {"program": 10.8, "step": 10.0, "steps": 0.0, "head": 28.2, "explicit_b": 7.8,
+                        "mvin": 8.7, "column_mvin": 24.8, "k_loop": 0.0, "n_strides": 0.0, "launch": 22.2,
+                        "ragged_k": 69.0, "ragged_k_step": 48.0, "row_axis": 40.6, "column_axis": 68.4}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
@@ -529,18 +533,19 @@ def loop_ws_instructions(programs, steps, N, K, ragged=False, rows=True, cols=Tr
 
 
 def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
-                   b_padded: bool = False) -> str:
+                   b_padded: bool = False, one_program: bool = False) -> str:
     """How the loop-ws pass issues a program's last K step: "whole" (whole DIM blocks), "padded"
     (one LOOP_WS with pad_k: B holds padded_rows(K, DIM) rows and is read row-major), "explicit_b"
     (one padded LOOP_WS on a B moved in explicitly: K < DIM, or a program of one K step over a B
     of one column block, which stays resident down its column, so the column's first program
-    moves it) or "split" (any other ragged step: a one-block head LOOP_WS, then the whole blocks)."""
+    moves it, unless the launch is `one_program`) or "split" (any other ragged step: a one-block
+    head LOOP_WS, then the whole blocks)."""
     kk = K - (-(-K // s.block_k) - 1) * s.block_k
     if kk % cfg.dim == 0:
         return "whole"
     if b_padded and not b_transposed:
         return "padded"
-    resident_column = K <= s.block_k and s.block_n <= cfg.dim and not b_transposed
+    resident_column = K <= s.block_k and s.block_n <= cfg.dim and not b_transposed and not one_program
     return "explicit_b" if kk < cfg.dim or resident_column else "split"
 
 
@@ -564,6 +569,11 @@ def resident_a(M: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed
     under DIM, a Bᵀ, or a B of one column block; a ragged step of a wider B may be split)."""
     return M <= s.block_m and K <= s.block_k and (b_transposed or K % cfg.dim == 0 or K < cfg.dim
                                                   or s.block_n <= cfg.dim)
+
+
+def one_program(M: int, N: int, s: GemmSchedule) -> bool:
+    """Whether the GEMM kernel's launch over M x N under `s` is one program (grid_axes both false)."""
+    return not any(grid_axes(M, N, s.block_m, s.block_n))
 
 
 def grid_axes(M, N, block_m, block_n) -> tuple:
@@ -601,7 +611,7 @@ def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCo
     """What LOOP_WS_INSTRUCTIONS multiplies in a launch of the GEMM kernel's LOOP_WS programs (as
     gemm_loop_ws_loops charges it): the launch's own terms and its programs'
     (loop_ws_program_terms, counted over their K steps)."""
-    steps, form = -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded)
+    steps, form = -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded, one_program(M, N, s))
     totals = dict.fromkeys(LOOP_WS_INSTRUCTIONS, 0)
     for cols, count, programs in _loop_ws_columns(M, N, K, s):
         for load_b, n_programs in collections.Counter(load_b for _, load_b in programs).items():
@@ -665,7 +675,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     says the CPU runs them (a split step's own before its head, the split's after it, as the ISS
     runs them), the launch's before the first program's."""
     d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
-    form = last_step_form(K, s, cfg, b_transposed, b_padded)
+    form = last_step_form(K, s, cfg, b_transposed, b_padded, one_program(M, N, s))
 
     @functools.cache        # a column's programs are mostly alike, and columns of one width are too
     def program(rows, cols, load_b, load_a=True):

@@ -574,8 +574,11 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, kee
     split = ir.const_int(0, whole.type)
     if not n.b_t:
         whole = _or_else(whole, lambda: _b_holds_blocks(n, cfg, strides, s))
-    if not n.b_t and not (keep.b and _one_column_block(n, cfg)):
+    kept_column = keep.b and _one_column_block(n, cfg)
+    if not n.b_t and (not kept_column or keep.split_kept_column is not False):
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
+        if kept_column:
+            split = ir.binop("andi", split, keep.split_kept_column)
         prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first, keep))
     by_fsm = ir.binop("andi", whole, _not(s.empty))
     b_fsm = ir.binop("ori", by_fsm, split)
@@ -684,6 +687,7 @@ class _Resident:
     def __init__(self):
         self.a = self.b = self.reuse_a = self.reuse_b = False
         self.first_half, self.a_spad = None, cst(0)
+        self.split_kept_column = False      # i1 (with_a): a kept B of one column block split all the same
 
     @classmethod
     def of(cls, n: Nest):
@@ -707,10 +711,15 @@ class _Resident:
         the insertion point (in a one-row grid's whole-K branch)."""
         keep, d = copy.copy(self), cfg.dim
         keep.reuse_a, keep.a_spad = ir.cmpi("sgt", _program_id(n.store, 1), cst(0)), cst(1)
-        if not (n.b_t or (self.b and _one_column_block(n, cfg))):
-            # a ragged K of at least DIM may be split (_step_loops), and whether it is depends on B's window
+        if not n.b_t:
+            # a ragged K of at least DIM may be split (_step_loops), and whether it is depends on B's window;
+            # a kept B of one column block only in a launch of one program, where nothing is reused
+            # and the split's two LOOP_WSs overlap B's loads with the computes (its explicit mvins do not)
             unsplit = ir.binop("ori", ir.cmpi("eq", ir.binop("remui", s.kk, cst(d)), cst(0)),
                                ir.cmpi("slt", s.kk, cst(d)))
+            if self.b and _one_column_block(n, cfg):
+                keep.split_kept_column = ir.cmpi("eq", ir.call_grid(n.store, NUM_PROGRAMS, 1), cst(1))
+                unsplit = ir.binop("ori", unsplit, _not(keep.split_kept_column))
             keep.a_spad = ir.create("arith.extui", operands=[unsplit], results=[ir.i64()]).result
             keep.reuse_a = ir.binop("andi", unsplit, keep.reuse_a)
         return keep
