@@ -953,9 +953,14 @@ class DwPwBlocks(NamedTuple):
 # the 18 programs within 0.93-1.10x of those counts, median 0.99 (without the ragged terms
 # 0.84-1.16x; the table before, fitted on the old runner's whole-run counts, priced the first 12
 # 1.03-1.44x, median 1.18, its excess standing in for the overlap the slower-of-the-two-sides
-# model did not price: end to end 0.86-1.22x of the ISS, median error 5.9%, now 0.92-1.09x, 2.8%)
-DW_PW_INSTRUCTIONS = {"program": 712.0, "step": 0.0, "slice": 11.2, "block": 0.0, "command": 12.1,
-                      "ragged_c_step": 32.1, "ragged_k_block": 377.7}
+# model did not price: end to end 0.86-1.22x of the ISS, median error 5.9%, now 0.92-1.09x, 2.8%).
+# Refitted once dw_pw_kernel's ISS programs were compiled for their shapes and grid
+# (specialize_shapes="iss": the same RoCC commands, 0.38-0.82x of the instructions; the per-tap
+# row slices' arithmetic folds, a channel block's set-up is what is left): the 18 programs'
+# instructions within 0.83-1.13x (the table before on them: 1.21-1.96x), end to end log r 1.000,
+# median error 1.9%, 0.99-1.10x (before, on the programs before: 0.999, 2.8%, 0.92-1.09x)
+DW_PW_INSTRUCTIONS = {"program": 134.8, "step": 0.0, "slice": 0.0, "block": 373.7, "command": 9.1,
+                      "ragged_c_step": 20.5, "ragged_k_block": 0.0}
 
 
 def _taps(P, H, R, stride, padding, dilation, rows) -> list[int]:
