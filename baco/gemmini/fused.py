@@ -636,7 +636,8 @@ class _Launch(NamedTuple):
     def terms(self) -> dict:
         """FUSED_INSTRUCTIONS' terms: per edge program, its K steps, commands, column blocks and output
         tiles (counted by a kernel that prices them: the chain), the same per interior one and per
-        ragged-K one."""
+        ragged-K one, per program per grid axis of more than one program and per edge K step of a
+        short last K step (k_tail_step); a grid of one program pays single_* instead of them all."""
         per_program = (self.steps / self.programs, self.columns / self.programs) if self.programs else (0, 0)
         edge = self.programs - self.interior - self.ragged_k
         out = {"program": edge, "step": edge * per_program[0],
