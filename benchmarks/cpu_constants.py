@@ -416,12 +416,37 @@ def chain_loop_row(dim, M, K, H, N):
     return f"chain loop form {M}x{K}->{H}->{N} DIM {dim}", terms, info["kernel_cycles"]
 
 
+def lawson_hanson(A, b) -> np.ndarray:
+    """min |A x - b| over x >= 0 by Lawson and Hanson's active set (exact; for tables of more terms
+    than nnls_relative's subsets can enumerate)."""
+    n = A.shape[1]
+    x, active = np.zeros(n), np.zeros(n, bool)
+    for _ in range(10 * n):
+        w = A.T @ (b - A @ x)
+        if active.all() or (w[~active] <= 1e-12).all():
+            break
+        active[np.argmax(np.where(active, -np.inf, w))] = True
+        while True:
+            z = np.zeros(n)
+            z[active] = np.linalg.lstsq(A[:, active], b, rcond=None)[0]
+            if (z[active] > 0).all():
+                x = z
+                break
+            shrink = active & (z <= 0)
+            x = x + np.min(x[shrink] / (x[shrink] - z[shrink])) * (z - x)
+            active &= x > 1e-12
+    return x
+
+
 def nnls_relative(rows, keys) -> dict:
     """Non-negative least squares of the relative error: min sum((x.c - y) / y)^2 over c >= 0,
-    exactly, by the unconstrained fit on every subset of the terms (a handful of them)."""
+    exactly, by the unconstrained fit on every subset of the terms (a handful of them; more than
+    15: lawson_hanson)."""
     X = np.array([[t[k] for k in keys] for _, t, _ in rows], dtype=float)
     y = np.array([count for _, _, count in rows], dtype=float)
     Xr, ones = X / y[:, None], np.ones(len(y))
+    if len(keys) > 15:
+        return {k: round(float(v), 1) for k, v in zip(keys, lawson_hanson(Xr, ones))}
     best, best_err = np.zeros(len(keys)), float(np.sum(ones ** 2))
     for n in range(1, len(keys) + 1):
         for subset in itertools.combinations(range(len(keys)), n):

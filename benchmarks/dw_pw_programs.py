@@ -74,8 +74,9 @@ def operands(N, H, C, K, stride):
 def run_on_iss(launch, timed: bool = True) -> dict:
     """The launch as a RISC-V program on the ISS with the cycle model attached (its run's info);
     timed=False: without it (kernel_cycles then counts the launch's own instructions: rdcycle around
-    the grid loop at one cycle an instruction)."""
-    ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
+    the grid loop at one cycle an instruction). Compiled for its grid, as launch.run builds it (a
+    shape-specialized kernel folds its program ids)."""
+    ck = launch.compiled("iss")
     return ck.run(launch.grid, launch.runtime_args(), timing=TimingModel(launch.config) if timed else None)
 
 

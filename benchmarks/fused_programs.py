@@ -97,6 +97,15 @@ the search still fuses neither; forced EDP -25.1% simulated, -38.8% predicted ov
 (EDP -7.1% simulated, -10.0% predicted; before -11.8%, -16.6%), its 11 groups' median error 0.5%;
 features.12's add 10,383 simulated against 10,096 unfused, features.8's 5,056 against 4,879, but
 the tuner prices those pairs at 5,176 and 2,726, so the search fuses none.
+FUSED_INSTRUCTIONS with terms that see what the grid folds (a grid of one program, a larger
+grid's axes, a short last K step; --programs): the core's instructions chain median error 25.3%
+-> 7.1% (0.56-1.66x -> 0.53-1.43x), residual add 16.2% -> 14.4% (0.49-2.29x -> 0.60-1.97x; its
+DIM 32 and 64 programs, not in the fit, 1.07-1.97x), end to end chain 2.8% -> 3.2%, residual add
+3.5% -> 2.9% (0.57-1.16x -> 0.73-1.18x). MobileNetV2 (--budget 20) with dw_pw_kernel also
+specialized: unchanged, the search fuses nothing; forced 723,981 cycles, EDP -7.1% simulated,
+-10.0% predicted, its 11 groups' median error 1.3% (dw-pw edges are not offered to the compiled
+model: fusion.PROGRAM_LOSING_KINDS; the fused program is still 1.78-2.81x its pair unfused,
+benchmarks/dw_pw_programs.py --pairs).
 
 --smoke: a 20-row 40-96-48-24 MLP, a short search (the tests' size; with --ext-spad its first
 chain runs on the loop unit). Exits 0 iff every program is bit-exact.

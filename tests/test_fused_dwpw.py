@@ -166,20 +166,22 @@ def test_dw_pw_model_against_the_iss_and_the_cycle_model(dim, H, C, K, stride):
     against the ISS with the cycle model (rdcycle around the launch), Gemmini alone (alone=True)
     against the cycle model's time of the command stream; a core-bound program (DIM 16: the core's
     instructions ~the ISS's cycles) and a Gemmini-bound one (DIM 32, stride 2). Measured (benchmarks/
-    dw_pw_programs.py): end to end 0.97x and 1.01x, Gemmini 1.03x and 1.03x."""
+    dw_pw_programs.py): end to end 0.97x and 1.01x, Gemmini 1.03x and 1.03x. Compiled for its
+    shapes and grid (specialize_shapes="iss", as launch.run builds it) the DIM 16 program's core
+    runs 0.59x of the instructions and is no longer the slower side (the model's core 5,255 cycles
+    against Gemmini's 7,739): both Gemmini-bound, end to end 1.02x and 1.03x, Gemmini 1.03x and 1.03x."""
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
     x, wd, bd, wp, bp = operands(1, H, C, K, seed=H)
     kw = dict(stride=stride, padding=1, **scales(C))
     launch = dw_pw_launch(x, wd, bd, wp, bp, config=cfg, **kw)
-    ck = launch.kernel.compile(*launch.args, target="iss", **launch.options)
-    info = ck.run(launch.grid, launch.runtime_args(), timing=TimingModel(cfg))
+    info = launch.compiled("iss").run(launch.grid, launch.runtime_args(), timing=TimingModel(cfg))
     np.testing.assert_array_equal(launch.y, reference_dw_pw(x, wd, bd, wp, bp, **kw))
     o, P = launch.options, launch.y.shape[1]
     model = dw_pw_program_cycles(1, H, P, P, C, K, 3, 3, stride, 1, 1, DwPwBlocks(o["BLOCK_M"], o["ROWS"], o["BLOCK_N"]),
                                  cfg, alone=True)
     assert model["cycles"] == pytest.approx(info["kernel_cycles"], rel=0.08), (model, info["kernel_cycles"])
     assert model["gemmini"] == pytest.approx(launch.cycles()["cycles"], rel=0.06)
-    assert (model["gemmini"] > model["cpu"]) == (dim == 32)
+    assert model["gemmini"] > model["cpu"]
     assert model["cycles"] >= max(model["gemmini"], model["cpu"])
 
 

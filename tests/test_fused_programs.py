@@ -403,7 +403,7 @@ def test_fused_program_models_count_the_ragged_streams_commands(dim, kind, shape
 
 
 @pytest.mark.parametrize("dim,shape,measured", [
-    (16, (20, 16, 16, 16, 32, 16), 1.25), (16, (20, 16, 16, 16, 16, 16), 0.62), (32, (8, 32, 32, 32, 32, 32), 1.19)])
+    (16, (20, 16, 16, 16, 32, 16), 1.11), (16, (20, 16, 16, 16, 16, 16), 1.02), (32, (8, 32, 32, 32, 32, 32), 1.04)])
 def test_tiny_chains_core_instructions(dim, shape, measured):
     """A tiny chain (a whole model's 20-row 16-16-16 MLP) pays the chain's column loops per DIM-wide
     block of H and N, not a large chain's fixed per-program share: FUSED_INSTRUCTIONS['chain'] prices
@@ -418,7 +418,9 @@ def test_tiny_chains_core_instructions(dim, shape, measured):
     those: 1.01x, 1.06x, 1.03x of the ISS's 730, 887 and 581 (the table before: 1.25x, 1.24x, 1.26x).
     Compiled for their shapes and grid (specialize_shapes="iss"), the ISS's 146, 495 and 126 (a grid
     of one program folds its loops: 146 against 495 for the same chain in two programs), the table
-    refitted: 1.25x, 0.62x, 1.19x (its terms do not see what a grid of one program folds)."""
+    refitted: 1.25x, 0.62x, 1.19x (its terms do not see what a grid of one program folds). With
+    terms that see it (a grid of one program's single_* terms, a larger grid's row_axis) and the
+    table refitted: 1.11x, 1.02x, 1.04x."""
     launch, model = launch_and_model("chain", shape, dim)
     compiled = launch.compiled("iss")
     instructions = compiled.run(launch.grid, launch.args)["kernel_cycles"]
@@ -433,11 +435,12 @@ def test_a_wide_residual_adds_core_instructions():
     the launch-table runner (codegen.riscv.launch_wrapper) and the table's refit on it: 0.99x of
     the ISS's 31,976 (the table before: 1.00x). The launch's own instructions (rdcycle around it,
     the table refitted on those): 0.995x of the ISS's 31,805. Compiled for its shapes
-    (specialize_shapes="iss") and grid, the table refitted: 0.79x of the ISS's 14,818."""
+    (specialize_shapes="iss") and grid, the table refitted: 0.79x of the ISS's 14,818; with the
+    grid's terms (a grid of one row of programs: no row_axis) and the table refitted, 1.00x."""
     launch, model = launch_and_model("resadd", (4, 960, 160, 16, 160, 64))
     compiled = launch.compiled("iss")
     instructions = compiled.run(launch.grid, launch.args)["kernel_cycles"]
-    assert model["cpu"] / instructions == pytest.approx(0.79, abs=0.04), (model, instructions)
+    assert model["cpu"] / instructions == pytest.approx(1.00, abs=0.04), (model, instructions)
 
 
 def test_a_wide_chains_stores_and_output_tiles():
@@ -451,12 +454,14 @@ def test_a_wide_chains_stores_and_output_tiles():
     on it: 0.97x of the ISS's 31,604 (the table before: 0.98x). The launch's own instructions
     (rdcycle around it, the table refitted on those): 0.96x of the ISS's 31,433. Compiled for its
     shapes and grid (specialize_shapes="iss") and the table refitted: 0.66x of the ISS's 21,517 (the
-    table's tile terms fitted to 0 on the folded programs); end to end 0.99x (Gemmini-bound)."""
+    table's tile terms fitted to 0 on the folded programs); end to end 0.99x (Gemmini-bound). With
+    terms that see the grid (a grid of one program's single_* apart from the general code's tile
+    terms) and the table refitted: 0.97x."""
     launch, model = launch_and_model("chain", (1024, 32, 16, 96, 80, 32))
     assert model["gemmini"] == pytest.approx(launch.cycles()["cycles"], rel=0.03)
     compiled = launch.compiled("iss")
     instructions = compiled.run(launch.grid, launch.args)["kernel_cycles"]
-    assert model["cpu"] / instructions == pytest.approx(0.66, abs=0.04), (model, instructions)
+    assert model["cpu"] / instructions == pytest.approx(0.97, abs=0.04), (model, instructions)
 
 
 @pytest.mark.parametrize("dim,shape", [
@@ -472,7 +477,10 @@ def test_tiny_chains_end_to_end(dim, shape):
     and grid (specialize_shapes="iss") they are no longer core-bound (the ISS's 495, 146, 126 and
     700 instructions against 615, 512, 600 and 1,207 cycles of Gemmini's work): the end to end
     0.85x, 0.92x, 0.86x, 0.90x of the ISS's 697, 576, 662 and 1,293 cycles (the core's issue before
-    Gemmini's first command and the last commands' tail, which the model overlaps)."""
+    Gemmini's first command and the last commands' tail, which the model overlaps). With the
+    grid's terms in the table (the core's instructions 1.02x, 1.11x, 1.04x, 0.99x of the ISS's):
+    0.84x, 0.92x, 0.86x, 0.89x, as before: Gemmini-bound, the miss is the timeline's, not the
+    table's; within 18%."""
     from baco.sim.timing import TimingModel
     launch, model = launch_and_model("chain", shape, dim)
     compiled = launch.compiled("iss")
@@ -516,12 +524,15 @@ def test_ragged_fused_programs_end_to_end_on_the_iss(dim, kind, shape):
     0.79x, 0.94x: the edge programs' instructions priced 0.49-0.61x of the ISS's (6,514, 2,161,
     11,929, 4,681; the tables' terms do not see what a grid axis of one program folds, which the
     interior and MobileNetV2's and BERT's programs at their default blocks are priced on), where
-    the first and third are core-bound: within 25%."""
+    the first and third are core-bound: within 25%. With terms that see the grid (single_*,
+    row_axis, column_axis, k_tail_step) and the tables refitted: 0.89x, 0.99x, 0.82x, 0.95x (the
+    core's instructions 0.82x, 1.09x, 0.68x, 0.73x of the ISS's; before 0.59x, 0.56x, 0.60x,
+    0.49x): within 20%, the third's edge programs in a larger grid still underpriced."""
     from baco.sim.timing import TimingModel
     launch, model = launch_and_model(kind, shape, dim)
     compiled = launch.compiled("iss")
     simulated = compiled.run(launch.grid, launch.args, timing=TimingModel(launch.config))["kernel_cycles"]
-    assert abs(model["cycles"] - simulated) <= 0.25 * simulated, (model, simulated)
+    assert abs(model["cycles"] - simulated) <= 0.20 * simulated, (model, simulated)
 
 
 class PooledStem(nn.Module):

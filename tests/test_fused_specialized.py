@@ -57,3 +57,31 @@ def test_chain_iss_specialized_bit_exact(M, K, H, N, ext_spad):
     h = reference_matmul(x, w1, b1[None, :], out="int8", scale=s1, relu=True)
     np.testing.assert_array_equal(launch.y, reference_matmul(h, w2, b2[None, :], out="int8", scale=s2))
     assert (stats.get("loop_ws", 0) > 0) == ext_spad
+
+
+# (N, H, C, K, stride, dim): one program, ragged channels on both sides, a grid of several programs
+DW_PW = [(1, 7, 17, 33, 2, 16), (1, 13, 1, 65, 2, 16), (2, 15, 65, 33, 1, 32), (1, 28, 32, 64, 1, 16)]
+
+
+@pytest.mark.parametrize("N,H,C,K,stride,dim", DW_PW, ids=lambda v: str(v))
+def test_dw_pw_iss_specialized_bit_exact_with_the_same_commands(N, H, C, K, stride, dim):
+    """dw_pw_kernel compiled for its shapes and grid: bit-exact against the independent reference,
+    the same RoCC commands as the general code's (what folds is the core's arithmetic), fewer
+    instructions."""
+    from baco.kernels.fused_dwpw import dw_pw_kernel, dw_pw_launch, reference_dw_pw
+    assert dw_pw_kernel.specialize_shapes == "iss"
+    rng = np.random.default_rng(N + H + C + K)
+    x, wd, wp = _i8(rng, N, H, H, C), _i8(rng, 3, 3, C), _i8(rng, C, K)
+    bd, bp = rng.integers(-4000, 4000, C).astype(np.int32), rng.integers(-4000, 4000, K).astype(np.int32)
+    kw = dict(stride=stride, padding=1, scale1=1 / 300, scale2=1 / (40 * np.sqrt(C)), relu1=True, relu2=K % 2 == 0)
+    launch = dw_pw_launch(x, wd, bd, wp, bp, config=GemminiConfig(dim=dim), **kw)
+    folded = launch.compiled("iss")
+    general = launch.compiled("iss", specialize_shapes=False)
+    assert {"H", "C", "K"} <= set(folded.fixed) and folded.grid == tuple(launch.grid) and "H" not in general.fixed
+    runs = []
+    for ck in (folded, general):
+        launch.y[...] = 0
+        runs.append(ck.run(launch.grid, launch.args))
+        np.testing.assert_array_equal(launch.y, reference_dw_pw(x, wd, bd, wp, bp, **kw))
+    assert runs[0]["result"].stats == runs[1]["result"].stats
+    assert runs[0]["kernel_cycles"] < runs[1]["kernel_cycles"]

@@ -361,16 +361,29 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # median 0.99, 14.0% (the tables before against those counts: 0.76-3.58x, 11.0%, and 0.66-4.68x,
 # 17.1%). What folds depends on the blocks and grid (a program's whole column loop where one
 # column block covers N), which these per-step and per-command terms do not see.
-FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 28.5, "command": 3.3, "column": 40.9,
-                                "interior_program": 0.0, "interior_step": 118.6, "interior_command": 1.2,
-                                "interior_column": 0.0,
-                                "ragged_k_program": 0.0, "ragged_k_step": 239.9, "ragged_k_command": 0.1,
-                                "ragged_k_column": 73.8, "tile": 0.0, "interior_tile": 26.7, "ragged_k_tile": 0.0},
-                      "resadd": {"program": 243.4, "step": 0.0, "command": 1.3, "column": 60.0,
-                                 "interior_program": 0.0, "interior_step": 0.0, "interior_command": 3.7,
-                                 "interior_column": 20.8,
-                                 "ragged_k_program": 0.0, "ragged_k_step": 238.2, "ragged_k_command": 2.8,
-                                 "ragged_k_column": 0.0}}
+# Terms that see it (_Launch.terms): a grid of one program compiles for its one block whatever
+# its version (single_*: 126-903 instructions on the chain's, the general code of its blocks in a
+# larger grid 418-6,514), a program in a larger grid pays for its axis (row_axis, column_axis:
+# its pid's address arithmetic) and, where the K loop's last step is short, the general code's
+# clamps each step (k_tail_step); refitted (benchmarks/cpu_constants.py --only fused, the same
+# programs): the chain's 23 within 0.58-1.15x, median 1.01, median error 4.1% (the table before:
+# 0.56-1.38x, 22.2%), the residual add's 23 within 0.60-1.28x, median 0.99, 9.4% (0.49-1.35x,
+# 14.0%); left: the residual add's 64x576x96 at 16/96/192 (0.60x) and its ragged programs in a
+# larger grid (0.71-0.77x).
+FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 72.6, "command": 12.2, "column": 33.2,
+                                "interior_program": 0.0, "interior_step": 0.0, "interior_command": 1.7,
+                                "interior_column": 0.7,
+                                "ragged_k_program": 0.0, "ragged_k_step": 244.2, "ragged_k_command": 2.6,
+                                "ragged_k_column": 0.0, "tile": 168.3, "interior_tile": 31.5, "ragged_k_tile": 0.0,
+                                "single_program": 0.0, "single_step": 21.2, "single_command": 3.1,
+                                "single_column": 36.2, "single_tile": 0.0, "row_axis": 0.0, "k_tail_step": 146.4},
+                      "resadd": {"program": 0.0, "step": 90.2, "command": 1.8, "column": 0.0,
+                                 "interior_program": 0.0, "interior_step": 0.0, "interior_command": 3.4,
+                                 "interior_column": 19.1,
+                                 "ragged_k_program": 0.0, "ragged_k_step": 129.7, "ragged_k_command": 2.7,
+                                 "ragged_k_column": 0.0,
+                                 "single_program": 107.4, "single_step": 0.0, "single_command": 1.8,
+                                 "single_column": 74.8, "row_axis": 186.5, "column_axis": 0.0, "k_tail_step": 208.8}}
 
 
 class _Timeline:
@@ -419,15 +432,15 @@ class _Timeline:
         self.ex_done = deque((t + dt for t in self.ex_done), maxlen=self.ex_done.maxlen)
 
     def begin_program(self, table: dict, version: str, terms: dict, moves: int):
-        """A program of `version` ("edge", "interior", "ragged_k": table's terms unprefixed, "interior_*",
-        "ragged_k_*") starts, of `moves` mvins and mvouts (_program_moves): its per-command
+        """A program of `version` ("edge", "interior", "ragged_k", "single": table's terms unprefixed,
+        "interior_*", "ragged_k_*", "single_*"; GRID_TERMS unprefixed whatever the version) starts, of `moves` mvins and mvouts (_program_moves): its per-command
         instructions (table's "command") run before each command, the rest (`terms`: term -> how
         many times, its own, its K steps', column blocks', output tiles') spread evenly over its
         mvins and mvouts (the ISS's trace: the address arithmetic of the windows and stores and the
         configs before them, ~20-30 instructions a mvin or mvout, ~2-6 a preload or compute)."""
         prefix, cpi = "" if version == "edge" else version + "_", self.k.cpu_cycles_per_instruction
         self.cpc = cpi * table[prefix + "command"]
-        others = sum(table.get(prefix + name, 0.0) * n for name, n in terms.items())
+        others = sum(table.get(name if name in GRID_TERMS else prefix + name, 0.0) * n for name, n in terms.items())
         self.move_cycles = cpi * others / max(moves, 1)
 
     def _ex_entry(self, done: float, cycles: float = 0.0):
@@ -591,6 +604,12 @@ def _block_sizes(total, block) -> dict:
     return Counter(pieces(total, block))
 
 
+# the terms a grid of one program pays in place of its version's (single_*: _Launch.terms), and those
+# a program pays in a larger grid whatever its version (looked up unprefixed: _Timeline.begin_program)
+SINGLE_TERMS = ("program", "step", "command", "column", "tile")
+GRID_TERMS = ("row_axis", "column_axis")
+
+
 class _Launch(NamedTuple):
     """A fused kernel's programs summed: Gemmini's cycles and RoCC commands (configs aside), and
     the counts the core's instructions scale with (programs, their K steps, their column blocks),
@@ -610,11 +629,15 @@ class _Launch(NamedTuple):
     tiles: int = 0
     interior_tiles: int = 0
     ragged_k_tiles: int = 0
+    row_axis: bool = False      # the grid has more than one program down the rows
+    column_axis: bool = False   # ... across the columns
+    k_tail: bool = False        # the K loop's last step is short
 
     def terms(self) -> dict:
         """FUSED_INSTRUCTIONS' terms: per edge program, its K steps, commands, column blocks and output
         tiles (counted by a kernel that prices them: the chain), the same per interior one and per
-        ragged-K one."""
+        ragged-K one, per program per grid axis of more than one program and per edge K step of a
+        short last K step (k_tail_step); a grid of one program pays single_* instead of them all."""
         per_program = (self.steps / self.programs, self.columns / self.programs) if self.programs else (0, 0)
         edge = self.programs - self.interior - self.ragged_k
         out = {"program": edge, "step": edge * per_program[0],
@@ -624,21 +647,29 @@ class _Launch(NamedTuple):
                                             ("ragged_k", self.ragged_k, self.ragged_k_commands, self.ragged_k_tiles)):
             out |= {f"{version}_program": n, f"{version}_step": n * per_program[0], f"{version}_command": commands,
                     f"{version}_column": n * per_program[1], f"{version}_tile": tiles}
-        return out
+        grid = self.row_axis or self.column_axis
+        out |= {"row_axis": self.programs * self.row_axis, "column_axis": self.programs * self.column_axis,
+                "k_tail_step": out["step"] * self.k_tail * grid}
+        # a grid of one program compiles for its one block (specialize_shapes="iss": its pid, bounds
+        # and version fold), whatever version it would run in a larger grid
+        single = {f"single_{name}": out[name] + out[f"interior_{name}"] + out[f"ragged_k_{name}"] if not grid else 0
+                  for name in SINGLE_TERMS}
+        return {name: n * grid for name, n in out.items()} | single
 
 
-def _launch(gemmini: float, programs, steps: int, columns: int = 0) -> _Launch:
+def _launch(gemmini: float, programs, steps: int, columns: int = 0, grid=(1, 1), k_tail: bool = False) -> _Launch:
     """A launch of `gemmini` cycles: the sum of (one program's RoCC commands, how many run it, its
     version: explicit_program_versions' (interior, ragged-K) counts of its one block, its output
     tiles, 0 where the kernel's table does not price them) over its distinct programs, each of
-    `steps` K steps and `columns` column blocks."""
+    `steps` K steps and `columns` column blocks, on a grid of `grid` (rows, columns) programs whose
+    last K step is short where `k_tail`."""
     n = sum(count for _, count, _, _ in programs)
     version_sums = [(sum(count * v[i] for _, count, v, _ in programs),
                      sum(count * v[i] * commands for commands, count, v, _ in programs)) for i in (0, 1)]
     tiles = [sum(count * tiles * (1 if i is None else v[i]) for _, count, v, tiles in programs)
              for i in (None, 0, 1)]
     return _Launch(gemmini, sum(count * commands for commands, count, _, _ in programs), n, n * steps, n * columns,
-                   *version_sums[0], *version_sums[1], *tiles)
+                   *version_sums[0], *version_sums[1], *tiles, grid[0] > 1, grid[1] > 1, k_tail)
 
 
 def _acc_zero_tiles(block_rows, block_cols, cfg) -> int:
@@ -758,6 +789,16 @@ def _version(interior_ragged_k) -> str:
     return "interior" if interior else "ragged_k" if ragged_k else "edge"
 
 
+def _grid_version(interior_ragged_k, grid) -> str:
+    """A program's version on a grid of (rows, columns) programs: "single" for a grid of one."""
+    return "single" if grid == (1, 1) else _version(interior_ragged_k)
+
+
+def _grid_terms(grid) -> dict:
+    """GRID_TERMS of one program on a grid of (rows, columns) programs."""
+    return {"row_axis": int(grid[0] > 1), "column_axis": int(grid[1] > 1)}
+
+
 def _program_moves(cfg, k, program) -> int:
     """The mvins and mvouts of one program (program(t) on a timeline of its own, the commands
     arriving for free): what _Timeline.begin_program spreads the program's instructions over."""
@@ -776,6 +817,7 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k, table: dict | None = Non
     double_buffer = gemm_chain_double_buffered(bm, bk, H, N, cfg)
     t = _Timeline(cfg, k, issuing=table is not None)
     freed, commands, moves = _Released(hidden=0.0, out=0.0, steps=[]), {}, {}
+    grid, k_tail = (_tiles(M, bm), 1), K % bk != 0
 
     def program(rows):
         def run(freed):
@@ -784,10 +826,11 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k, table: dict | None = Non
                 if rows not in moves:
                     moves[rows] = _program_moves(cfg, k, lambda s: _chain_program(
                         s, rows, K, H, N, bm, bk, double_buffer, _Released(hidden=0.0, out=0.0, steps=[])))
-                t.begin_program(table, _version(explicit_program_versions(rows, H, K, bm, H, bk)),
+                t.begin_program(table, _grid_version(explicit_program_versions(rows, H, K, bm, H, bk), grid),
                                 {"program": 1, "step": _tiles(K, bk),
                                  "column": _tiles(H, cfg.dim) + _tiles(N, cfg.dim),
-                                 "tile": _tiles(rows, cfg.dim) * _tiles(N, cfg.dim)}, moves[rows])
+                                 "tile": _tiles(rows, cfg.dim) * _tiles(N, cfg.dim),
+                                 "k_tail_step": _tiles(K, bk) * k_tail} | _grid_terms(grid), moves[rows])
             freed = _chain_program(t, rows, K, H, N, bm, bk, double_buffer, freed)
             commands[rows] = t.commands - before
             return freed
@@ -802,7 +845,7 @@ def _chain_launch(M, K, H, N, block_m, block_k, cfg, k, table: dict | None = Non
     return _launch(max(t.end, t.core), [(commands[rows], n, explicit_program_versions(rows, H, K, bm, H, bk),
                             _tiles(rows, cfg.dim) * _tiles(N, cfg.dim))
                            for rows, n in runs.items()], _tiles(K, bk),
-                   _tiles(H, cfg.dim) + _tiles(N, cfg.dim))
+                   _tiles(H, cfg.dim) + _tiles(N, cfg.dim), grid, k_tail)
 
 
 def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k, table: dict | None = None) -> _Launch:
@@ -812,6 +855,7 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k, table: dict | Non
     t = _Timeline(cfg, k, issuing=table is not None)
     freed, commands, moves = _Released(first=0.0, second=0.0, out=0.0, steps=[]), {}, {}
     rows_runs, cols_runs = _block_sizes(M, block_m), _block_sizes(N, block_n)
+    grid, k_tail = (_tiles(M, block_m), _tiles(N, block_n)), K % block_k != 0
 
     def program(rows, cols):
         def run(freed):
@@ -821,9 +865,11 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k, table: dict | Non
                     moves[rows, cols] = _program_moves(cfg, k, lambda s: _resadd_program(
                         s, rows, cols, K, block_m, block_n, block_k, double_buffer,
                         _Released(first=0.0, second=0.0, out=0.0, steps=[])))
-                t.begin_program(table, _version(explicit_program_versions(rows, cols, K, block_m, block_n, block_k)),
+                t.begin_program(table, _grid_version(explicit_program_versions(rows, cols, K, block_m, block_n, block_k),
+                                                     grid),
                                 {"program": 1, "step": _tiles(K, block_k),
-                                 "column": _tiles(K, block_k) * _tiles(cols, cfg.dim)}, moves[rows, cols])
+                                 "column": _tiles(K, block_k) * _tiles(cols, cfg.dim),
+                                 "k_tail_step": _tiles(K, block_k) * k_tail} | _grid_terms(grid), moves[rows, cols])
             freed = _resadd_program(t, rows, cols, K, block_m, block_n, block_k, double_buffer, freed)
             commands[rows, cols] = t.commands - before
             return freed
@@ -844,7 +890,7 @@ def _resadd_launch(M, N, K, block_m, block_n, block_k, cfg, k, table: dict | Non
     return _launch(max(t.end, t.core), [(commands[rows, cols], m * n,
                                          explicit_program_versions(rows, cols, K, block_m, block_n, block_k), 0)
                            for rows, m in rows_runs.items() for cols, n in cols_runs.items()], steps,
-                   columns)
+                   columns, grid, k_tail)
 
 
 def _end_to_end(build, kind: str, k: TimingConstants, alone: bool) -> dict:
@@ -908,9 +954,14 @@ class DwPwBlocks(NamedTuple):
 # the 18 programs within 0.93-1.10x of those counts, median 0.99 (without the ragged terms
 # 0.84-1.16x; the table before, fitted on the old runner's whole-run counts, priced the first 12
 # 1.03-1.44x, median 1.18, its excess standing in for the overlap the slower-of-the-two-sides
-# model did not price: end to end 0.86-1.22x of the ISS, median error 5.9%, now 0.92-1.09x, 2.8%)
-DW_PW_INSTRUCTIONS = {"program": 712.0, "step": 0.0, "slice": 11.2, "block": 0.0, "command": 12.1,
-                      "ragged_c_step": 32.1, "ragged_k_block": 377.7}
+# model did not price: end to end 0.86-1.22x of the ISS, median error 5.9%, now 0.92-1.09x, 2.8%).
+# Refitted once dw_pw_kernel's ISS programs were compiled for their shapes and grid
+# (specialize_shapes="iss": the same RoCC commands, 0.38-0.82x of the instructions; the per-tap
+# row slices' arithmetic folds, a channel block's set-up is what is left): the 18 programs'
+# instructions within 0.83-1.13x (the table before on them: 1.21-1.96x), end to end log r 1.000,
+# median error 1.9%, 0.99-1.10x (before, on the programs before: 0.999, 2.8%, 0.92-1.09x)
+DW_PW_INSTRUCTIONS = {"program": 134.8, "step": 0.0, "slice": 0.0, "block": 373.7, "command": 9.1,
+                      "ragged_c_step": 20.5, "ragged_k_block": 0.0}
 
 
 def _taps(P, H, R, stride, padding, dilation, rows) -> list[int]:

@@ -34,7 +34,7 @@ from baco.kernels.depthwise import channel_block_input_ptr, depthwise_weight_blo
 from baco.kernels.launch import KernelLaunch
 
 
-@jit
+@jit(specialize_shapes="iss")   # its ISS programs compiled for their shapes and grid (index arithmetic, tap bounds fold)
 def dw_pw_kernel(x_ptr, wd_ptr, y_ptr, wp_ptr, bd_ptr, bp_ptr, H, W, C, P, Q, K, pad_h, pad_w, scale1, scale2,
                  R: bl.constexpr, S: bl.constexpr, STRIDE_H: bl.constexpr, STRIDE_W: bl.constexpr,
                  DIL_H: bl.constexpr, DIL_W: bl.constexpr, BLOCK_M: bl.constexpr, BLOCK_C: bl.constexpr,
