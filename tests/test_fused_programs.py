@@ -403,7 +403,7 @@ def test_fused_program_models_count_the_ragged_streams_commands(dim, kind, shape
 
 
 @pytest.mark.parametrize("dim,shape,measured", [
-    (16, (20, 16, 16, 16, 32, 16), 1.11), (16, (20, 16, 16, 16, 16, 16), 1.02), (32, (8, 32, 32, 32, 32, 32), 1.04)])
+    (16, (20, 16, 16, 16, 32, 16), 1.14), (16, (20, 16, 16, 16, 16, 16), 1.03), (32, (8, 32, 32, 32, 32, 32), 1.02)])
 def test_tiny_chains_core_instructions(dim, shape, measured):
     """A tiny chain (a whole model's 20-row 16-16-16 MLP) pays the chain's column loops per DIM-wide
     block of H and N, not a large chain's fixed per-program share: FUSED_INSTRUCTIONS['chain'] prices
@@ -420,7 +420,8 @@ def test_tiny_chains_core_instructions(dim, shape, measured):
     of one program folds its loops: 146 against 495 for the same chain in two programs), the table
     refitted: 1.25x, 0.62x, 1.19x (its terms do not see what a grid of one program folds). With
     terms that see it (a grid of one program's single_* terms, a larger grid's row_axis) and the
-    table refitted: 1.11x, 1.02x, 1.04x."""
+    table refitted: 1.11x, 1.02x, 1.04x. On the runner that loops over a grid's constant bounds (the
+    ISS's 116, 469 and 96) before the refit 1.39x, 1.07x, 1.36x; refitted 1.14x, 1.03x, 1.02x."""
     launch, model = launch_and_model("chain", shape, dim)
     compiled = launch.compiled("iss")
     instructions = compiled.run(launch.grid, launch.args)["kernel_cycles"]

@@ -220,8 +220,11 @@ def chain_loop_tiles(row_blocks, row_pad, col_blocks, col_pad):
 # median 1.05, its one-row launches 1.18-1.23x). Refitted once the chain's ISS programs were
 # compiled for their shapes and grid (gemm_chain_kernel's specialize_shapes="iss": the guards and
 # configs of a program fold; cpu_constants.py --only chain_loop, the same 17 launches): within
-# 0.65-1.18x, median 1.02, median error 9.9% (the table before on those programs: 1.38-3.27x)
-CHAIN_LOOP_WS_INSTRUCTIONS = {"tile": 12.4, "group": 45.2, "program": 0.0, "launch": 0.0}
+# 0.65-1.18x, median 1.02, median error 9.9% (the table before on those programs: 1.38-3.27x).
+# Refitted on the runner that loops over a grid's constant bounds and writes the grid arrays only
+# where the kernel reads them (codegen.riscv.grid_reads; the same 17 launches): within 0.52-1.23x,
+# median 1.01, median error 6.9% (the table before on that runner: 0.65-1.58x, 30.4%)
+CHAIN_LOOP_WS_INSTRUCTIONS = {"tile": 13.2, "group": 29.9, "program": 0.0, "launch": 0.0}
 # RoCC commands of one program: per tile a funct 24 and a LOOP_WS; per program config_ex, 4
 # config_ld and 2 config_st; after the launch's last program the loop slots' halves back (two
 # funct 24 and a LOOP_WS of one block that moves nothing: chain-loop-ws's _restore_halves)
@@ -370,20 +373,26 @@ def _block_moves(row_tiles, col_tiles, elem_bytes, cfg, k, rows, block_len) -> f
 # 0.56-1.38x, 22.2%), the residual add's 23 within 0.60-1.28x, median 0.99, 9.4% (0.49-1.35x,
 # 14.0%); left: the residual add's 64x576x96 at 16/96/192 (0.60x) and its ragged programs in a
 # larger grid (0.71-0.77x).
-FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 72.6, "command": 12.2, "column": 33.2,
-                                "interior_program": 0.0, "interior_step": 0.0, "interior_command": 1.7,
-                                "interior_column": 0.7,
-                                "ragged_k_program": 0.0, "ragged_k_step": 244.2, "ragged_k_command": 2.6,
-                                "ragged_k_column": 0.0, "tile": 168.3, "interior_tile": 31.5, "ragged_k_tile": 0.0,
-                                "single_program": 0.0, "single_step": 21.2, "single_command": 3.1,
-                                "single_column": 36.2, "single_tile": 0.0, "row_axis": 0.0, "k_tail_step": 146.4},
-                      "resadd": {"program": 0.0, "step": 90.2, "command": 1.8, "column": 0.0,
-                                 "interior_program": 0.0, "interior_step": 0.0, "interior_command": 3.4,
-                                 "interior_column": 19.1,
-                                 "ragged_k_program": 0.0, "ragged_k_step": 129.7, "ragged_k_command": 2.7,
-                                 "ragged_k_column": 0.0,
-                                 "single_program": 107.4, "single_step": 0.0, "single_command": 1.8,
-                                 "single_column": 74.8, "row_axis": 186.5, "column_axis": 0.0, "k_tail_step": 208.8}}
+# Refitted on the runner that loops over a grid's constant bounds (codegen.riscv.grid_reads: ~30
+# instructions fewer a one-program launch; the same programs): the chain's 23 within 0.52-1.16x,
+# median 1.01, median error 6.3% (the table before on that runner: 0.61-1.39x, 9.1%; the tiny
+# chains 1.07-1.39x), the residual add's within 0.60-1.31x, median 0.99, 8.9% (0.60-1.34x, 9.7%).
+FUSED_INSTRUCTIONS = {"chain": {"program": 0.0, "step": 70.7, "command": 13.2, "column": 20.6,
+                                "interior_program": 0.0, "interior_step": 0.0,
+                                "interior_command": 1.7, "interior_column": 0.0,
+                                "ragged_k_program": 0.0, "ragged_k_step": 239.0,
+                                "ragged_k_command": 2.6, "ragged_k_column": 0.0, "tile": 163.5,
+                                "interior_tile": 31.1, "ragged_k_tile": 0.0, "single_program": 0.0,
+                                "single_step": 0.0, "single_command": 3.4, "single_column": 28.6,
+                                "single_tile": 0.0, "row_axis": 0.0, "k_tail_step": 147.3},
+                      "resadd": {"program": 0.0, "step": 91.0, "command": 1.7, "column": 0.0,
+                                 "interior_program": 0.0, "interior_step": 0.0,
+                                 "interior_command": 3.4, "interior_column": 18.8,
+                                 "ragged_k_program": 0.0, "ragged_k_step": 120.3,
+                                 "ragged_k_command": 2.7, "ragged_k_column": 0.0,
+                                 "single_program": 77.4, "single_step": 0.0, "single_command": 1.8,
+                                 "single_column": 74.8, "row_axis": 193.8, "column_axis": 0.0,
+                                 "k_tail_step": 195.5}}
 
 
 class _Timeline:
