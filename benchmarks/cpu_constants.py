@@ -60,7 +60,7 @@ from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICI
                                    LOOP_WS_INSTRUCTIONS, RESADD_INSTRUCTIONS, GemmSchedule, default_gemm_schedule,
                                    explicit_gemm_program_cycles, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
                                    loop_ws_launch_terms,
-                                   padded_rows, schedule_problems)
+                                   padded_rows, resadd_terms, schedule_problems)
 from baco.kernels.conv import conv2d_launch
 from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
@@ -369,7 +369,7 @@ def residual_add_row(dim, rows, cols):
     info = launch.compiled("iss").run(launch.grid, launch.runtime_args())     # for its shapes and grid, as it runs
     view = "x".join(map(str, launch.args[3:5]))
     return (f"add {rows}x{cols} DIM {dim} as {view}, {launch.options['BLOCK_M']}x{launch.options['BLOCK_N']}",
-            {"launch": 1.0, "program": float(np.prod(launch.grid))}, info["kernel_cycles"])
+            {k: float(n) for k, n in resadd_terms(int(np.prod(launch.grid))).items()}, info["kernel_cycles"])
 
 
 def fused_row(dim, kind, *shape):

@@ -369,8 +369,13 @@ DEPTHWISE_EXPLICIT_INSTRUCTIONS = {"step": 45.6, "strided_step": 72.6, "slice": 
 # launches (specialized) the table before was 1.15-4.17x of the ISS, median 1.62 (refit on its
 # old terms at best 0.45-1.54x); this one 0.85-1.05x, median 0.96 (0.92-1.09x, median 1.00, with the
 # fitted launch term, 45.5, which stays out of the table: benchmarks/cpu_constants.py --only loop_conv).
-LOOP_CONV_INSTRUCTIONS = {"conv": 137.8, "depthwise": 138.6, "block": 11.7, "strided": 7.4, "bias": 16.3,
-                          "output_rows": 129.8, "program_rows": 91.9, "block_rows": 47.6}
+# Refitted on the runner that loops over a grid's constant bounds and writes the grid arrays only
+# where the kernel reads them (riscv.grid_reads): the table before, on that runner, 1.08-2.74x of
+# the ISS, median 1.56 (its one-program launches 2.1-2.7x); refitted on the same 43: 0.88-1.09x,
+# median 1.00, median error 3.4% (every program's set-up fell, ~140 -> ~60; a term per program of a
+# grid of more than one program fits to 0, the launch's own to 19.8 for 0.90-1.07x, left out).
+LOOP_CONV_INSTRUCTIONS = {"conv": 61.7, "depthwise": 58.7, "block": 16.0, "strided": 2.5, "bias": 0.0,
+                          "output_rows": 134.7, "program_rows": 113.6, "block_rows": 42.1}
 
 
 def explicit_gemm_terms(edge: dict, interior: dict, ragged_k: dict) -> dict:
@@ -1310,5 +1315,18 @@ def resadd_blocks(M: int, N: int, config: GemminiConfig) -> tuple[int, int]:
 # the 10 adds 1.00-1.06x (16x16 1.17x) before, after the refit 0.99-1.05x (16x16 0.89x). A program
 # of ragged rows (an explicit stream) is priced as a whole-row one: on 4 such adds 0.81-1.15x before,
 # 0.74-0.90x after.
-RESADD_INSTRUCTIONS = {"launch": 0.0, "program": 87.8}
+# Refitted on the runner that loops over a grid's constant bounds (riscv.grid_reads): a one-program
+# grid folds the grid loop away (16x16 at DIM 16: 76 -> 46 instructions), so the table before was
+# 0.88-1.91x of the ISS, median error 10.4% (its refit on launch and program 0.72-1.57x: the
+# launch's term would have to be negative); with a term per program of a grid of more than one
+# ("grid"): 0.82-1.04x, median 1.00, median error 0.8% (the low end 3136x24 at DIM 32, whose last
+# column block is ragged: 0.88x before).
+RESADD_INSTRUCTIONS = {"launch": 34.3, "program": 11.7, "grid": 67.2}
 RESADD_ISSUE_LEAD = 103.0
+
+
+def resadd_terms(programs) -> dict:
+    """RESADD_INSTRUCTIONS' terms of a residual-add launch of `programs` programs: the launch's, each
+    program's and, in a grid of more than one program, each program's again (the runner's grid loop
+    step and the grid arrays' writes, which a one-program grid folds away). Numbers or tensors."""
+    return {"launch": 1, "program": programs, "grid": programs * (programs > 1)}

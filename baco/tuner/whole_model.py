@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 
 from baco.gemmini.energy import energy_pj
 from baco.gemmini.loop_ws_timing import local_move_cycles
-from baco.gemmini.schedule import RESADD_INSTRUCTIONS, RESADD_ISSUE_LEAD, dma_cycles, pieces, resadd_blocks
+from baco.gemmini.schedule import (RESADD_INSTRUCTIONS, RESADD_ISSUE_LEAD, dma_cycles, instructions, pieces,
+                                   resadd_blocks, resadd_terms)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
 from baco.tuner.arch import Hardware
@@ -144,7 +145,7 @@ def residual_add_cost(add: ResidualAdd, hw: Hardware) -> tuple[float, float]:
         loads.append(2 * sum(dma_cycles(r, c, cfg, k) for r, c in moves) + zeros * local_move_cycles(d, k))
         stores.append(sum(dma_cycles(r, c, cfg, k) + k.acc_scale_latency for r, c in moves))
     gemmini = sum(max(load, store) for load, store in zip(loads, [0.0] + stores[:-1])) + stores[-1]
-    cpu = (RESADD_INSTRUCTIONS["launch"] + RESADD_INSTRUCTIONS["program"] * len(loads)) * k.cpu_cycles_per_instruction
+    cpu = instructions(resadd_terms(len(loads)), RESADD_INSTRUCTIONS) * k.cpu_cycles_per_instruction
     elements = add.rows * add.cols
     counts = {"macs": 0, "registers": 0, "scratchpad_reads": 0, "scratchpad_writes": 0,
               "accumulator_reads": 2 * elements, "accumulator_writes": 2 * elements,
