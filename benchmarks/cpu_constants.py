@@ -29,9 +29,9 @@ default form where LoopConv fits) the same way, their terms schedule.loop_conv_p
 conv program, per depthwise program, per further input channel block's LOOP_CONV_WS of a program:
 schedule.loop_conv_channels, per program of a strided layer, with a bias, of a layer of more than one
 output row and of more than one row itself) and the launch's own. The unfused residual adds
-(RESADD_INSTRUCTIONS: baco.kernels.resadd at its default view and blocks) the same way, per launch and
-per program and per program of a grid of more than one (schedule.resadd_terms), on adds of whole DIM-row programs (one LOOP_WS each; adds of ragged rows reported, not
-fitted).
+(RESADD_INSTRUCTIONS: baco.kernels.resadd at its default view and blocks) the same way, per launch, per
+program and per program of a grid of more than one (schedule.resadd_terms), on adds of whole DIM-row
+programs (one LOOP_WS each; adds of ragged rows reported, not fitted).
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
