@@ -109,3 +109,23 @@ def test_best_combination_is_the_minimum_over_every_combination():
 def test_only_gemm_networks():
     with pytest.raises(ValueError, match="GEMM layers only"):
         optimum.exact_optimum([Layer(R=3, S=3, P=8, Q=8, C=4, K=4, N=1)], math.inf)
+
+
+# one ragged layer by default; the others (minutes: every block walked) with -m slow
+@pytest.mark.parametrize("shape", [(17, 9, 33), pytest.param((17, 33, 65), marks=pytest.mark.slow),
+                                   pytest.param((1, 65, 17), marks=pytest.mark.slow),
+                                   pytest.param((33, 1, 40), marks=pytest.mark.slow),
+                                   pytest.param((65, 17, 1), marks=pytest.mark.slow)])
+@pytest.mark.parametrize("pe", [4, 16])
+def test_the_loop_ws_bound_is_below_the_walk(shape, pe, analytical):
+    """loop_ws_bound (what the optimum prunes on before walking) is at most the walked LOOP_WS
+    cycles of every candidate block of small ragged layers, and the walked layer_blocks costs
+    every block as walk_loop_ws does after it."""
+    layer = gemm(*shape)
+    walked = optimum.layer_blocks(layer, pe)
+    bounded = optimum.layer_blocks(layer, pe, walk=False)
+    assert torch.equal(walked.blocks, bounded.blocks)
+    assert bool((bounded.loop <= walked.loop * (1 + 1e-12)).all())
+    assert bool((bounded.cycles_lb <= walked.cycles_lb * (1 + 1e-12)).all())
+    assert float((bounded.loop / walked.loop).max()) > 0.2      # not vacuous
+    assert torch.equal(optimum.walk_loop_ws(layer, bounded, pe).cycles_lb, walked.cycles_lb)

@@ -89,19 +89,22 @@ def kernel_cycles(layer: Layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, 
     return fastest_fitting(variants, sp_rows, pe, sp_kb, loop=loop, acc_rows=acc_rows, acc_kb=acc_kb)
 
 
-def kernel_programs(layer, temporal, spatial, hw_t) -> tuple[torch.Tensor, torch.Tensor]:
+def kernel_programs(layer, temporal, spatial, hw_t, loop: bool = True):
     """(explicit [len(SCHEDULE_VARIANTS), B], loop [B]): end-to-end cycles of B mappings of a kernel
     layer compiled to the explicit stream under each schedule variant (the compiled program's Gemmini
     cycles, residual.compiled_cycles_by_dataflow, with the CPU issuing its commands), and compiled
     to LOOP_WS (loop_ws_program's walk with the CPU issuing one LOOP_WS a K step), which the compiler
     emits instead of a WS variant where the blocks fit the loop unit's halves (fastest_fitting decides
-    by fit, so that the hardware-free costs here serve any memory sizes: baco.tuner.optimum)."""
+    by fit, so that the hardware-free costs here serve any memory sizes: baco.tuner.optimum). With
+    loop=False, the explicit variants alone."""
     sc = (spatial[:, 0], spatial[:, 1])
     by_buffering = {db: residual.compiled_cycles_by_dataflow(layer, temporal, sc, hw_t, out_int8=KERNEL_OUT_INT8,
                                                               double_buffer=db) for db in (False, True)}
     terms = costmodel.compiled_program_terms(layer, temporal, sc, hw_t, out_int8=KERNEL_OUT_INT8)
     explicit = torch.stack([gemm_end_to_end(by_buffering[double_buffer][dataflow], terms, hw_t, loop_ws=False)
                             for dataflow, double_buffer in SCHEDULE_VARIANTS])
+    if not loop:        # the explicit variants alone (baco.tuner.optimum walks LOOP_WS where it must)
+        return explicit
     dims, blocks = costmodel._gemm_blocks(layer, temporal, sc)
     return explicit, loop_ws_program(dims, blocks, hw_t, by_buffering[True]["WS"], terms, b_padded=KERNEL_B_PADDED,
                                      bias=costmodel._bias(layer))[1]

@@ -45,6 +45,8 @@ import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import LOOP_WS_INSTRUCTIONS
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS, DIM_INDEX, NUM_LEVELS
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model, residual
@@ -155,7 +157,23 @@ class LayerBlocks:
     acc_rows: torch.Tensor      # [B] accumulator rows
 
 
-def layer_blocks(layer: Layer, pe: int) -> LayerBlocks:
+def loop_ws_bound(layer: Layer, blocks: torch.Tensor, pe: int) -> torch.Tensor:
+    """[B] a lower bound of the LOOP_WS program's end-to-end cycles (kernel_model.loop_ws_walk) in
+    blocks [B, 3], without the walk (as loop_ws_timing.loop_ws_lower_bound, batched): the array's
+    computes back to back (each at least its rows, over every DIM column and K block), or the CPU's
+    instructions (each program's own and each K step's LOOP_WS, LOOP_WS_INSTRUCTIONS), the longer."""
+    M, N, K = layer.P * layer.Q * layer.N, layer.K, layer.C
+    b = blocks.to(torch.float64)
+    programs = torch.ceil(M / b[:, 0]) * torch.ceil(N / b[:, 1])
+    steps = torch.ceil(K / b[:, 2])
+    c = LOOP_WS_INSTRUCTIONS
+    cpu = programs * (c["program"] + steps * c["step"]) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
+    return torch.clamp(cpu, min=float(M * -(-N // pe) * -(-K // pe)))
+
+
+def layer_blocks(layer: Layer, pe: int, walk: bool = True) -> LayerBlocks:
+    """A layer's candidate blocks on a pe-wide array, costed; without `walk` their LOOP_WS cycles are
+    loop_ws_bound's (walk_loop_ws walks the ones that survive the pruning)."""
     grids = torch.meshgrid(*(torch.tensor(block_candidates(n, role, pe)) for n, role in
                              ((layer.P, "M"), (layer.K, "N"), (layer.C, "K"))), indexing="ij")
     every = torch.stack([g.reshape(-1) for g in grids], 1)
@@ -166,7 +184,11 @@ def layer_blocks(layer: Layer, pe: int) -> LayerBlocks:
         need = requirements_from_factors(layer, temporal, spatial, float(pe))
         hw = (torch.full_like(need["sp_kb"], float(pe)), need["sp_kb"], need["acc_kb"])
         sc = (spatial[:, 0], spatial[:, 1])
-        variants, loop = kernel_model.kernel_programs(layer, temporal, spatial, hw)
+        if walk:
+            variants, loop = kernel_model.kernel_programs(layer, temporal, spatial, hw)
+        else:
+            variants, loop = kernel_model.kernel_programs(layer, temporal, spatial, hw, loop=False), \
+                loop_ws_bound(layer, blocks, pe)
         energy_uj = torch.stack([costmodel.compiled_program_energy(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
                                                                    dataflow=df) for df in ("WS", "OS")]).min(0).values
         sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, float(pe))
@@ -174,6 +196,17 @@ def layer_blocks(layer: Layer, pe: int) -> LayerBlocks:
                       energy_uj * layer.count, variants.T, loop, sp_rows, acc_rows))
     blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants, loop, sp_rows, acc_rows = (torch.cat(x) for x in zip(*parts))
     return LayerBlocks(blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants.T, loop, sp_rows, acc_rows)
+
+
+def walk_loop_ws(layer: Layer, k: LayerBlocks, pe: int) -> LayerBlocks:
+    """k with its LOOP_WS cycles walked (layer_blocks(walk=True)'s) in place of loop_ws_bound's."""
+    if k.blocks.shape[0] == 0:
+        return k
+    temporal, spatial = block_tensors(layer, k.blocks)
+    hw = (torch.full_like(k.sp_kb, float(pe)), k.sp_kb, k.acc_kb)
+    loop = kernel_model.kernel_programs(layer, temporal, spatial, hw)[1]
+    cycles_lb = torch.minimum(k.variants.min(0).values, loop) * layer.count
+    return LayerBlocks(k.blocks, k.sp_kb, k.acc_kb, cycles_lb, k.energy_lb, k.variants, loop, k.sp_rows, k.acc_rows)
 
 
 def lower_hull(cycles: torch.Tensor, energy_uj: torch.Tensor) -> list[int]:
@@ -228,6 +261,7 @@ class Optimum:
     arrays_pruned: list[int] = field(default_factory=list)
     blocks_costed: int = 0
     hardware_points: int = 0
+    blocks_walked: int = 0      # blocks whose LOOP_WS program was walked (the rest pruned on loop_ws_bound)
 
 
 def anchored_tiling(layer: Layer, block: tuple[int, int, int], pe: int) -> Tiling:
@@ -256,7 +290,7 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
     t0 = time.perf_counter()
     limit = incumbent_edp * (1 + REL_TOL)
     best_edp, best = math.inf, None
-    pruned, costed, points = [], 0, 0
+    pruned, costed, points, walked = [], 0, 0, 0
     for pe in array_dims():
         bounds = [compute_bound(layer, pe) for layer in layers]
         if sum(c * l.count for (c, _), l in zip(bounds, layers) if not residual_applies(l, pe)) \
@@ -266,11 +300,16 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
         if any(residual_applies(layer, pe) for layer in layers):
             raise ValueError(f"on a {pe}x{pe} array the learned residual corrects some layers' cycles: "
                              "no exact bound; give a better incumbent")
-        cands = [layer_blocks(layer, pe) for layer in layers]
+        # prune on LOOP_WS's bound, walk the survivors, prune again on the walked cycles
+        cands = [layer_blocks(layer, pe, walk=False) for layer in layers]
         costed += sum(c.blocks.shape[0] for c in cands)
         kept = _within_bound(cands, limit)
+        walked += sum(k.blocks.shape[0] for k in kept)
+        if all(k.blocks.shape[0] for k in kept):
+            kept = _within_bound([walk_loop_ws(layer, k, pe) for layer, k in zip(layers, kept)], limit)
         if progress:
-            print(f"{pe}x{pe}: blocks within the bound per layer {[k.blocks.shape[0] for k in kept]}", flush=True)
+            print(f"{pe}x{pe}: blocks within the bound per layer {[k.blocks.shape[0] for k in kept]} "
+                  f"({walked} walked, {time.perf_counter() - t0:.0f} s)", flush=True)
         if any(k.blocks.shape[0] == 0 for k in kept):
             pruned.append(pe)
             continue
@@ -305,7 +344,7 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
     design = [anchored_tiling(layer, b, pe) for layer, b in zip(layers, blocks)]
     result = problem.result(design, "optimum", time.perf_counter() - t0)
     exact = abs(result.edp - best_edp) <= 1e-9 * best_edp
-    return Optimum(result, best_edp, exact, time.perf_counter() - t0, pruned, costed, points)
+    return Optimum(result, best_edp, exact, time.perf_counter() - t0, pruned, costed, points, walked)
 
 
 def _within_bound(cands: list[LayerBlocks], limit: float) -> list[LayerBlocks]:
