@@ -192,7 +192,7 @@ def layer_blocks(layer: Layer, pe: int, walk: bool = True) -> LayerBlocks:
         energy_uj = torch.stack([costmodel.compiled_program_energy(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
                                                                    dataflow=df) for df in ("WS", "OS")]).min(0).values
         sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, float(pe))
-        parts.append((blocks, need["sp_kb"], need["acc_kb"], torch.minimum(variants.min(0).values, loop) * layer.count,
+        parts.append((blocks, need["sp_kb"], need["acc_kb"], _fastest(layer, variants, loop),
                       energy_uj * layer.count, variants.T, loop, sp_rows, acc_rows))
     blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants, loop, sp_rows, acc_rows = (torch.cat(x) for x in zip(*parts))
     return LayerBlocks(blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants.T, loop, sp_rows, acc_rows)
@@ -205,8 +205,14 @@ def walk_loop_ws(layer: Layer, k: LayerBlocks, pe: int) -> LayerBlocks:
     temporal, spatial = block_tensors(layer, k.blocks)
     hw = (torch.full_like(k.sp_kb, float(pe)), k.sp_kb, k.acc_kb)
     loop = kernel_model.kernel_programs(layer, temporal, spatial, hw)[1]
-    cycles_lb = torch.minimum(k.variants.min(0).values, loop) * layer.count
-    return LayerBlocks(k.blocks, k.sp_kb, k.acc_kb, cycles_lb, k.energy_lb, k.variants, loop, k.sp_rows, k.acc_rows)
+    return LayerBlocks(k.blocks, k.sp_kb, k.acc_kb, _fastest(layer, k.variants, loop), k.energy_lb, k.variants, loop,
+                       k.sp_rows, k.acc_rows)
+
+
+def _fastest(layer: Layer, variants: torch.Tensor, loop: torch.Tensor) -> torch.Tensor:
+    """[B] the layer's cycles (all its instances) under the fastest schedule variant or LOOP_WS, whatever
+    fits: LayerBlocks.cycles_lb."""
+    return torch.minimum(variants.min(0).values, loop) * layer.count
 
 
 def lower_hull(cycles: torch.Tensor, energy_uj: torch.Tensor) -> list[int]:
