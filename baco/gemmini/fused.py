@@ -442,7 +442,8 @@ class _Timeline:
 
     def begin_program(self, table: dict, version: str, terms: dict, moves: int):
         """A program of `version` ("edge", "interior", "ragged_k", "single": table's terms unprefixed,
-        "interior_*", "ragged_k_*", "single_*"; GRID_TERMS unprefixed whatever the version) starts, of `moves` mvins and mvouts (_program_moves): its per-command
+        "interior_*", "ragged_k_*", "single_*"; GRID_TERMS unprefixed whatever the version) starts, of
+        `moves` mvins and mvouts (_program_moves): its per-command
         instructions (table's "command") run before each command, the rest (`terms`: term -> how
         many times, its own, its K steps', column blocks', output tiles') spread evenly over its
         mvins and mvouts (the ISS's trace: the address arithmetic of the windows and stores and the
