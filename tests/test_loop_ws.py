@@ -7,7 +7,7 @@ import pytest
 import baco
 import baco.language as bl
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, loop_unit_half, resident_a
+from baco.gemmini.schedule import GemmSchedule, head_last_split, loop_unit_half, resident_a
 from baco.kernels.matmul import bias_vector, matmul_kernel, reference
 
 DIM16 = GemminiConfig()
@@ -30,7 +30,7 @@ CASES = [
     (33, 16, 17, "int8", True, False, (16, 16, 16), True, DIM4),
     (100, 33, 17, "int8", True, True, (64, 64, 32), False, DIM32),
     (65, 100, 129, "int32", False, False, (64, 64, 64), True, DIM32),
-    (50, 40, 40, "int8", True, True, (64, 48, 64), False, DIM16),        # one ragged step split: D in its head
+    (50, 40, 40, "int8", True, True, (64, 48, 64), False, DIM16),        # one ragged step split: D in its whole blocks
     (70, 90, 100, "int32", False, True, (32, 64, 128), True, DIM32),     # the same at DIM 32
 ]
 
@@ -378,6 +378,33 @@ def test_k_loop_steps_load_their_operands_and_a_ragged_k_is_split():
     spad_ids = [(f["a_spad_id"], f["b_spad_id"]) for name, f in issued if name == "loop_ws"]
     assert spad_ids == [(0, 0)] * 4
     assert [f["ex_accumulate"] for name, f in issued if name == "loop_ws"] == [0, 1, 1, 1]
+
+
+@pytest.mark.parametrize("M, N, K, bias, cfg, head_last", [
+    (20, 17, 51, True, DIM16, True),       # one program, one ragged step of 4 blocks: 3 whole, then the head
+    (33, 1, 179, False, DIM16, True),      # a GEMV's one-program launch (12 blocks)
+    (65, 33, 33, True, DIM16, True),       # 3 blocks, the least that puts the head last
+    (17, 20, 29, True, DIM16, False),      # 2 blocks: the head first, with D
+    (1, 65, 91, False, DIM32, True),
+])
+def test_a_first_ragged_step_issues_its_head_after_its_whole_blocks(M, N, K, bias, cfg, head_last):
+    """A program's first K step, ragged, split in two LOOP_WSs with at least HEAD_LAST_BLOCKS
+    blocks: its whole blocks first (the D window, no C), then the head's K % DIM columns (one padded
+    block, accumulating, C stored), as schedule.head_last_split says; with fewer, the head first.
+    Bit-exact either way."""
+    d = cfg.dim
+    case = (M, N, K, "int32", False, bias, (-(-M // d) * d, -(-N // d) * d, -(-K // d) * d), False, cfg)
+    c, ref, issued = issued_commands(case)
+    np.testing.assert_array_equal(c, ref)
+    assert head_last_split(0, K, d) == head_last
+    bounds = [(f["max_k"], f["pad_k"]) for name, f in issued if name == "loop_ws_config_bounds"]
+    whole, head = (K // d, 0), (1, d - K % d)
+    assert bounds == ([whole, head] if head_last else [head, whole])
+    addrs = [f for name, f in issued if name == "loop_ws_config_addrs_ab"]
+    assert addrs[1 if head_last else 0]["a_addr"] + K % d == addrs[0 if head_last else 1]["a_addr"]
+    dc = [f for name, f in issued if name == "loop_ws_config_addrs_dc"]
+    assert [bool(f["d_addr"]) for f in dc] == [bias, False] and [bool(f["c_addr"]) for f in dc] == [False, True]
+    assert [f["ex_accumulate"] for name, f in issued if name == "loop_ws"] == [int(bias), 1]
 
 
 def test_a_ragged_k_under_dim_has_its_b_moved_in_explicitly():

@@ -544,7 +544,7 @@ def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bo
     (one padded LOOP_WS on a B moved in explicitly: K < DIM, or a program of one K step over a B
     of one column block, which stays resident down its column, so the column's first program
     moves it, unless the launch is `one_program`) or "split" (any other ragged step: a one-block
-    head LOOP_WS, then the whole blocks)."""
+    head LOOP_WS and one of the whole blocks, the head last in a program's first step)."""
     kk = K - (-(-K // s.block_k) - 1) * s.block_k
     if kk % cfg.dim == 0:
         return "whole"
@@ -552,6 +552,21 @@ def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bo
         return "padded"
     resident_column = K <= s.block_k and s.block_n <= cfg.dim and not b_transposed and not one_program
     return "explicit_b" if kk < cfg.dim or resident_column else "split"
+
+
+# a split ragged K step (last_step_form's "split") issues its head LOOP_WS after its whole blocks'
+# when it is the program's first step and has at least this many K blocks (the head included)
+HEAD_LAST_BLOCKS = 3
+
+
+def head_last_split(k0: int, kk: int, dim: int) -> bool:
+    """Whether the loop-ws pass issues a split K step at k0 of kk columns as its whole blocks, then
+    its head (the first kk % DIM columns), rather than the head first: in a program's first step
+    (k0 = 0) of at least HEAD_LAST_BLOCKS blocks, where the whole blocks' first compute then waits
+    only for their own first loads (their A a mvin of up to MAX_BLOCK_LEN blocks), the head's loads
+    overlapping their computes (a one-program 20x1x179 at DIM 16 816 -> 799 cycles on Gemmini alone;
+    with two blocks, one each, the order gains nothing and costs the CPU ~10 cycles end to end)."""
+    return k0 == 0 and kk > (HEAD_LAST_BLOCKS - 1) * dim
 
 
 def _loop_ws_columns(M: int, N: int, K: int, s: GemmSchedule) -> list:
@@ -672,13 +687,14 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     padded LOOP_WS when B's allocation holds padded_rows(K, DIM) rows (`b_padded`), else one padded
     LOOP_WS on a B moved in explicitly when it is shorter than DIM or the program's only step over
     one column block, else
-    split into a one-block head (its first K % DIM columns) and the whole blocks after it
-    (last_step_form; `b_transposed`: B read column-major, LOOP_WS's b_transpose). A program of one
+    split into the step's whole blocks and a one-block head (its first K % DIM columns), after them
+    in a program's first step, before them in a later one (last_step_form; `b_transposed`: B read
+    column-major, LOOP_WS's b_transpose). A program of one
     K step after the first of its column computes on the B its predecessor left in the scratchpad
     (_loop_ws_columns), and in a one-row grid of such programs every program after the first on the A
     the first left (resident_a). The CPU's instructions (LOOP_WS_INSTRUCTIONS) where loop_ws_program_terms
-    says the CPU runs them (a split step's own before its head, the split's after it, as the ISS
-    runs them), the launch's before the first program's."""
+    says the CPU runs them (a split step's own before its first LOOP_WS, the split's before its
+    second, as the ISS runs them), the launch's before the first program's."""
     d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
     form = last_step_form(K, s, cfg, b_transposed, b_padded, one_program(M, N, s))
 
@@ -694,9 +710,10 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
             kk = min(s.block_k, K - k0)
             bk, last = -(-kk // d), k0 + s.block_k >= K
             step = dict(shape, K=bk, pad_k=bk * d - kk, bias=bias and k0 == 0, store=last)
-            if last and form == "split":     # the step's code runs before the head, the split's own after it
-                loops.append(LoopWs(**dict(step, K=1, pad_k=d - kk % d, store=False)))
-                loops.append(LoopWs(**dict(step, K=bk - 1, pad_k=0, bias=False, cpu=instructions(terms["last"], c))))
+            if last and form == "split":     # the whole blocks and the head: head_last_split's order
+                pair = [dict(step, K=bk - 1, pad_k=0), dict(step, K=1, pad_k=d - kk % d, bias=False)]
+                one, two = pair if head_last_split(k0, kk, d) else pair[::-1]   # the step's code before one
+                loops += [LoopWs(**dict(one, store=False)), LoopWs(**dict(two, cpu=instructions(terms["last"], c)))]
             elif last:      # an explicitly moved B's mvins just before the LOOP_WS, which then moves none
                 moved = terms["last"]["explicit_b"]
                 loops.append(LoopWs(**dict(step, cpu=instructions({**terms["step"], **terms["last"]}, c),
