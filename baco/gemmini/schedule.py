@@ -562,7 +562,8 @@ HEAD_LAST_BLOCKS = 3
 def head_last_split(k0: int, kk: int, dim: int) -> bool:
     """Whether the loop-ws pass issues a split K step at k0 of kk columns as its whole blocks, then
     its head (the first kk % DIM columns), rather than the head first: in a program's first step
-    (k0 = 0) of at least HEAD_LAST_BLOCKS blocks, where the whole blocks' first compute then waits
+    (k0 = 0; a ragged step is the last, so its only one) of at least HEAD_LAST_BLOCKS blocks, where
+    the whole blocks' first compute then waits
     only for their own first loads (their A a mvin of up to MAX_BLOCK_LEN blocks), the head's loads
     overlapping their computes (a one-program 20x1x179 at DIM 16 816 -> 799 cycles on Gemmini alone;
     with two blocks, one each, the order gains nothing and costs the CPU ~10 cycles end to end)."""

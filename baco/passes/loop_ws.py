@@ -583,11 +583,14 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, kee
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
         if kept_column:
             split = ir.binop("andi", split, keep.split_kept_column)
-        # a split step's head after its whole blocks when it is the program's first step and they are
-        # more than one (no compute chain runs before it: their first compute then waits only for
-        # their own first loads, up to MAX_BLOCK_LEN blocks of A a mvin, not for the head's too),
-        # under a branch of its own (its loop registers constants); else before them
-        head_last = _and(_and(split, first), ir.cmpi("sgt", s.kk, cst((HEAD_LAST_BLOCKS - 1) * d)))
+        # a split step's head after its whole blocks when the step is the program's first (its only:
+        # a ragged step is the last) and they are more than one (no compute chain runs before it:
+        # their first compute then waits only for their own first loads, up to MAX_BLOCK_LEN blocks
+        # of A a mvin, not for the head's too), under a branch of its own (its loop registers
+        # constants); else before them. Not tested in a K loop of constant bounds and several steps
+        # (a shape-specialized program's ragged K loop: its CPU would pay the test every step)
+        if _k_steps(n) in (1, None):
+            head_last = _and(_and(split, first), ir.cmpi("sgt", s.kk, cst((HEAD_LAST_BLOCKS - 1) * d)))
         _when(_and(split, _not(head_last)), lambda: _ragged_head(n, cfg, strides, s, first, False, keep, 1))
     if head_last is False:
         _step_rest(n, cfg, strides, s, first, last, keep, whole, split)
@@ -610,14 +613,15 @@ def _step_rest(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, keep
     moved = _and(_not(b_fsm), _not(keep.reuse_b))
     prefetch.when(moved, lambda: _load_b(n, cfg, strides, s, keep.b_halves()))
     prefetch.when(s.empty, lambda: _load_a(n, cfg, strides, s))
-    _whole_blocks(n, cfg, strides, s, _and(first, _not(split)), last, keep, split, b_fsm, 2)
+    _whole_blocks(n, cfg, strides, s, first, last, keep, split, b_fsm, 2, head_before=True)
 
 
 def _whole_blocks(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, keep: _Resident, split, b_fsm,
-                  half: int):
+                  half: int, head_before=False):
     """The LOOP_WS of step `s`'s blocks, or when `split` (i1 or bool) of its whole blocks after the
-    head's K % DIM columns (a kept B's then in `half`); B moved by the FSM when `b_fsm` (i1 or bool),
-    else already in place."""
+    head's K % DIM columns (a kept B's then in `half`; `head_before`: the head went before them, with
+    D, so they are not the first); B moved by the FSM when `b_fsm` (i1 or bool), else already in
+    place."""
     d, zero = cfg.dim, cst(0)
 
     def sel(cond, a, b):
@@ -626,6 +630,8 @@ def _whole_blocks(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, k
     a_stride, b_stride = strides[:2]
     a_addr = ir.binop("addi", s.a_addr(n), ir.binop("muli", head, a_stride) if n.a_t else head)
     b_addr = ir.binop("addi", s.b_addr(n), ir.binop("muli", head, b_stride))
+    if head_before:
+        first = _not(split) if first is True else select(split, ir.const_int(0, split.type), first)
     _emit_loop(n, cfg, strides, s, first=first, last=last,
                bk=sel(split, ir.binop("subi", s.bk, cst(1)), s.bk),
                pad_k=sel(split, zero, ir.binop("subi", ir.binop("muli", s.bk, cst(d)), s.kk)),
@@ -640,6 +646,14 @@ def _one_column_block(n: Nest, cfg: GemminiConfig) -> bool:
     A wider B's mvins, one a DIM rows and MAX_BLOCK_LEN blocks, each issued after the loop unit
     drains, cost more than the split's second LOOP_WS over a column of a few programs."""
     return MemRefType(alloc_of(n.b_copy.operands[1]).result.type).shape[1] <= cfg.dim
+
+
+def _k_steps(n: Nest):
+    """The K loop's trip count when its bounds are constants (1 without a loop), else None."""
+    if n.loop is None:
+        return 1
+    lb, ub, step = (const_value(v) for v in list(n.loop.operands)[:3])
+    return None if None in (lb, ub, step) or step <= 0 else max(0, -(-(ub - lb) // step))
 
 
 def _when(cond, build):
