@@ -7,7 +7,7 @@ import pytest
 import baco
 import baco.language as bl
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, head_last_split, loop_unit_half, resident_a
+from baco.gemmini.schedule import GemmSchedule, gemm_loop_ws_loops, head_last_split, loop_unit_half, resident_a
 from baco.kernels.matmul import bias_vector, matmul_kernel, reference
 
 DIM16 = GemminiConfig()
@@ -405,6 +405,10 @@ def test_a_first_ragged_step_issues_its_head_after_its_whole_blocks(M, N, K, bia
     dc = [f for name, f in issued if name == "loop_ws_config_addrs_dc"]
     assert [bool(f["d_addr"]) for f in dc] == [bias, False] and [bool(f["c_addr"]) for f in dc] == [False, True]
     assert [f["ex_accumulate"] for name, f in issued if name == "loop_ws"] == [int(bias), 1]
+    # the walk default_gemm_schedule ranks with prices the same two LOOP_WSs
+    (program, _), = gemm_loop_ws_loops(M, N, K, GemmSchedule(*case[6]), cfg, bias=bias)[0][0]
+    assert [(lp.K, lp.pad_k, lp.bias, lp.store) for lp in program] == \
+        [(k, pad, b, s) for (k, pad), b, s in zip(bounds, [bias, False], [False, True])]
 
 
 def test_a_ragged_k_under_dim_has_its_b_moved_in_explicitly():

@@ -712,9 +712,10 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
             bk, last = -(-kk // d), k0 + s.block_k >= K
             step = dict(shape, K=bk, pad_k=bk * d - kk, bias=bias and k0 == 0, store=last)
             if last and form == "split":     # the whole blocks and the head: head_last_split's order
-                pair = [dict(step, K=bk - 1, pad_k=0), dict(step, K=1, pad_k=d - kk % d, bias=False)]
-                one, two = pair if head_last_split(k0, kk, d) else pair[::-1]   # the step's code before one
-                loops += [LoopWs(**dict(one, store=False)), LoopWs(**dict(two, cpu=instructions(terms["last"], c)))]
+                whole, head = dict(step, K=bk - 1, pad_k=0), dict(step, K=1, pad_k=d - kk % d)
+                one, two = (whole, head) if head_last_split(k0, kk, d) else (head, whole)  # the step's code before one
+                loops += [LoopWs(**dict(one, store=False)),     # D in the first
+                          LoopWs(**dict(two, bias=False, cpu=instructions(terms["last"], c)))]
             elif last:      # an explicitly moved B's mvins just before the LOOP_WS, which then moves none
                 moved = terms["last"]["explicit_b"]
                 loops.append(LoopWs(**dict(step, cpu=instructions({**terms["step"], **terms["last"]}, c),
