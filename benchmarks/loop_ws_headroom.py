@@ -13,9 +13,17 @@ mvout); and an output block's K blocks accumulate into the same accumulator rows
 other, each compute waiting for the previous one's results to leave the array's pipeline
 (TimingConstants.accumulating_spacing: its feed + array_depth_factor·DIM cycles). The LOOP_WS
 floor is kernels.py's tile floor with those terms (floor_terms' load, execute, store, with A in M
-runs, B in K runs, C in M runs, and the execute term at least first data + the accumulation chain
-of the smallest output block + the array's depth + the last mvout); each LOOP_WS floor is checked
-to lie below baco's and the library's programs on Gemmini alone.
+runs, B in K runs, C in M runs; the execute term at least first data + the accumulation chain of
+the largest output block + the array's depth + the last mvout, the store term at least first data +
+the smallest compute + the array's depth + C's moves); each LOOP_WS floor is checked to lie below
+baco's and the library's programs on Gemmini alone. First data: a compute needs A rows and a B
+block in the scratchpad, two DMA commands (from two DRAM windows) on the one load unit, each
+occupying it at least dma_cmd_overhead + dram_latency (TimingModel._dma's in-flight term), then the
+second's latency. The largest block's chain: every output block's K blocks accumulate into its rows
+one after the other, a LOOP_WS's blocks are DIM rows but the last, and LOOP_WSs over fewer rows run
+their chains one loop after the other (the execute FSM works on the oldest loop), so no LOOP_WS
+program of the shape has a shorter chain than ⌈K/DIM⌉ computes of min(M, DIM) rows (20x1x179 at
+DIM 16: 12 of 16 rows, 49 cycles apart, not the 4-row block's 37).
 
 Printed per shape: baco's default blocks, baco's cycles on Gemmini alone and end to end (the ISS
 with the cycle model, rdcycle around the kernel, as kernels.py), the CPU cycles end to end adds
@@ -45,19 +53,18 @@ from baco.sim.timing import DEFAULT_CONSTANTS  # noqa: E402
 
 def loop_ws_floor(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: bool, k=DEFAULT_CONSTANTS) -> dict:
     """kernels.gemm_floor's tile floor terms raised to what a LOOP_WS program of C = A·B must pay
-    (module docstring): A moved in M runs of K, B in K runs of N, C out in M runs; an output block's
-    ceil(K/DIM) computes spaced by accumulating_spacing."""
+    (module docstring): A moved in M runs of K, B in K runs of N, C out in M runs; the largest output
+    block's ceil(K/DIM) computes spaced by accumulating_spacing before the last mvout."""
     d = cfg.dim
     terms = dict(gemm_floor(M, N, K, cfg, out_int8, tiles=True))
     sp_cols = cfg.max_block_len * d
-    first_data = 1 + k.dma_cmd_overhead + 2 * k.dram_latency
+    first_data = 1 + 2 * (k.dma_cmd_overhead + k.dram_latency) + k.dram_latency     # an A and a B command
     last_mvout = k.dma_cmd_overhead + 2 * k.dram_latency + (0.0 if out_int8 else k.acc_scale_latency)
     depth = k.array_depth_factor * d
     load = 1 + dma_floor(M * K, cfg.input_bytes, sp_cols, cfg, runs=M, k=k) + \
         dma_floor(K * N, cfg.input_bytes, sp_cols, cfg, runs=K, k=k) + k.dram_latency + last_mvout
     kb = -(-K // d)
-    rows = [min(d, M - i) for i in range(0, M, d)]
-    feed = max(min(rows), MIN_FEED_ROWS) + k.compute_overhead       # the smallest output block's compute
+    feed = max(min(M, d), MIN_FEED_ROWS) + k.compute_overhead       # the largest output block's compute
     chain = (kb - 1) * k.accumulating_spacing(0.0, feed, d) + feed
     execute = first_data + chain + depth + last_mvout
     elements, elem_bytes, cols = (M * N, cfg.input_bytes, sp_cols) if out_int8 else (M * N, cfg.acc_bytes, d)

@@ -28,7 +28,7 @@ def test_ideal_is_the_peak_or_the_bandwidth():
 
 
 @pytest.mark.parametrize("dim", [16, 32])
-@pytest.mark.parametrize("M,N,K", [(34, 1, 4), (48, 40, 72), (70, 1, 100), (93, 116, 258)])
+@pytest.mark.parametrize("M,N,K", [(34, 1, 4), (48, 40, 72), (70, 1, 100), (93, 116, 258), (20, 1, 179), (1, 1, 91)])
 def test_ideal_bounds_the_programs_and_the_loop_ws_floor(dim, M, N, K):
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
     ideal = loop_ws_headroom.ideal(M, N, K, cfg, False)["cycles"]
@@ -36,3 +36,17 @@ def test_ideal_bounds_the_programs_and_the_loop_ws_floor(dim, M, N, K):
     library = time_matmul(M, N, K, cfg)["cycles"]
     floor = max(loop_ws_headroom.loop_ws_floor(M, N, K, cfg, False).values())
     assert ideal <= floor <= min(ours, library), (ideal, floor, ours, library)
+
+
+def test_loop_ws_floor_waits_for_the_largest_blocks_chain():
+    """The LOOP_WS floor's execute term holds the largest output block's accumulation chain
+    (20x1x179 at DIM 16: 12 computes of 16 rows, each accumulating_spacing after the last), after
+    the first compute's A and B commands; a 4-row GEMV's chain is shorter."""
+    cfg = GemminiConfig.from_capacity(16, 256, 64)
+    k = loop_ws_headroom.DEFAULT_CONSTANTS
+    feed = 16 + k.compute_overhead
+    chain = 11 * k.accumulating_spacing(0.0, feed, 16) + feed
+    first = 1 + 2 * (k.dma_cmd_overhead + k.dram_latency) + k.dram_latency
+    terms = loop_ws_headroom.loop_ws_floor(20, 1, 179, cfg, False)
+    assert terms["execute"] >= first + chain + k.array_depth_factor * 16
+    assert loop_ws_headroom.loop_ws_floor(4, 1, 179, cfg, False)["execute"] < terms["execute"]
