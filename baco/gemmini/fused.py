@@ -417,7 +417,7 @@ class _Timeline:
     across products and programs, a mvout until the mvout rs_st before is) and until the commands
     before it were dispatched (ld_gate); `core` is when the core issued the last command. A
     double-buffered K loop's next step's mvins are issued among the step's computes, a share
-    before each output column as baco.passes.prefetch spreads them (_Stream, _issue_product):
+    before each output column as baco.passes.prefetch spreads them (_Stream, product's `spread`):
     issued after the whole product, they waited for the core's stall on the execute station and
     held the next product back (the BERT layer's 32x768x768 residual add at 32/64/32 was 1.16x
     of the ISS end to end, Gemmini's side alone 0.995x). Replaces
@@ -433,14 +433,15 @@ class _Timeline:
         self.cpc = self.move_cycles = 0.0
         self.moves = 0          # the mvins and mvouts
         self.ld_gate = 0.0      # the commands after a product or a run of stores: those dispatched
+        self.ex_gate = 0.0      # when the last product's last output column's commands are dispatched
         self.ld_done = deque(maxlen=cfg.rs_ld + 1)    # the latest mvins' done times (the load station)
         self.st_done = deque(maxlen=cfg.rs_st + 1)    # the latest mvouts' done times (the store station)
         self.ex_done = deque(maxlen=cfg.rs_ex)    # the latest execute commands' done times (the execute station)
 
     def shift(self, dt: float):
         """Every time later by dt (identical programs repeated: each starts dt after the one before)."""
-        self.ld, self.ex, self.st, self.end, self.ld_gate, self.core = (
-            t + dt for t in (self.ld, self.ex, self.st, self.end, self.ld_gate, self.core))
+        self.ld, self.ex, self.st, self.end, self.ld_gate, self.ex_gate, self.core = (
+            t + dt for t in (self.ld, self.ex, self.st, self.end, self.ld_gate, self.ex_gate, self.core))
         self.ld_done = deque((t + dt for t in self.ld_done), maxlen=self.ld_done.maxlen)
         self.st_done = deque((t + dt for t in self.st_done), maxlen=self.st_done.maxlen)
         self.ex_done = deque((t + dt for t in self.ex_done), maxlen=self.ex_done.maxlen)
@@ -531,8 +532,10 @@ class _Timeline:
         before waits for those to leave the array's pipeline (array_depth_factor x DIM).
         `prefetched`: the mvins after it come before it in program order (the prefetch pass moves
         a double-buffered K loop's next step's loads ahead of this step's computes), so they do not
-        wait for its commands' dispatch. `spread` (with the core issuing): those loads, the
-        _Streams the core issues among this product's computes (_issue_product)."""
+        wait for its commands' dispatch. `spread`: those loads, the _Streams whose mvins come a
+        share before each output column's computes (baco.passes.prefetch, _Stream.share): that
+        column's computes are dispatched once they are (the load station holding rs_ld), and the
+        core issues them there."""
         d, k = self.cfg.dim, self.k
         feeds = [max(r, MIN_FEED_ROWS) + k.compute_overhead for r in pieces(rows, d)]
         tn, tk, group, depth = _tiles(cols, d), _tiles(inner, d), sum(feeds), k.array_depth_factor * d
@@ -546,60 +549,59 @@ class _Timeline:
             dispatch = max(dispatch, core)
             lag = max(2 * cpc * i - sum(feeds[:i]) for i in range(tm))
         start = max(self.ex, a_ready, dispatch)
-        columns, lasts = [], []
+        columns, ends, spread = [], list(itertools.accumulate(feeds)), spread or []
+        held = self.cfg.rs_ex // 2
         for n in range(tn):
+            if spread:
+                # a column's share of mvins once the commands before it are dispatched (ex_gate), its
+                # computes once they are (the load station holding rs_ld)
+                self.ld_gate = max(self.ld_gate, self.ex_gate)
+                for i, stream in enumerate(spread):
+                    stream.issue(stream.share(i, len(spread), n + 1, tn))
+                if len(self.ld_done) > self.cfg.rs_ld:
+                    start = max(start, self.ld_done[0])
             ready = b_ready[min(n // block_len, len(b_ready) - 1)]
             last = max(start + (tk - 1) * same, ready + d + (tk - 1) * max(0.0, same - b_row_cycles))
             if self.issuing:
                 issued = [core + 2 * cpc * (g * tm + 1) + lag for g in (n * tk, n * tk + tk - 1)]
                 last = max(last, issued[0] + (tk - 1) * same, issued[1])
+                self._issue_column(last, tk, same, ends, depth)
             columns.append(last + group + depth)                     # its last computes' results out
-            lasts.append(last)
             start = last + new
+            # its last commands dispatched: when no more than the execute station holds are left
+            self.ex_gate = last + group - min(held, tk * tm) * (group + (tk - 1) * same) / (tk * tm)
+        for stream in spread:
+            stream.issue(len(stream.moves))
         self.ex = start - new + group
         computes = _tiles(rows, d) * tn * tk
         self.commands += 2 * computes
         # the mvins after it wait for its last commands' dispatch: until no more than the execute
         # station holds (a preload and a compute each) are left to start
-        held = self.cfg.rs_ex // 2
         if not prefetched and computes > held:
             first = columns[0] - group - depth - (tk - 1) * same
             self.ld_gate = max(self.ld_gate, self.ex - held * (self.ex - first) / computes)
-        if self.issuing:
-            self._issue_product(lasts, tk, same, feeds, depth, spread or [])
         return _Product(columns, last - (tk - 1) * same + feeds[0] + depth)
 
-    def _issue_product(self, lasts: list, tk: int, same: float, feeds: list, depth: float, spread: list):
-        """The core issuing a product's preloads and computes in order (output column, k step, row
-        tile), each once the execute station has room: the execute command rs_ex before it (of this
-        product or those before) done, a compute's results out of the array. Before each output
-        column's, its share of each of the `spread` streams' mvins (baco.passes.prefetch: the next K
-        step's loads spread through this step's output columns, _Stream.share); the rest after.
-        (_ex_entry's arithmetic inlined: this loop is most of the model's time.)"""
-        ends = list(itertools.accumulate(feeds))
+    def _issue_column(self, column_last: float, tk: int, same: float, ends: list, depth: float):
+        """The core issuing an output column's preloads and computes in order (k step, row tile),
+        each once the execute station has room: the execute command rs_ex before it (of this
+        product or those before) done, a compute's results out of the array (_ex_entry's
+        arithmetic inlined: this loop is most of the model's time)."""
         ex_done, size, core, cpc = self.ex_done, self.ex_done.maxlen, self.core, self.cpc
         append = ex_done.append
-        for j, column_last in enumerate(lasts):
-            if spread:
-                self.core = core
-                for i, stream in enumerate(spread):
-                    stream.issue(stream.share(i, len(spread), j + 1, len(lasts)))
-                core = self.core
-            for kk in range(tk):
-                begun = column_last - (tk - 1 - kk) * same
-                for end in ends:
-                    done = begun + end + depth
-                    room = ex_done[0] if len(ex_done) == size else 0.0      # the preload
-                    core += cpc
-                    core = room if room > core else core
-                    append(done if done > core else core)
-                    room = ex_done[0] if len(ex_done) == size else 0.0      # the compute
-                    core += cpc
-                    core = room if room > core else core
-                    append(done if done > core else core)
+        for kk in range(tk):
+            begun = column_last - (tk - 1 - kk) * same
+            for end in ends:
+                done = begun + end + depth
+                room = ex_done[0] if len(ex_done) == size else 0.0      # the preload
+                core += cpc
+                core = room if room > core else core
+                append(done if done > core else core)
+                room = ex_done[0] if len(ex_done) == size else 0.0      # the compute
+                core += cpc
+                core = room if room > core else core
+                append(done if done > core else core)
         self.core = core
-        for stream in spread:
-            stream.issue(len(stream.moves))
 
     def store(self, rows, cols, columns: list) -> float:
         """The rows x cols elements that exist out of the accumulator, one mvout per DIM x DIM tile,
@@ -756,8 +758,8 @@ def _k_loop(t: _Timeline, rows, K, bk, cols, double_buffer: bool, steps: list) -
     """A blocked product's K loop on the timeline: per step of bk (the last one ragged) the A (rows x
     step) and B (step x cols) windows into a home free once the product before that read it is
     (the step before's, or with double buffering the one before that: `steps`, extended with
-    this loop's), then their product. Double-buffered, a step's windows are issued among the
-    computes of the product before (baco.passes.prefetch: the core issues them there, _Stream).
+    this loop's), then their product. Double-buffered, a step's windows come among the computes
+    of the product before (baco.passes.prefetch, _Timeline.product's `spread`).
     When its last results are out."""
     cfg = t.cfg
     widths, back, base = pieces(K, bk), 2 if double_buffer else 1, len(steps)
@@ -772,7 +774,7 @@ def _k_loop(t: _Timeline, rows, K, bk, cols, double_buffer: bool, steps: list) -
             s.issue(len(s.moves))
         (a_done, _), (b_ready, b_row) = (s.result() for s in loads)
         ahead = double_buffer and i < len(widths) - 1
-        spread = streams(i + 1) if ahead and t.issuing else None
+        spread = streams(i + 1) if ahead else None
         p = t.product(rows, cols, width, b_ready, b_row, a_done[-1], cfg.max_block_len, prefetched=ahead,
                       spread=spread)
         steps.append(p.released)
