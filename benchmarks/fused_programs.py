@@ -20,11 +20,13 @@ Measured EDP = end-to-end cycles (the core's rdcycle over every step) x Gemmini 
 benchmarks/tuned_models.py measures it). Printed: both programs' cycles, energy and
 bit-exactness, the simulated EDP saving beside the predicted one (the tuner's fused against
 unfused EDP of the same design; and with the program's CPU steps no edge prices added to both
-predicted totals, other_cpu_cycles), and per fused group its program's predicted cycles (the tuner's
-group_cycles; beside it its layers' unfused, the price the search weighs it against) beside its
-step's simulated cycles (and the two unfused steps it replaces) and, for a producer the design
-runs at its kernel's default program, the blocks its edge records (the faster of the kernels'
-default blocks and the producer's tile: fusion.fuse_result); then
+predicted totals, other_cpu_cycles; and, like for like with the prediction over the layers, the
+simulated saving over the steps it covers: every step but those CPU steps, layer_cycles), and
+per fused group its program's predicted cycles (the tuner's group_cycles; beside it its layers'
+unfused, the price the search weighs it against) beside its step's simulated cycles (and the
+two unfused steps it replaces), the blocks its launch ran and, for a producer the design runs at
+its kernel's default program, the blocks its edge records (the faster of the kernels' default
+blocks and the producer's tile: fusion.fuse_result); then
 over every fused group of the run the fused-program model's accuracy as benchmarks/loop_check.py
 reports single layers: Pearson r of log cycles and the median relative error (goals r >= 0.95,
 median <= 15%).
@@ -196,6 +198,12 @@ def replaced_steps(plain_build, step) -> list[int]:
                      if s.op.kind == "max_pool" and s.op.inputs == [step.op.output]]
 
 
+def ran_blocks(step) -> str:
+    """The blocks a fused step's launches ran (their BLOCK_* options), as "M32/N96/K768" per launch."""
+    return ", ".join("/".join(f"{name[6:]}{v}" for name, v in launch.options.items() if name.startswith("BLOCK_"))
+                     for launch in step.launches if any(name.startswith("BLOCK_") for name in launch.options))
+
+
 def fused_groups(build, plain_build, runs, kind, info) -> list:
     """Per fused step of `build` (a fused pair, or a conv with its pooled store): its group,
     predicted cycles (the design's group_cycles; its layers' and op's unfused,
@@ -212,20 +220,31 @@ def fused_groups(build, plain_build, runs, kind, info) -> list:
                        "predicted": edge["group_cycles"], "predicted_unfused": edge["unfused_group_cycles"],
                        "blocks": edge.get("blocks"), "blocks_source": edge.get("blocks_source"),
                        "energy": edge.get("group_energy_uj"), "energy_unfused": edge.get("unfused_group_energy_uj"),
-                       "simulated": runs[kind]["steps"][s_index],
+                       "ran": ran_blocks(step), "simulated": runs[kind]["steps"][s_index],
                        "unfused_simulated": sum(runs["unfused"]["steps"][i] for i in replaced)})
     return groups
 
 
-def other_cpu_cycles(build, edges: list) -> float:
-    """The CPU cost table's cycles (baco.model.cpu_cost) of the build's CPU steps no fusion edge
-    prices (all but a pool edge's max pool): the rest of the program, the same in every build of
-    the model, which the tuner's totals over the layers leave out (the BERT layer's softmax,
-    layer norms and GELU)."""
+def other_cpu_steps(build, edges: list) -> list[int]:
+    """The indices of the build's CPU steps no fusion edge prices (all but a pool edge's max pool):
+    the rest of the program, the same in every build of the model, which the tuner's totals over
+    the layers leave out (the BERT layer's softmax, layer norms and GELU)."""
     pooled = {e["producer"] for e in edges if e["kind"] == "pool"}
     convs = {s.op.output: module_path(s.op) for s in build.lowered.steps if isinstance(s, GemminiStep)}
-    return float(sum(cpu_cycles(s.kernel) for s in build.lowered.steps if isinstance(s, CpuStep)
-                     and not (s.op.kind == "max_pool" and convs.get(s.op.inputs[0]) in pooled)))
+    return [i for i, s in enumerate(build.lowered.steps) if isinstance(s, CpuStep)
+            and not (s.op.kind == "max_pool" and convs.get(s.op.inputs[0]) in pooled)]
+
+
+def other_cpu_cycles(build, edges: list) -> float:
+    """The CPU cost table's cycles (baco.model.cpu_cost) of the build's other_cpu_steps."""
+    return float(sum(cpu_cycles(build.lowered.steps[i].kernel) for i in other_cpu_steps(build, edges)))
+
+
+def layer_cycles(build, run: dict, edges: list) -> int:
+    """A run's simulated cycles over the steps the tuner's totals cover: every step but the
+    other_cpu_steps (what the prediction over the layers is to be compared with)."""
+    other = set(other_cpu_steps(build, edges))
+    return sum(c for i, c in run["steps"].items() if i not in other)
 
 
 def fused_set(design: dict) -> frozenset:
@@ -260,12 +279,14 @@ def measure(name, hw, budget, seed, smoke, resolution, calibrate, forced: bool, 
     builds, runs = {k: built[v] for k, v in same.items()}, {k: ran[v] for k, v in same.items()}
     edp = {k: r["cycles"] * r["energy_uj"] for k, r in runs.items()}
     info = designs["chosen"]["fusion"]
+    layer_edp = {k: layer_cycles(builds[k], r, info["edges"]) * r["energy_uj"] for k, r in runs.items()}
     cpu = other_cpu_cycles(builds["unfused"], info["edges"])
     pred_unfused_edp = (info["unfused_cycles"] + cpu) * info["unfused_energy_uj"]
     return {"name": name, "hw": result.hw, "tune_s": tune_s, "edges": len(info["edges"]), "runs": runs,
             "pred_unfused": (info["unfused_cycles"], info["unfused_energy_uj"]), "cpu": cpu,
             "fusions": {k: {"groups": fused_groups(builds[k], builds["unfused"], runs, k, designs[k]["fusion"]),
                             "sim_saving": 1 - edp[k] / edp["unfused"],
+                            "sim_saving_layers": 1 - layer_edp[k] / layer_edp["unfused"],
                             "pred_saving": 1 - r.edp / r.fusion["unfused_edp"], "pred": (r.cycles, r.energy_uj),
                             # the same design's fused energy as the traffic model prices it (before
                             # the groups' own programs' energy, fusion.fused_program_energy)
@@ -297,6 +318,9 @@ def print_row(r: dict) -> None:
               f"({within(f['sim_saving'], f['pred_saving_cpu'])} 25% of it); the groups' energy by the traffic "
               f"model instead: {f['pred_energy_traffic']:.2f} uJ, predicted {f['pred_saving_traffic']:.1%} "
               f"({within(f['sim_saving'], f['pred_saving_traffic'])} 25% of it)")
+        print(f"    over the layers (the steps the prediction covers, the other CPU steps left out of both): "
+              f"simulated {f['sim_saving_layers']:.1%}, predicted {f['pred_saving']:.1%} "
+              f"({within(f['sim_saving_layers'], f['pred_saving'])} 25% of it)")
         for g in f["groups"]:
             print(f"    {g['group'][:58]:58s} predicted {g['predicted']:>10,.0f} "
                   f"(unfused {g['predicted_unfused']:,.0f})  simulated {g['simulated']:>10,} "
@@ -304,7 +328,7 @@ def print_row(r: dict) -> None:
                       f"; energy predicted {g['energy']:.2f} uJ (unfused {g['energy_unfused']:.2f})"
                       if g.get("energy") is not None else "") + (
                       f" at {'/'.join(str(v) for v in g['blocks'].values())} ({g['blocks_source']})"
-                      if g.get("blocks") else ""))
+                      if g.get("blocks") else f" ran at {g['ran']}" if g.get("ran") else ""))
 
 
 def within(simulated: float, predicted: float) -> str:
@@ -343,7 +367,9 @@ CHAIN_PROGRAMS = [
 # (tests/test_fused_programs.py: against the cycle model, ragged command counts, on the ISS), the
 # CPU table's fit (benchmarks/cpu_constants.py's FUSED), MobileNetV2 64x64's project convs at their
 # default blocks (fused.gemm_resadd_default_blocks, before and since its BLOCK_N cap), the BERT
-# layer's out_proj + add (32 x 768 -> 768 at the default 32/32/32) and DIM 64 ones
+# layer's out_proj + add (32 x 768 -> 768 at the default 32/32/32; two of its column blocks at 32/64/32),
+# one column block of its linear2 + add at a tile the search gives it (32 x 3072 -> 96 at 32/96/768:
+# 20 mvins of the next K step before each output column's computes) and DIM 64 ones
 RESADD_PROGRAMS = [
     (16, 64, 96, 16, 64, 16, 96), (16, 1024, 96, 24, 64, 32, 96), (16, 256, 192, 32, 128, 32, 64),
     (16, 16, 384, 64, 16, 64, 128), (16, 64, 576, 96, 16, 96, 192),
@@ -354,7 +380,8 @@ RESADD_PROGRAMS = [
     (16, 256, 20, 64, 64, 64, 32),
     (16, 256, 144, 24, 32, 32, 48), (16, 64, 192, 32, 32, 32, 48), (16, 4, 960, 160, 16, 160, 64),
     (16, 16, 576, 96, 16, 48, 576), (16, 16, 384, 64, 16, 32, 64), (16, 16, 576, 96, 16, 32, 64),
-    (16, 4, 960, 160, 16, 32, 64), (16, 32, 768, 768, 32, 32, 32),
+    (16, 4, 960, 160, 16, 32, 64), (16, 32, 768, 768, 32, 32, 32), (16, 32, 768, 128, 32, 64, 32),
+    (16, 32, 3072, 96, 32, 96, 768),
     (64, 64, 96, 64, 64, 64, 96), (64, 97, 65, 33, 64, 64, 64), (64, 256, 192, 64, 64, 64, 64),
     (64, 17, 33, 65, 64, 64, 64), (64, 1024, 64, 64, 64, 64, 64)]
 

@@ -415,7 +415,12 @@ class _Timeline:
     waiting at a command until its reservation station has room (a mvin until the mvin rs_ld
     before is done, a preload, compute or config_ex until the execute command rs_ex before it is,
     across products and programs, a mvout until the mvout rs_st before is) and until the commands
-    before it were dispatched (ld_gate); `core` is when the core issued the last command. Replaces
+    before it were dispatched (ld_gate); `core` is when the core issued the last command. A
+    double-buffered K loop's next step's mvins are issued among the step's computes, a share
+    before each output column as baco.passes.prefetch spreads them (_Stream, product's `spread`):
+    issued after the whole product, they waited for the core's stall on the execute station and
+    held the next product back (the BERT layer's 32x768x768 residual add at 32/64/32 was 1.16x
+    of the ISS end to end, Gemmini's side alone 0.995x). Replaces
     a fixed loss (FUSED_OVERLAP_LOSS, 0.12 of the shorter of Gemmini's work and the core's
     instructions on top of the longer), which priced core-bound tiny chains 1.28-1.30x of the ISS
     and ranked MobileNetV2's 1024 x 32 -> 16 -> 96 chain at 32/32 ahead of 80/32 (benchmarks/
@@ -428,14 +433,15 @@ class _Timeline:
         self.cpc = self.move_cycles = 0.0
         self.moves = 0          # the mvins and mvouts
         self.ld_gate = 0.0      # the commands after a product or a run of stores: those dispatched
+        self.ex_gate = 0.0      # when the last product's last output column's commands are dispatched
         self.ld_done = deque(maxlen=cfg.rs_ld + 1)    # the latest mvins' done times (the load station)
         self.st_done = deque(maxlen=cfg.rs_st + 1)    # the latest mvouts' done times (the store station)
         self.ex_done = deque(maxlen=cfg.rs_ex)    # the latest execute commands' done times (the execute station)
 
     def shift(self, dt: float):
         """Every time later by dt (identical programs repeated: each starts dt after the one before)."""
-        self.ld, self.ex, self.st, self.end, self.ld_gate, self.core = (
-            t + dt for t in (self.ld, self.ex, self.st, self.end, self.ld_gate, self.core))
+        self.ld, self.ex, self.st, self.end, self.ld_gate, self.ex_gate, self.core = (
+            t + dt for t in (self.ld, self.ex, self.st, self.end, self.ld_gate, self.ex_gate, self.core))
         self.ld_done = deque((t + dt for t in self.ld_done), maxlen=self.ld_done.maxlen)
         self.st_done = deque((t + dt for t in self.st_done), maxlen=self.st_done.maxlen)
         self.ex_done = deque((t + dt for t in self.ex_done), maxlen=self.ex_done.maxlen)
@@ -492,25 +498,32 @@ class _Timeline:
         per DIM-row tile, one per chunk of up to `block_len`, default max_block_len, tiles), into
         rows free at `gate`: the done time of each chunk of the last row tile, and a row tile's
         load time."""
+        stream = self.stream(rows, cols, elem_bytes, block_len, gate)
+        if self.issuing:        # mvin by mvin
+            stream.issue(len(stream.moves))
+            return stream.result()
+        d = self.cfg.dim
+        moves, chunks = stream.moves, stream.chunks
+        # the last row tiles mvin by mvin (the load station's latest), those before at once
+        exact = -(-(self.cfg.rs_ld + 1) // chunks)
+        bulk = max(0, len(moves) // chunks - exact) * chunks
+        if bulk:
+            self.ld = max(self.ld, self.ld_gate, gate) + sum(moves[:bulk])
+            self.commands += bulk
+            self.moves += bulk
+        stream.issued = bulk
+        stream.issue(len(moves))
+        return stream.result()
+
+    def stream(self, rows, cols, elem_bytes, block_len=None, gate: float = 0.0) -> "_Stream":
+        """window's mvins, not yet issued (_Stream.issue)."""
         d = self.cfg.dim
         chunks = pieces(cols, (block_len or self.cfg.max_block_len) * d)
-        row_tiles = pieces(rows, d)
-        moves = {r: [dma_cycles(r, c * elem_bytes, self.cfg, self.k) for c in chunks] for r in set(row_tiles)}
-        # the last row tiles mvin by mvin (the load station's latest), those before at once (all of
-        # them mvin by mvin when the core issues them)
-        exact = len(row_tiles) if self.issuing else -(-(self.cfg.rs_ld + 1) // len(chunks))
-        bulk = row_tiles[:-exact]
-        if bulk:
-            self.ld = max(self.ld, self.ld_gate, gate) + sum(sum(moves[r]) for r in bulk)
-            self.commands += len(bulk) * len(chunks)
-            self.moves += len(bulk) * len(chunks)
-        for r in row_tiles[-exact:]:
-            start = self.ld
-            done = [self._mvin(cycles, gate) for cycles in moves[r]]
-        return done, self.ld - start
+        cycles = {r: [dma_cycles(r, c * elem_bytes, self.cfg, self.k) for c in chunks] for r in set(pieces(rows, d))}
+        return _Stream(self, [c for r in pieces(rows, d) for c in cycles[r]], len(chunks), gate)
 
     def product(self, rows, cols, inner, b_ready: list, b_row_cycles: float, a_ready: float,
-                block_len: int, prefetched: bool = False) -> "_Product":
+                block_len: int, prefetched: bool = False, spread: list | None = None) -> "_Product":
         """The computes of a dot over its operands' tiles (rows x inner times inner x cols elements),
         the compiler's order (output column outer, inner tile, then row tile), B's last row tile's
         chunks of `block_len` tiles done at b_ready (a row tile every b_row_cycles before), A at
@@ -519,7 +532,10 @@ class _Timeline:
         before waits for those to leave the array's pipeline (array_depth_factor x DIM).
         `prefetched`: the mvins after it come before it in program order (the prefetch pass moves
         a double-buffered K loop's next step's loads ahead of this step's computes), so they do not
-        wait for its commands' dispatch."""
+        wait for its commands' dispatch. `spread`: those loads, the _Streams whose mvins come a
+        share before each output column's computes (baco.passes.prefetch, _Stream.share): that
+        column's computes are dispatched once they are (the load station holding rs_ld), and the
+        core issues them there."""
         d, k = self.cfg.dim, self.k
         feeds = [max(r, MIN_FEED_ROWS) + k.compute_overhead for r in pieces(rows, d)]
         tn, tk, group, depth = _tiles(cols, d), _tiles(inner, d), sum(feeds), k.array_depth_factor * d
@@ -533,48 +549,59 @@ class _Timeline:
             dispatch = max(dispatch, core)
             lag = max(2 * cpc * i - sum(feeds[:i]) for i in range(tm))
         start = max(self.ex, a_ready, dispatch)
-        columns, lasts = [], []
+        columns, ends, spread = [], list(itertools.accumulate(feeds)), spread or []
+        held = self.cfg.rs_ex // 2
         for n in range(tn):
+            if spread:
+                # a column's share of mvins once the commands before it are dispatched (ex_gate), its
+                # computes once they are (the load station holding rs_ld)
+                self.ld_gate = max(self.ld_gate, self.ex_gate)
+                for i, stream in enumerate(spread):
+                    stream.issue(stream.share(i, len(spread), n + 1, tn))
+                if len(self.ld_done) > self.cfg.rs_ld:
+                    start = max(start, self.ld_done[0])
             ready = b_ready[min(n // block_len, len(b_ready) - 1)]
             last = max(start + (tk - 1) * same, ready + d + (tk - 1) * max(0.0, same - b_row_cycles))
             if self.issuing:
                 issued = [core + 2 * cpc * (g * tm + 1) + lag for g in (n * tk, n * tk + tk - 1)]
                 last = max(last, issued[0] + (tk - 1) * same, issued[1])
+                self._issue_column(last, tk, same, ends, depth)
             columns.append(last + group + depth)                     # its last computes' results out
-            lasts.append(last)
             start = last + new
+            # its last commands dispatched: when no more than the execute station holds are left
+            self.ex_gate = last + group - min(held, tk * tm) * (group + (tk - 1) * same) / (tk * tm)
+        for stream in spread:
+            stream.issue(len(stream.moves))
         self.ex = start - new + group
         computes = _tiles(rows, d) * tn * tk
         self.commands += 2 * computes
         # the mvins after it wait for its last commands' dispatch: until no more than the execute
         # station holds (a preload and a compute each) are left to start
-        held = self.cfg.rs_ex // 2
         if not prefetched and computes > held:
             first = columns[0] - group - depth - (tk - 1) * same
             self.ld_gate = max(self.ld_gate, self.ex - held * (self.ex - first) / computes)
-        if self.issuing:
-            # the core issues the preloads and computes in order (output column, k step, row tile),
-            # each once the execute station has room: the execute command rs_ex before it (of this
-            # product or those before) done, a compute's results out of the array
-            # (_ex_entry's arithmetic inlined: this loop is most of the model's time)
-            ends = list(itertools.accumulate(feeds))
-            ex_done, size, core = self.ex_done, self.ex_done.maxlen, self.core
-            append = ex_done.append
-            for column_last in lasts:
-                for kk in range(tk):
-                    begun = column_last - (tk - 1 - kk) * same
-                    for end in ends:
-                        done = begun + end + depth
-                        room = ex_done[0] if len(ex_done) == size else 0.0      # the preload
-                        core += cpc
-                        core = room if room > core else core
-                        append(done if done > core else core)
-                        room = ex_done[0] if len(ex_done) == size else 0.0      # the compute
-                        core += cpc
-                        core = room if room > core else core
-                        append(done if done > core else core)
-            self.core = core
         return _Product(columns, last - (tk - 1) * same + feeds[0] + depth)
+
+    def _issue_column(self, column_last: float, tk: int, same: float, ends: list, depth: float):
+        """The core issuing an output column's preloads and computes in order (k step, row tile),
+        each once the execute station has room: the execute command rs_ex before it (of this
+        product or those before) done, a compute's results out of the array (_ex_entry's
+        arithmetic inlined: this loop is most of the model's time)."""
+        ex_done, size, core, cpc = self.ex_done, self.ex_done.maxlen, self.core, self.cpc
+        append = ex_done.append
+        for kk in range(tk):
+            begun = column_last - (tk - 1 - kk) * same
+            for end in ends:
+                done = begun + end + depth
+                room = ex_done[0] if len(ex_done) == size else 0.0      # the preload
+                core += cpc
+                core = room if room > core else core
+                append(done if done > core else core)
+                room = ex_done[0] if len(ex_done) == size else 0.0      # the compute
+                core += cpc
+                core = room if room > core else core
+                append(done if done > core else core)
+        self.core = core
 
     def store(self, rows, cols, columns: list) -> float:
         """The rows x cols elements that exist out of the accumulator, one mvout per DIM x DIM tile,
@@ -599,6 +626,36 @@ class _Timeline:
         if len(self.st_done) > self.cfg.rs_st:
             self.ld_gate = max(self.ld_gate, self.st_done[0])
         return first
+
+
+class _Stream:
+    """A window's mvins (row tile by row tile, a chunk of columns each: _Timeline.stream) issued
+    on the timeline a run at a time (baco.passes.prefetch spreads a K step's next loads through
+    its computes, a share per output column)."""
+
+    def __init__(self, t: _Timeline, moves: list, chunks: int, gate: float):
+        self.t, self.moves, self.chunks, self.gate = t, moves, chunks, gate
+        self.issued, self.done, self.row_start = 0, [], 0.0
+
+    def share(self, i: int, streams: int, j: int, n: int) -> int:
+        """Where output column j's share of stream i of `streams` starts (mvin p goes to column
+        floor((p + i/S)·n/L)): prefetch._shares' ceil((j·L·S - i·n)/(n·S)), in [0, L] for 0 <= j <= n."""
+        length = len(self.moves)
+        return min(length, max(0, -((i * n - j * length * streams) // (n * streams))))
+
+    def issue(self, upto: int):
+        """The mvins up to index `upto`, in order."""
+        for p in range(self.issued, upto):
+            if p % self.chunks == 0 and p + self.chunks >= len(self.moves):   # the last row tile begins
+                self.row_start, self.done = self.t.ld, []
+            done = self.t._mvin(self.moves[p], self.gate)
+            if p + self.chunks >= len(self.moves):
+                self.done.append(done)
+        self.issued = max(self.issued, upto)
+
+    def result(self) -> tuple:
+        """window's: each chunk of the last row tile's done time, and that row tile's load time."""
+        return self.done, self.t.ld - self.row_start
 
 
 class _Product(NamedTuple):
@@ -701,16 +758,27 @@ def _k_loop(t: _Timeline, rows, K, bk, cols, double_buffer: bool, steps: list) -
     """A blocked product's K loop on the timeline: per step of bk (the last one ragged) the A (rows x
     step) and B (step x cols) windows into a home free once the product before that read it is
     (the step before's, or with double buffering the one before that: `steps`, extended with
-    this loop's), then their product. When its last results are out."""
+    this loop's), then their product. Double-buffered, a step's windows come among the computes
+    of the product before (baco.passes.prefetch, _Timeline.product's `spread`).
+    When its last results are out."""
     cfg = t.cfg
-    widths, back = pieces(K, bk), 2 if double_buffer else 1
+    widths, back, base = pieces(K, bk), 2 if double_buffer else 1, len(steps)
+
+    def streams(j):
+        home = steps[base + j - back] if base + j - back >= 0 else 0.0
+        return [t.stream(rows, widths[j], cfg.input_bytes, gate=home), t.stream(widths[j], cols, cfg.input_bytes,
+                                                                                   gate=home)]
+    loads = streams(0)
     for i, width in enumerate(widths):
-        home = steps[-back] if len(steps) >= back else 0.0
-        a_done = t.window(rows, width, cfg.input_bytes, gate=home)[0][-1]
-        b_ready, b_row = t.window(width, cols, cfg.input_bytes, gate=home)
-        p = t.product(rows, cols, width, b_ready, b_row, a_done, cfg.max_block_len,
-                      prefetched=double_buffer and i < len(widths) - 1)
+        for s in loads:
+            s.issue(len(s.moves))
+        (a_done, _), (b_ready, b_row) = (s.result() for s in loads)
+        ahead = double_buffer and i < len(widths) - 1
+        spread = streams(i + 1) if ahead else None
+        p = t.product(rows, cols, width, b_ready, b_row, a_done[-1], cfg.max_block_len, prefetched=ahead,
+                      spread=spread)
         steps.append(p.released)
+        loads = spread or (streams(i + 1) if i < len(widths) - 1 else [])
     return p.columns[-1]
 
 
