@@ -61,7 +61,13 @@ B are: the column's first program moves B's K rows in explicitly (unless B holds
 instead of every program splitting the step in two LOOP_WSs. In a grid of one row of such programs
 (num_programs(0) = 1, tested at run time), they keep A too, as the C library's a_reuse does: the
 first program's LOOP_WS moves it into the bottom of the first half (a_spad_id 1), the programs
-after it along axis 1 compute on it (address 0), when its step is one LOOP_WS in every program.
+after it along axis 1 compute on it (address 0). Without a bias a ragged step of at least DIM is
+split there in every program (a column is one program: nothing would reuse an explicitly moved
+B, and the FSM's B loads need no drain of the loop unit, so the core issues a program's loops
+while the previous program computes), whatever B's allocation holds (A lies alike in every
+program): its whole blocks first, their A in the first half, then the head, its A block at the
+bottom of the second half (a_spad_id 2), which stores C. With a bias A is kept where the step is
+one LOOP_WS (_Resident.with_a).
 
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
 blocks over half the scratchpad or accumulator (the FSM's halves; a block split over two
@@ -573,13 +579,15 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, kee
     whole = ir.cmpi("eq", ir.binop("remui", s.cols if n.b_t else s.kk, cst(d)), cst(0))
     split = ir.const_int(0, whole.type)
     if not n.b_t:
-        whole = _or_else(whole, lambda: _b_holds_blocks(n, cfg, strides, s))
+        whole = _or_else(whole, lambda: _and(keep.padded_b, _b_holds_blocks(n, cfg, strides, s)))
     kept_column = keep.b and _one_column_block(n, cfg)
     if not n.b_t and (not kept_column or keep.split_kept_column is not False):
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
         if kept_column:
-            split = ir.binop("andi", split, keep.split_kept_column)
-        prefetch.when(split, lambda: _ragged_head(n, cfg, strides, s, first, keep))
+            split = _and(split, keep.split_kept_column)
+    head_first, head_after = _and(split, _not(keep.head_last)), _and(split, keep.head_last)
+    if head_first is not False:
+        prefetch.when(head_first, lambda: _ragged_head(n, cfg, strides, s, first, False, keep))
     by_fsm = ir.binop("andi", whole, _not(s.empty))
     b_fsm = ir.binop("ori", by_fsm, split)
     moved = _and(_not(b_fsm), _not(keep.reuse_b))
@@ -590,13 +598,15 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, kee
     a_addr = ir.binop("addi", s.a_addr(n), ir.binop("muli", head, a_stride) if n.a_t else head)
     b_addr = ir.binop("addi", s.b_addr(n), ir.binop("muli", head, b_stride))
     zero = cst(0)
-    _emit_loop(n, cfg, strides, s, first=select(split, ir.const_int(0, split.type), first) if first is not True
-               else _not(split), last=last,
+    _emit_loop(n, cfg, strides, s, first=select(head_first, ir.const_int(0, split.type), first) if first is not True
+               else _not(head_first), last=_and(last, _not(head_after)),
                bk=select(split, ir.binop("subi", s.bk, cst(1)), s.bk),
                pad_k=select(split, zero, ir.binop("subi", ir.binop("muli", s.bk, cst(d)), s.kk)),
                a_addr=keep.addr("a", select(s.empty, zero, select(split, a_addr, s.a_addr(n)))),
                b_addr=keep.addr("b", select(b_fsm, select(split, b_addr, s.b_addr(n)), zero)),
                b_spad=select(split, cst(2), keep.first_half) if keep.b else zero, a_spad=keep.a_spad)
+    if head_after is not False:
+        prefetch.when(head_after, lambda: _ragged_head(n, cfg, strides, s, False, last, keep))
 
 
 def _one_column_block(n: Nest, cfg: GemminiConfig) -> bool:
@@ -671,10 +681,11 @@ class _Resident:
 
     A, along a one-row grid (num_programs(0) = 1: the programs walk the columns): when the A window
     (its DRAM view, its row and K extents) and the K loop's bounds cannot differ between programs
-    along axis 1, and the step is one LOOP_WS (never split: K whole blocks or under DIM, a Bᵀ, or a
-    kept B of one column block; the same in every program, since K is), A goes to the bottom of the first half
-    (a_spad_id 1) and every program after the first computes on it (A address 0: LdA does not run,
-    baco.sim.loops). Outside a one-row grid A stays in its loop slot's half (a_spad_id 0).
+    along axis 1, A goes to the bottom of the first half (a_spad_id 1) and every program after the
+    first computes on it (A address 0: LdA does not run, baco.sim.loops), where its step has the
+    same form in every program (with_a: without a bias a ragged step of at least DIM split, the
+    head's A block at the bottom of the second half; with one, a step that is one LOOP_WS). Outside a one-row grid A stays in its loop slot's
+    half (a_spad_id 0).
 
     Nothing else writes those rows between two programs: the function's only Gemmini work is this
     nest (match); every program of the launch takes the same branch (its conditions are the same
@@ -682,12 +693,15 @@ class _Resident:
     too) at the top, and loop_ws_fits keeps any A and any B of the nest within one half together.
     `a`, `b`: A (in a one-row grid, with_a), B kept; `reuse_a`, `reuse_b`: i1, the previous program
     left it; `first_half`: the half of the step's first LOOP_WS's B; `a_spad`: A's spad id (i64; 0:
-    its loop slot's half)."""
+    its loop slot's half), `head_a_spad` a split head's; `padded_b`: a B holding whole blocks makes a
+    ragged step one padded LOOP_WS (bool or i1); `head_last`: a split step's head after its whole
+    blocks (bool or i1)."""
 
     def __init__(self):
         self.a = self.b = self.reuse_a = self.reuse_b = False
         self.first_half, self.a_spad = None, cst(0)
         self.split_kept_column = False      # i1 (with_a): a kept B of one column block split all the same
+        self.padded_b, self.head_a_spad, self.head_last = True, cst(0), False    # (with_a)
 
     @classmethod
     def of(cls, n: Nest):
@@ -707,21 +721,40 @@ class _Resident:
         return keep
 
     def with_a(self, n: Nest, cfg: GemminiConfig, s: _Step):
-        """A copy keeping A too (reuse_a, a_spad) where step `s` is one LOOP_WS in every program, at
-        the insertion point (in a one-row grid's whole-K branch)."""
+        """A copy keeping A too (reuse_a, a_spad, head_a_spad), at the insertion point (in a one-row
+        grid's whole-K branch). Without a bias a ragged K of at least DIM is split (_step_loops; a kept
+        B of one column block too, rather than moved in explicitly: its column is one program), and
+        in a grid of several columns in every program, whatever B's allocation holds (padded_b
+        false), so that A's blocks lie alike in all: the whole blocks first, their A at the bottom
+        of the first half, then the head (head_last), its A block at the bottom of the second half
+        (a_spad_id 2), which stores C. A launch of one program reuses nothing: its A stays in its
+        loop slot's half when split, and a B holding whole blocks makes the step one padded LOOP_WS.
+        With a bias (D) A is kept only where the step is one LOOP_WS in every program (a kept B of
+        one column block moved in explicitly, not split, but in a launch of one program): two
+        LOOP_WSs a program would hold both loop slots, and the next program's LdD, which waits for
+        the C of the program before to leave its accumulator half, would hold the loader ahead of
+        this program's B (1x65x17 in 16/16/32 at DIM 16, int8 C: 570 -> 805 cycles)."""
         keep, d = copy.copy(self), cfg.dim
         keep.reuse_a, keep.a_spad = ir.cmpi("sgt", _program_id(n.store, 1), cst(0)), cst(1)
-        if not n.b_t:
+        if n.b_t:
+            return keep
+        unsplit = ir.binop("ori", ir.cmpi("eq", ir.binop("remui", s.kk, cst(d)), cst(0)),
+                           ir.cmpi("slt", s.kk, cst(d)))
+        if n.bias_copy is not None:
             # a ragged K of at least DIM may be split (_step_loops), and whether it is depends on B's window;
             # a kept B of one column block only in a launch of one program, where nothing is reused
             # and the split's two LOOP_WSs overlap B's loads with the computes (its explicit mvins do not)
-            unsplit = ir.binop("ori", ir.cmpi("eq", ir.binop("remui", s.kk, cst(d)), cst(0)),
-                               ir.cmpi("slt", s.kk, cst(d)))
             if self.b and _one_column_block(n, cfg):
                 keep.split_kept_column = ir.cmpi("eq", ir.call_grid(n.store, NUM_PROGRAMS, 1), cst(1))
                 unsplit = ir.binop("ori", unsplit, _not(keep.split_kept_column))
             keep.a_spad = ir.create("arith.extui", operands=[unsplit], results=[ir.i64()]).result
             keep.reuse_a = ir.binop("andi", unsplit, keep.reuse_a)
+            return keep
+        several = ir.cmpi("sgt", ir.call_grid(n.store, NUM_PROGRAMS, 1), cst(1))
+        keep.split_kept_column, keep.padded_b, keep.head_last = True, _not(several), several
+        keep.head_a_spad = select(several, cst(2), cst(0))
+        keep.a_spad = ir.create("arith.extui", operands=[ir.binop("ori", unsplit, several)],
+                                results=[ir.i64()]).result
         return keep
 
     def b_halves(self):
@@ -782,16 +815,16 @@ def _varies(value, axis: int, loop, memo=None) -> bool:
     return varies
 
 
-def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, keep: _Resident):
+def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, keep: _Resident):
     """The first K % DIM columns of a ragged step of K >= DIM as one LOOP_WS of one padded K block
-    (the D window if it is the first step; no C: the rest of the step accumulates onto it in the
-    same accumulator half). LoopMatmul reads DIM rows of B from the step's first row: inside the
-    window, since its K is at least DIM."""
+    (the D window if it is the first step; before the rest of the step, which accumulates onto it
+    in the same accumulator half, C if it is the last: after it, keep.head_last). LoopMatmul reads
+    DIM rows of B from the step's first row: inside the window, since its K is at least DIM."""
     d, zero = cfg.dim, cst(0)
     r = ir.binop("remui", s.kk, cst(d))
-    _emit_loop(n, cfg, strides, s, first=first, last=False, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
+    _emit_loop(n, cfg, strides, s, first=first, last=last, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
                a_addr=keep.addr("a", s.a_addr(n)), b_addr=keep.addr("b", s.b_addr(n)),
-               b_spad=cst(1) if keep.b else zero, a_spad=zero)
+               b_spad=cst(1) if keep.b else zero, a_spad=keep.head_a_spad)
 
 
 def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, b_spad,
