@@ -7,7 +7,7 @@ import pytest
 import baco
 import baco.language as bl
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule, gemm_loop_ws_loops, head_last_split, loop_unit_half, resident_a
+from baco.gemmini.schedule import GemmSchedule, gemm_loop_ws_loops, head_last_split, loop_unit_half, one_row, resident_a
 from baco.kernels.matmul import bias_vector, matmul_kernel, reference
 
 DIM16 = GemminiConfig()
@@ -496,8 +496,9 @@ def test_one_step_programs_compute_on_the_previous_programs_b(case):
     1 + pid_n % 2, a split step's in halves 1 and 2; an explicitly moved B, K < DIM or a ragged K
     over one column block, in the first's) and every program after the first of its column computes
     on it (B address 0, no mvin2); A is moved in by every program, in its loop slot's half, but in a
-    one-row grid (schedule.resident_a: the first program's, in the first half; test_loop_ws_resident_a).
-    Bit-exact with different data in every column."""
+    one-row grid (schedule.resident_a: the first program's, in the first half; test_loop_ws_resident_a),
+    where a ragged step of at least DIM is split with its whole blocks first (B in half 1) and its head
+    after them (B in half 2, A in the second half): a split step's first LOOP_WS takes half 1. Bit-exact with different data in every column."""
     M, N, K, _, _, _, (bm, bn, bk), _, cfg = case
     c, ref, issued = issued_commands(case)
     np.testing.assert_array_equal(c, ref)
@@ -506,14 +507,17 @@ def test_one_step_programs_compute_on_the_previous_programs_b(case):
     addrs = per_program(issued, "loop_ws_config_addrs_ab")
     per = len(loops) // (rows * cols)
     assert per * rows * cols == len(loops) and per in (1, 2)
+    bias = case[5]
+    keep_a = resident_a(M, K, GemmSchedule(bm, bn, bk), cfg, bias=bias)
+    after = one_row(M, N, K, GemmSchedule(bm, bn, bk), bias)     # the head after the whole blocks
     if per == 1:
         assert [f["b_spad_id"] for f in loops] == [1 + p // rows % 2 for p in range(rows * cols)]
     else:
         assert [f["b_spad_id"] for f in loops] == [1, 2] * (rows * cols)
-    keep_a = resident_a(M, K, GemmSchedule(bm, bn, bk), cfg)
-    assert [f["a_spad_id"] for f in loops] == [int(keep_a)] * len(loops)
+    assert [f["a_spad_id"] for f in loops] == ([1, 2] * (rows * cols) if after and per == 2 else
+                                               [int(keep_a)] * len(loops))
     assert [bool(a["a_addr"]) for a in addrs] == [not keep_a or p < per for p in range(len(addrs))]
-    explicit_b = K < cfg.dim or (K % cfg.dim and bn <= cfg.dim)
+    explicit_b = K < cfg.dim or (K % cfg.dim and bn <= cfg.dim and not after)
     first = [p % rows == 0 for p in range(rows * cols) for _ in range(per)]
     assert [bool(f["b_addr"]) for f in addrs] == ([False] * len(addrs) if explicit_b else first)
     mvin2 = len([n for n, _ in issued if n == "mvin2"])

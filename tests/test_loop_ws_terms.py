@@ -13,7 +13,7 @@ from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, LOOP_CONV_INSTRUCTIONS, LOOP_WS_INSTRUCTIONS,
                                    GemmSchedule, _loop_field_sum,
                                    gemm_loop_ws_loops, grid_axes, last_step_form, loop_conv_instructions, loop_ws_instructions,
-                                   loop_ws_launch_terms, ragged_k_loop)
+                                   loop_ws_launch_terms, one_program, one_row, ragged_k_loop)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.tuner.kernel_model import conv_cpu_cycles
 
@@ -32,6 +32,11 @@ def launches():
             yield cfg, M, N, K, GemmSchedule(bm, bn, bk, "WS", True)
 
 
+def form(M, N, K, s, cfg, b_transposed, b_padded) -> str:
+    """The launch's last-step form, as its loops take it."""
+    return last_step_form(K, s, cfg, b_transposed, b_padded, one_program(M, N, s), one_row(M, N, K, s))
+
+
 def charged(terms: dict) -> float:
     return sum(n * LOOP_WS_INSTRUCTIONS[name] for name, n in terms.items())
 
@@ -40,19 +45,19 @@ def test_the_loops_charge_what_the_launch_terms_count():
     forms = set()
     for cfg, M, N, K, s in launches():
         for b_transposed, b_padded in FLAGS:
-            forms.add(last_step_form(K, s, cfg, b_transposed, b_padded))
+            forms.add(form(M, N, K, s, cfg, b_transposed, b_padded))
             terms = loop_ws_launch_terms(M, N, K, s, cfg, b_transposed, b_padded)
             loops = gemm_loop_ws_loops(M, N, K, s, cfg, b_transposed=b_transposed, b_padded=b_padded)
             assert _loop_field_sum(loops, "cpu") == pytest.approx(charged(terms), rel=1e-12), (M, N, K, s)
             assert terms["program"] == -(-M // s.block_m) * -(-N // s.block_n)
             assert terms["launch"] == 1
-    assert forms == {"whole", "padded", "explicit_b", "split"}
+    assert forms == {"whole", "padded", "explicit_b", "split", "split_after"}
 
 
 def test_the_closed_form_is_the_launch_terms_of_whole_steps():
     for cfg, M, N, K, s in launches():
         for b_transposed, b_padded in FLAGS:
-            if last_step_form(K, s, cfg, b_transposed, b_padded) not in ("whole", "padded"):
+            if form(M, N, K, s, cfg, b_transposed, b_padded) not in ("whole", "padded"):
                 continue
             terms = loop_ws_launch_terms(M, N, K, s, cfg, b_transposed, b_padded)
             programs, steps = terms["program"], -(-K // s.block_k)
@@ -120,9 +125,9 @@ def test_loop_conv_terms_are_the_tuners():
 
 
 @pytest.mark.parametrize("dim, M, N, K, blocks, mvins, column_mvins", [
-    (16, 48, 40, 72, (48, 16, 80), 15, 15),         # 3 columns' first programs, 5 k blocks each
+    (16, 64, 40, 72, (48, 16, 80), 15, 15),         # 3 columns' first programs, 5 k blocks each
     (16, 96, 40, 72, (48, 16, 80), 15, 15),         # the second row computes on the resident B
-    (16, 33, 97, 33, (48, 16, 48), 21, 21),         # 7 columns (the last 1 wide), 3 k blocks each
+    (16, 49, 97, 33, (48, 16, 48), 21, 21),         # 7 columns (the last 1 wide), 3 k blocks each
     (16, 1086, 1, 572, (64, 16, 576), 36, 0),       # one column: its mvin loop folds
     (16, 32, 16, 41, (16, 16, 48), 3, 0)])         # a column of two programs: the first moves B
 def test_an_explicit_bs_mvins_cost_more_in_a_grid_of_several_columns(dim, M, N, K, blocks, mvins, column_mvins):
@@ -130,7 +135,7 @@ def test_an_explicit_bs_mvins_cost_more_in_a_grid_of_several_columns(dim, M, N, 
     more than one column of programs (the mvin loop runs on the program's column)."""
     cfg = GemminiConfig(dim=dim)
     s = GemmSchedule(*blocks, "WS", True)
-    assert last_step_form(K, s, cfg) == "explicit_b"
+    assert form(M, N, K, s, cfg, False, False) == "explicit_b"
     terms = loop_ws_launch_terms(M, N, K, s, cfg)
     assert (terms["mvin"], terms["column_mvin"]) == (mvins, column_mvins)
     assert terms["explicit_b"] == -(-N // s.block_n)

@@ -538,19 +538,25 @@ def loop_ws_instructions(programs, steps, N, K, ragged=False, rows=True, cols=Tr
 
 
 def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
-                   b_padded: bool = False, one_program: bool = False) -> str:
+                   b_padded: bool = False, one_program: bool = False, one_row: bool = False) -> str:
     """How the loop-ws pass issues a program's last K step: "whole" (whole DIM blocks), "padded"
     (one LOOP_WS with pad_k: B holds padded_rows(K, DIM) rows and is read row-major), "explicit_b"
     (one padded LOOP_WS on a B moved in explicitly: K < DIM, or a program of one K step over a B
     of one column block, which stays resident down its column, so the column's first program
-    moves it, unless the launch is `one_program`) or "split" (any other ragged step: a one-block
-    head LOOP_WS and one of the whole blocks, the head last in a program's first step)."""
+    moves it, unless the launch is `one_program` or `one_row`), "split" (any other ragged step: a
+    one-block head LOOP_WS and one of the whole blocks, the head last in a program's first step) or
+    "split_after" (the same two LOOP_WSs, the whole blocks first and the head storing C: a ragged
+    step of at least DIM in a `one_row` launch, a grid of one row of several programs of one K
+    step, no bias, keeping A, whatever B holds)."""
     kk = K - (-(-K // s.block_k) - 1) * s.block_k
     if kk % cfg.dim == 0:
         return "whole"
+    if one_row and not b_transposed and kk >= cfg.dim:
+        return "split_after"
     if b_padded and not b_transposed:
         return "padded"
-    resident_column = K <= s.block_k and s.block_n <= cfg.dim and not b_transposed and not one_program
+    resident_column = K <= s.block_k and s.block_n <= cfg.dim and not b_transposed and not one_program \
+        and not one_row
     return "explicit_b" if kk < cfg.dim or resident_column else "split"
 
 
@@ -583,13 +589,22 @@ def _loop_ws_columns(M: int, N: int, K: int, s: GemmSchedule) -> list:
     return [(cols, count, programs) for cols, count in widths]
 
 
-def resident_a(M: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False) -> bool:
+def resident_a(M: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
+               bias: bool = False) -> bool:
     """Whether the GEMM kernel's programs after the first compute on the A the first left in the
     scratchpad (baco.passes.loop_ws._Resident), as the C library's a_reuse does: a grid of one row of
-    programs (M within one block) of one K step, one LOOP_WS in every program (K whole blocks or
-    under DIM, a Bᵀ, or a B of one column block; a ragged step of a wider B may be split)."""
-    return M <= s.block_m and K <= s.block_k and (b_transposed or K % cfg.dim == 0 or K < cfg.dim
+    programs (M within one block) of one K step; without a `bias` any (a ragged one of at least DIM
+    split alike in every program, "split_after": last_step_form), with one a step that is one
+    LOOP_WS in every program (K whole blocks or under DIM, a Bᵀ, or a B of one column block; a
+    ragged step of a wider B may be split)."""
+    return M <= s.block_m and K <= s.block_k and (not bias or b_transposed or K % cfg.dim == 0 or K < cfg.dim
                                                   or s.block_n <= cfg.dim)
+
+
+def one_row(M: int, N: int, K: int, s: GemmSchedule, bias: bool = False) -> bool:
+    """Whether the GEMM kernel's launch is a grid of one row of several programs of one K step with
+    no `bias`: last_step_form's `one_row` (A kept: resident_a)."""
+    return M <= s.block_m and K <= s.block_k and N > s.block_n and not bias
 
 
 def one_program(M: int, N: int, s: GemmSchedule) -> bool:
@@ -614,7 +629,7 @@ def _gemm_program_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     steps = -(-K // s.block_k)
     moved = form == "explicit_b" and load_b
     rows, columns = grid_axes(M, N, s.block_m, s.block_n)
-    return loop_ws_program_terms(steps, N, K, split=form == "split",
+    return loop_ws_program_terms(steps, N, K, split=form in ("split", "split_after"),
                                  b_mvins=_explicit_b_mvins(K - (steps - 1) * s.block_k, cols, cfg) if moved else None,
                                  b_halves=_explicit_b_halves(steps), ragged=ragged_k_loop(K, s.block_k),
                                  rows=rows, cols=columns)
@@ -628,11 +643,13 @@ def _explicit_b_halves(steps: int) -> int:
 
 
 def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bool = False,
-                         b_padded: bool = False) -> dict:
+                         b_padded: bool = False, bias: bool = False) -> dict:
     """What LOOP_WS_INSTRUCTIONS multiplies in a launch of the GEMM kernel's LOOP_WS programs (as
     gemm_loop_ws_loops charges it): the launch's own terms and its programs'
-    (loop_ws_program_terms, counted over their K steps)."""
-    steps, form = -(-K // s.block_k), last_step_form(K, s, cfg, b_transposed, b_padded, one_program(M, N, s))
+    (loop_ws_program_terms, counted over their K steps); `bias`: a bias in the first step (a one-row
+    launch's form depends on it: last_step_form)."""
+    steps = -(-K // s.block_k)
+    form = last_step_form(K, s, cfg, b_transposed, b_padded, one_program(M, N, s), one_row(M, N, K, s, bias))
     totals = dict.fromkeys(LOOP_WS_INSTRUCTIONS, 0)
     for cols, count, programs in _loop_ws_columns(M, N, K, s):
         for load_b, n_programs in collections.Counter(load_b for _, load_b in programs).items():
@@ -689,15 +706,16 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
     LOOP_WS on a B moved in explicitly when it is shorter than DIM or the program's only step over
     one column block, else
     split into the step's whole blocks and a one-block head (its first K % DIM columns), after them
-    in a program's first step, before them in a later one (last_step_form; `b_transposed`: B read
-    column-major, LOOP_WS's b_transpose). A program of one
+    in a program's first step, before them in a later one (in a one-row grid of several programs
+    without a bias, one_row, the whole blocks first and the head after them) (last_step_form;
+    `b_transposed`: B read column-major, LOOP_WS's b_transpose). A program of one
     K step after the first of its column computes on the B its predecessor left in the scratchpad
     (_loop_ws_columns), and in a one-row grid of such programs every program after the first on the A
     the first left (resident_a). The CPU's instructions (LOOP_WS_INSTRUCTIONS) where loop_ws_program_terms
     says the CPU runs them (a split step's own before its first LOOP_WS, the split's before its
     second, as the ISS runs them), the launch's before the first program's."""
     d, c = cfg.dim, LOOP_WS_INSTRUCTIONS
-    form = last_step_form(K, s, cfg, b_transposed, b_padded, one_program(M, N, s))
+    form = last_step_form(K, s, cfg, b_transposed, b_padded, one_program(M, N, s), one_row(M, N, K, s, bias))
 
     @functools.cache        # a column's programs are mostly alike, and columns of one width are too
     def program(rows, cols, load_b, load_a=True):
@@ -711,9 +729,10 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
             kk = min(s.block_k, K - k0)
             bk, last = -(-kk // d), k0 + s.block_k >= K
             step = dict(shape, K=bk, pad_k=bk * d - kk, bias=bias and k0 == 0, store=last)
-            if last and form == "split":     # the whole blocks and the head: head_last_split's order
+            if last and form in ("split", "split_after"):   # the whole blocks and the head
                 whole, head = dict(step, K=bk - 1, pad_k=0), dict(step, K=1, pad_k=d - kk % d)
-                one, two = (whole, head) if head_last_split(k0, kk, d) else (head, whole)  # the step's code before one
+                head_last = form == "split_after" or head_last_split(k0, kk, d)
+                one, two = (whole, head) if head_last else (head, whole)  # the step's code before one
                 loops += [LoopWs(**dict(one, store=False)),     # D in the first
                           LoopWs(**dict(two, bias=False, cpu=instructions(terms["last"], c)))]
             elif last:      # an explicitly moved B's mvins just before the LOOP_WS, which then moves none
@@ -738,7 +757,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
         return [(first, 1)] + [(item, n - 1)] * (n > 1) + rest
 
     (first, count, programs), *rest = _loop_ws_columns(M, N, K, s)
-    load_a = not resident_a(M, K, s, cfg, b_transposed)     # by the columns after the first
+    load_a = not resident_a(M, K, s, cfg, b_transposed, bias)     # by the columns after the first
     return [(launched(column(first, programs)), 1)] + \
         [(column(first, programs, load_a), count - 1)] * (count > 1) + \
         [(column(cols, programs, load_a), n) for cols, n, programs in rest]

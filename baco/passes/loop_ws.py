@@ -63,7 +63,13 @@ B are: the column's first program moves B's K rows in explicitly (unless B holds
 instead of every program splitting the step in two LOOP_WSs. In a grid of one row of such programs
 (num_programs(0) = 1, tested at run time), they keep A too, as the C library's a_reuse does: the
 first program's LOOP_WS moves it into the bottom of the first half (a_spad_id 1), the programs
-after it along axis 1 compute on it (address 0), when its step is one LOOP_WS in every program.
+after it along axis 1 compute on it (address 0). Without a bias a ragged step of at least DIM is
+split there in every program (a column is one program: nothing would reuse an explicitly moved
+B, and the FSM's B loads need no drain of the loop unit, so the core issues a program's loops
+while the previous program computes), whatever B's allocation holds (A lies alike in every
+program): its whole blocks first, their A in the first half, then the head, its A block at the
+bottom of the second half (a_spad_id 2), which stores C. With a bias A is kept where the step is
+one LOOP_WS (_Resident.with_a).
 
 Stays with linalg-to-instgem (explicit streams), because LOOP_WS cannot express it: OS;
 blocks over half the scratchpad or accumulator (the FSM's halves; a block split over two
@@ -577,20 +583,23 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, kee
     split = ir.const_int(0, whole.type)
     head_last = False
     if not n.b_t:
-        whole = _or_else(whole, lambda: _b_holds_blocks(n, cfg, strides, s))
+        whole = _or_else(whole, lambda: _and(keep.padded_b, _b_holds_blocks(n, cfg, strides, s)))
     kept_column = keep.b and _one_column_block(n, cfg)
     if not n.b_t and (not kept_column or keep.split_kept_column is not False):
         split = ir.binop("andi", _not(whole), ir.cmpi("sge", s.kk, cst(d)))
         if kept_column:
-            split = ir.binop("andi", split, keep.split_kept_column)
-        # a split step's head after its whole blocks when the step is the program's first (its only:
-        # a ragged step is the last) and they are more than one (no compute chain runs before it:
-        # their first compute then waits only for their own first loads, up to MAX_BLOCK_LEN blocks
-        # of A a mvin, not for the head's too), under a branch of its own (its loop registers
-        # constants); else before them. Not tested in a K loop of constant bounds and several steps
-        # (a shape-specialized program's ragged K loop: its CPU would pay the test every step)
+            split = _and(split, keep.split_kept_column)
+        # a split step's head after its whole blocks, under a branch of its own (its loop registers
+        # constants): in a one-row grid of several programs keeping A (keep.head_last: A's blocks lie
+        # alike in every program), and where the step is the program's first (its only: a ragged step
+        # is the last) and they are more than one (no compute chain runs before it: their first
+        # compute then waits only for their own first loads, up to MAX_BLOCK_LEN blocks of A a mvin,
+        # not for the head's too); else before them. The second is not tested in a K loop of constant
+        # bounds and several steps (a shape-specialized program's ragged K loop: its CPU would pay the
+        # test every step)
         if _k_steps(n) in (1, None):
             head_last = _and(_and(split, first), ir.cmpi("sgt", s.kk, cst((HEAD_LAST_BLOCKS - 1) * d)))
+        head_last = _or(head_last, _and(split, keep.head_last))
         _when(_and(split, _not(head_last)), lambda: _ragged_head(n, cfg, strides, s, first, False, keep, 1))
     if head_last is False:
         _step_rest(n, cfg, strides, s, first, last, keep, whole, split)
@@ -672,6 +681,15 @@ def _and(a, b):
     return ir.binop("andi", a, b)
 
 
+def _or(a, b):
+    """a or b, each an i1 Value or a bool."""
+    if isinstance(a, bool):
+        return True if a else b
+    if isinstance(b, bool):
+        return True if b else a
+    return ir.binop("ori", a, b)
+
+
 def _not(cond):
     if isinstance(cond, bool):
         return not cond
@@ -729,10 +747,11 @@ class _Resident:
 
     A, along a one-row grid (num_programs(0) = 1: the programs walk the columns): when the A window
     (its DRAM view, its row and K extents) and the K loop's bounds cannot differ between programs
-    along axis 1, and the step is one LOOP_WS (never split: K whole blocks or under DIM, a Bᵀ, or a
-    kept B of one column block; the same in every program, since K is), A goes to the bottom of the first half
-    (a_spad_id 1) and every program after the first computes on it (A address 0: LdA does not run,
-    baco.sim.loops). Outside a one-row grid A stays in its loop slot's half (a_spad_id 0).
+    along axis 1, A goes to the bottom of the first half (a_spad_id 1) and every program after the
+    first computes on it (A address 0: LdA does not run, baco.sim.loops), where its step has the
+    same form in every program (with_a: without a bias a ragged step of at least DIM split, the
+    head's A block at the bottom of the second half; with one, a step that is one LOOP_WS). Outside a one-row grid A stays in its loop slot's
+    half (a_spad_id 0).
 
     Nothing else writes those rows between two programs: the function's only Gemmini work is this
     nest (match); every program of the launch takes the same branch (its conditions are the same
@@ -740,12 +759,15 @@ class _Resident:
     too) at the top, and loop_ws_fits keeps any A and any B of the nest within one half together.
     `a`, `b`: A (in a one-row grid, with_a), B kept; `reuse_a`, `reuse_b`: i1, the previous program
     left it; `first_half`: the half of the step's first LOOP_WS's B; `a_spad`: A's spad id (i64; 0:
-    its loop slot's half)."""
+    its loop slot's half), `head_a_spad` a split head's; `padded_b`: a B holding whole blocks makes a
+    ragged step one padded LOOP_WS (bool or i1); `head_last`: a split step's head after its whole
+    blocks (bool or i1)."""
 
     def __init__(self):
         self.a = self.b = self.reuse_a = self.reuse_b = False
         self.first_half, self.a_spad = None, cst(0)
         self.split_kept_column = False      # i1 (with_a): a kept B of one column block split all the same
+        self.padded_b, self.head_a_spad, self.head_last = True, cst(0), False    # (with_a)
 
     @classmethod
     def of(cls, n: Nest):
@@ -765,21 +787,40 @@ class _Resident:
         return keep
 
     def with_a(self, n: Nest, cfg: GemminiConfig, s: _Step):
-        """A copy keeping A too (reuse_a, a_spad) where step `s` is one LOOP_WS in every program, at
-        the insertion point (in a one-row grid's whole-K branch)."""
+        """A copy keeping A too (reuse_a, a_spad, head_a_spad), at the insertion point (in a one-row
+        grid's whole-K branch). Without a bias a ragged K of at least DIM is split (_step_loops; a kept
+        B of one column block too, rather than moved in explicitly: its column is one program), and
+        in a grid of several columns in every program, whatever B's allocation holds (padded_b
+        false), so that A's blocks lie alike in all: the whole blocks first, their A at the bottom
+        of the first half, then the head (head_last), its A block at the bottom of the second half
+        (a_spad_id 2), which stores C. A launch of one program reuses nothing: its A stays in its
+        loop slot's half when split, and a B holding whole blocks makes the step one padded LOOP_WS.
+        With a bias (D) A is kept only where the step is one LOOP_WS in every program (a kept B of
+        one column block moved in explicitly, not split, but in a launch of one program): two
+        LOOP_WSs a program would hold both loop slots, and the next program's LdD, which waits for
+        the C of the program before to leave its accumulator half, would hold the loader ahead of
+        this program's B (1x65x17 in 16/16/32 at DIM 16, int8 C: 570 -> 805 cycles)."""
         keep, d = copy.copy(self), cfg.dim
         keep.reuse_a, keep.a_spad = ir.cmpi("sgt", _program_id(n.store, 1), cst(0)), cst(1)
-        if not n.b_t:
+        if n.b_t:
+            return keep
+        unsplit = ir.binop("ori", ir.cmpi("eq", ir.binop("remui", s.kk, cst(d)), cst(0)),
+                           ir.cmpi("slt", s.kk, cst(d)))
+        if n.bias_copy is not None:
             # a ragged K of at least DIM may be split (_step_loops), and whether it is depends on B's window;
             # a kept B of one column block only in a launch of one program, where nothing is reused
             # and the split's two LOOP_WSs overlap B's loads with the computes (its explicit mvins do not)
-            unsplit = ir.binop("ori", ir.cmpi("eq", ir.binop("remui", s.kk, cst(d)), cst(0)),
-                               ir.cmpi("slt", s.kk, cst(d)))
             if self.b and _one_column_block(n, cfg):
                 keep.split_kept_column = ir.cmpi("eq", ir.call_grid(n.store, NUM_PROGRAMS, 1), cst(1))
                 unsplit = ir.binop("ori", unsplit, _not(keep.split_kept_column))
             keep.a_spad = ir.create("arith.extui", operands=[unsplit], results=[ir.i64()]).result
             keep.reuse_a = ir.binop("andi", unsplit, keep.reuse_a)
+            return keep
+        several = ir.cmpi("sgt", ir.call_grid(n.store, NUM_PROGRAMS, 1), cst(1))
+        keep.split_kept_column, keep.padded_b, keep.head_last = True, _not(several), several
+        keep.head_a_spad = select(several, cst(2), cst(0))
+        keep.a_spad = ir.create("arith.extui", operands=[ir.binop("ori", unsplit, several)],
+                                results=[ir.i64()]).result
         return keep
 
     def b_halves(self):
@@ -850,7 +891,7 @@ def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, ke
     r = ir.binop("remui", s.kk, cst(d))
     _emit_loop(n, cfg, strides, s, first=first, last=last, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
                a_addr=keep.addr("a", s.a_addr(n)), b_addr=keep.addr("b", s.b_addr(n)),
-               b_spad=cst(half) if keep.b else zero, a_spad=zero)
+               b_spad=cst(half) if keep.b else zero, a_spad=keep.head_a_spad)
 
 
 def _emit_loop(n: Nest, cfg: GemminiConfig, strides, s: _Step, *, first, last, bk, pad_k, a_addr, b_addr, b_spad,
