@@ -72,7 +72,7 @@ BERT = [(32, 768, 3072, (32, 384, 96)), (32, 768, 768, (32, 144, 192)), (32, 307
         (32, 2304, 768, (32, 192, 192)), (32, 768, 3072, (32, 96, 768))]
 
 
-def bert_programs(dataflow: str):
+def bert_programs():
     """(M, N, K, blocks, dim, double_buffer) of the --bert set on DIM 16."""
     return [(M, N, K, blocks, 16, db) for M, N, K, blocks in BERT for db in (False, True)]
 
@@ -116,7 +116,7 @@ def main(argv=None) -> int:
     a = p.parse_args(argv)
     dims = [int(d) for d in (a.dims or ("16,32,64" if a.gemms else "16,32,64,128")).split(",")]
     ratios, compiler, logs = defaultdict(list), [], []
-    chosen = bert_programs(a.dataflow) if a.bert else gemm_programs(dims) if a.gemms else programs(dims, a.smoke)
+    chosen = bert_programs() if a.bert else gemm_programs(dims) if a.gemms else programs(dims, a.smoke)
     for M, N, K, blocks, dim, db in chosen:
         sim = simulated(M, N, K, blocks, dim, db, a.dataflow)
         if sim is None:
