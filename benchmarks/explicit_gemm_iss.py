@@ -7,19 +7,24 @@ is timed by rdcycle around its grid loop and fence (benchmarks/kernels.py's end_
 the terms, Gemmini alone (its command stream, the commands arriving for free) and the ISS's
 RISC-V instructions. Printed per program: end to end (model / ISS), Gemmini alone (model /
 cycle model), the CPU's instructions (model / ISS), and the range and median of the end-to-end
-ratio.
+ratio; with --tuner also the tuner's price of the same program (Gemmini alone,
+costmodel.compiled_program_terms through residual.compiled_cycles, and end to end,
+kernel_model.gemm_end_to_end) beside the ISS's, and its error's median, range and log r.
 
-    python benchmarks/explicit_gemm_iss.py [--smoke] [--dims 16,32]
+    python benchmarks/explicit_gemm_iss.py [--smoke] [--dims 16,32] [--tuner] [--dataflow WS]
 """
 import argparse
 import sys
 
 import numpy as np
+import torch
 
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.schedule import GemmSchedule, explicit_gemm_program_cycles, schedule_problems
 from baco.kernels.matmul import matmul_kernel
+from baco.problem.layer import Layer
 from baco.sim.timing import CommandStream, TimingModel
+from baco.tuner import costmodel, kernel_model, residual
 
 # (M, N, K, (BLOCK_M, BLOCK_N, BLOCK_K) at DIM 16; at DIM 32 rounded up to DIM and BLOCK_M halved
 # until the blocks fit)
@@ -33,11 +38,11 @@ SMOKE = [(33, 17, 33, (48, 32, 48))]
 MEMORIES = (256, 64)
 
 
-def fitted_schedule(blocks, dim, cfg, out_int8):
+def fitted_schedule(blocks, dim, cfg, out_int8, dataflow="WS"):
     """The probe's blocks at `dim`: rounded up to DIM, BLOCK_M halved until they fit."""
     bm, bn, bk = (-(-b // dim) * dim for b in blocks)
     while True:
-        s = GemmSchedule(bm, bn, bk, "WS", True)
+        s = GemmSchedule(bm, bn, bk, dataflow, True)
         if not schedule_problems(s, cfg, out_int8):
             return s
         if bm <= dim:
@@ -65,12 +70,26 @@ def measured(M, N, K, s, cfg, out_int8, bias) -> dict:
     return {"cycles": iss["kernel_cycles"], "gemmini": tm.report()["cycles"], "cpu": iss["instructions"]}
 
 
-def probes(dims, smoke):
+def tuner_priced(M, N, K, s, cfg, out_int8, bias) -> tuple[float, float]:
+    """(Gemmini alone, end to end) of the tuner's price of the explicit program (the variant of
+    kernel_model.SCHEDULE_VARIANTS that `s` is, whether or not its blocks fit LOOP_WS)."""
+    layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1, bias=bias)
+    blocks = {"BLOCK_M": min(s.block_m, M), "BLOCK_N": min(s.block_n, N), "BLOCK_K": min(s.block_k, K)}
+    temporal, sC, sK = residual.block_factors(layer, blocks, cfg.dim)
+    hw = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (cfg.dim, cfg.sp_kb, cfg.acc_kb))
+    with torch.no_grad():
+        gemmini = residual.compiled_cycles(layer, temporal, (sC, sK), hw, out_int8=out_int8,
+                                           double_buffer=s.double_buffer, dataflow=s.dataflow)
+        terms = costmodel.compiled_program_terms(layer, temporal, (sC, sK), hw, out_int8=out_int8)
+        return float(gemmini[0]), float(kernel_model.gemm_end_to_end(gemmini, terms, hw, loop_ws=False)[0])
+
+
+def probes(dims, smoke, dataflow="WS"):
     for dim in dims:
         cfg = GemminiConfig.from_capacity(dim, *MEMORIES)
         for M, N, K, blocks in SMOKE if smoke else SHAPES:
             for bias, out_int8 in VARIANTS:
-                s = fitted_schedule(blocks, dim, cfg, out_int8)
+                s = fitted_schedule(blocks, dim, cfg, out_int8, dataflow)
                 if s is not None:
                     yield M, N, K, s, cfg, out_int8, bias
 
@@ -79,9 +98,11 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="one shape a DIM")
     p.add_argument("--dims", default="16,32", help="array sizes (comma-separated)")
+    p.add_argument("--tuner", action="store_true", help="the tuner's price too (costmodel, kernel_model)")
+    p.add_argument("--dataflow", default="WS", choices=("WS", "OS"), help="the probes' dataflow")
     a = p.parse_args(argv)
-    ratios, cpu = [], []
-    for M, N, K, s, cfg, out_int8, bias in probes([int(d) for d in a.dims.split(",")], a.smoke):
+    ratios, cpu, tuned = [], [], []
+    for M, N, K, s, cfg, out_int8, bias in probes([int(d) for d in a.dims.split(",")], a.smoke, a.dataflow):
         model = explicit_gemm_program_cycles(M, N, K, s, cfg, out_int8, bias=bias)
         sim = measured(M, N, K, s, cfg, out_int8, bias)
         ratios.append(model["cycles"] / sim["cycles"])
@@ -91,10 +112,20 @@ def main(argv=None) -> int:
               f"{sim['cycles']:9,} = {ratios[-1]:.3f}  Gemmini {model['gemmini']:9,.0f} / {sim['gemmini']:9,.0f} = "
               f"{model['gemmini'] / sim['gemmini']:.3f}  CPU {model['cpu']:8,.0f} / {sim['cpu']:8,} = "
               f"{model['cpu'] / sim['cpu']:.3f}", flush=True)
+        if a.tuner:
+            gemmini, end_to_end = tuner_priced(M, N, K, s, cfg, out_int8, bias)
+            tuned.append((end_to_end, sim["cycles"]))
+            print(f"    tuner: Gemmini {gemmini:9,.0f} / {sim['gemmini']:9,.0f} = {gemmini / sim['gemmini']:.3f}  "
+                  f"end to end {end_to_end:9,.0f} / {sim['cycles']:9,} = {end_to_end / sim['cycles']:.3f}", flush=True)
     err = np.abs(np.array(ratios) - 1)
     print(f"{len(ratios)} programs: model / ISS {min(ratios):.3f}-{max(ratios):.3f}, median {np.median(ratios):.3f}, "
           f"median error {np.median(err):.1%}, max {err.max():.1%}; the CPU term {min(cpu):.3f}-{max(cpu):.3f}, "
           f"median {np.median(cpu):.3f}, median error {np.median(np.abs(np.array(cpu) - 1)):.1%}")
+    if tuned:
+        t = np.array(tuned)
+        r = t[:, 0] / t[:, 1]
+        print(f"the tuner's end to end / ISS: {r.min():.3f}-{r.max():.3f}, median error {np.median(np.abs(r - 1)):.1%}, "
+              f"log r {np.corrcoef(np.log(t).T)[0, 1]:.4f}")
     return 0
 
 

@@ -846,7 +846,7 @@ def _gemm_programs(p):
     if p.dataflow == "WS":
         step = _ws_step(p)
     elif p.double_buffer:
-        step = torch.maximum(load + lat, compute)
+        step = torch.maximum(load + lat, compute + _os_spread_stall(p))
         # OS: a step's first compute starts once the previous step's first has landed, as the
         # cycle model runs them (a GEMV's one tile: 2x1x9277 in 2,1,64 on DIM 64, 0.65x without it)
         chained = p.pe + p.k.compute_overhead + p.drain
@@ -879,6 +879,24 @@ def _gemm_programs(p):
     if p.dataflow == "OS":        # an OS program zero-fills its block (or loads its bias) before its loads
         per_program = per_program + torch.where(p.bias, p.bias_load, p.zero_fill)
     return step, per_program, prologue
+
+
+def _os_spread_stall(p):
+    """What a double-buffered OS K step's computes wait on the one dispatch queue: the next step's
+    loads are spread a share before each row strip's computes (baco.passes.prefetch; the OS nest's
+    outer loop runs over the row strips), so each share of load_commands / mb mvins is dispatched
+    after the previous strip's computes, and the computes behind it once the last has entered the
+    load station (rs_ld): all but rs_ld of the share issued and landed, less the computes the
+    execute station still holds (rs_ex / 2 preload+compute pairs, one of them running); a program's
+    last step has none to wait for (the stall on (k_steps - 1) / k_steps of the steps). 32x768x3072
+    in 32/384/96 on DIM 16: 20 mvins a share, 12 waited for, ~690 cycles a row strip (the cycle
+    model: ~660), which the steps' computes alone (4,896 a step) left out (0.78x)."""
+    cfg, k = p.cfg, p.k
+    mvin = p.load / p.load_commands
+    held = p.load_commands / p.mb - cfg.rs_ld
+    queued = (cfg.rs_ex / 2 - 1) * (p.pe + k.compute_overhead)
+    stall = p.mb * torch.clamp(torch.where(held > 0, held * mvin + p.lat, 0.0) - queued, min=0.0)
+    return stall * (p.k_steps - 1) / p.k_steps
 
 
 def _ws_landed(p, j, k, i):
@@ -931,8 +949,11 @@ def _ws_step(p):
             a_loaded = torch.maximum(a_loaded, _ws_landed(p, nb - 1, k, i) + rest * a_mvin)
     station, full = _station_landed(p)
     a_loaded = torch.maximum(a_loaded, torch.where(full, station + p.load_a, 0.0))
-    # the loads before the next step's computes that must have left the load station
-    held = p.load_commands - cfg.rs_ld
+    # the loads before the next step's computes that must have left the load station: double-buffered,
+    # the next step's loads are spread a share before each column's computes (baco.passes.prefetch), so
+    # a column's computes wait behind one share (32x768x3072 in 32/384/96 on DIM 16: 40 mvins a step,
+    # under 2 a column; priced 1.30x of the cycle model as if all 40 held the next step's computes)
+    held = p.load_commands / (nb if p.double_buffer else 1.0) - cfg.rs_ld
     if p.double_buffer:
         left = torch.where(held >= p.a_commands, a_loaded + (held - p.a_commands) * b_mvin,
                            a_loaded - (p.a_commands - held) * a_mvin)
