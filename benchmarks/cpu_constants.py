@@ -21,7 +21,8 @@ again, per output row's A slice of a step and per command, the commands as costm
 them (the tuner's program model).
 The LOOP_WS programs (the compiler's default form) are counted by rdcycle around the grid loop on
 the ISS without the cycle model (instructions), their terms schedule.loop_ws_launch_terms' (per
-program, K step, program of several steps, split head, explicit B and its mvins, those again in a grid of
+program, K step, program of several steps, split step's second LOOP_WS (the head first, the head
+last, a one-row grid's split_after: schedule.split_term), explicit B and its mvins, those again in a grid of
 several columns, program of a K and
 of an N not specialized to 1, program and K step of a ragged K loop: schedule.ragged_k_loop, the
 launch's own); the LOOP_CONV_WS programs (the conv kernels'
@@ -181,7 +182,17 @@ LOOP_WS_GEMMS = [(16, 16, 16, 16, 16, 16, 16, False), (16, 48, 16, 16, 16, 16, 1
                  # K ragged: 3-5 mvins a program, 3-7 such programs), separating "mvin" from "explicit_b"
                  (16, 48, 40, 72, 48, 16, 80, False), (16, 33, 97, 33, 48, 16, 48, False),
                  (16, 96, 40, 72, 48, 16, 80, False), (16, 48, 80, 72, 48, 16, 80, False),
-                 (16, 48, 40, 40, 48, 16, 48, False)]
+                 (16, 48, 40, 40, 48, 16, 48, False),
+                 # the same in two rows of programs (a one-row grid's are split_after, no explicit B)
+                 (16, 96, 97, 33, 48, 16, 48, False), (16, 96, 80, 72, 48, 16, 80, False),
+                 (16, 96, 40, 40, 48, 16, 48, False),
+                 # one-program splits with the head last (3+ blocks: "head_last"), one-row grids' splits
+                 # with the head storing C ("split_after"), a column of explicit-B programs
+                 (16, 20, 1, 179, None, None, None, False), (16, 1, 1, 91, None, None, None, False),
+                 (32, 20, 1, 179, None, None, None, False), (16, 1, 1, 1169, None, None, None, False),
+                 (32, 1, 1, 91, None, None, None, False), (16, 33, 1, 33, 48, 16, 48, False),
+                 (32, 65, 17, 97, None, None, None, False), (16, 16, 64, 40, 16, 16, 48, False),
+                 (16, 16, 64, 20, 16, 16, 32, False), (32, 32, 128, 72, 32, 32, 96, False)]
 # (DIM, R, stride, H, C, K, depthwise, rows, BLOCK_M, BLOCK_N or None for the default schedule[, bias]):
 # LOOP_CONV_WS programs (padding R // 2), conv and depthwise, one LOOP_CONV_WS a program and a
 # program split into 2, 3 and more input channel blocks, few and many programs, DIM 16 and 32

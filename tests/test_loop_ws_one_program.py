@@ -32,7 +32,8 @@ def test_one_program_splits_a_ragged_step_and_is_race_free(dim, M, N, K, blocks)
     cfg, s = GemminiConfig.from_capacity(dim, 256, 64), GemmSchedule(*blocks, "WS", True)
     assert one_program(M, N, s) and last_step_form(K, s, cfg, one_program=True) == "split"
     assert last_step_form(K, s, cfg) == "explicit_b"        # in a column of several programs
-    assert loop_ws_launch_terms(M, N, K, s, cfg)["head"] == 1
+    terms = loop_ws_launch_terms(M, N, K, s, cfg)     # one split step, its head first or last
+    assert terms["head"] + terms["head_last"] == 1 and terms["split_after"] == 0
     a, b, bias = _operands(M, N, K, M + N + K)
     for with_bias in (False, True):
         c = np.zeros((M, N), np.int32)

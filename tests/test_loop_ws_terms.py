@@ -54,6 +54,22 @@ def test_the_loops_charge_what_the_launch_terms_count():
     assert forms == {"whole", "padded", "explicit_b", "split", "split_after"}
 
 
+@pytest.mark.parametrize("dim,M,N,K,blocks,term", [
+    (16, 16, 16, 41, (16, 16, 48), "head_last"),        # one step of 3 blocks: the whole blocks first
+    (16, 1, 1, 91, (16, 16, 96), "head_last"),
+    (16, 16, 16, 20, (16, 16, 32), "head"),             # one step of 2 blocks: the head first
+    (8, 100, 20, 30, (16, 16, 16), "head"),             # a later step's split: the head first
+    (16, 16, 64, 40, (16, 16, 48), "split_after"),      # a one-row grid of several programs
+    (32, 17, 200, 33, (32, 64, 64), "split_after")])
+def test_a_split_step_is_charged_its_forms_term(dim, M, N, K, blocks, term):
+    """A split step's second LOOP_WS is charged one term a program, the one its order names
+    (schedule.split_term: head first, head last, a one-row grid's split_after)."""
+    cfg, s = GemminiConfig(dim=dim), GemmSchedule(*blocks, "WS", True)
+    terms = loop_ws_launch_terms(M, N, K, s, cfg)
+    splits = {name: terms[name] for name in ("head", "head_last", "split_after")}
+    assert splits == {name: terms["program"] * (name == term) for name in splits}, splits
+
+
 def test_the_closed_form_is_the_launch_terms_of_whole_steps():
     for cfg, M, N, K, s in launches():
         for b_transposed, b_padded in FLAGS:

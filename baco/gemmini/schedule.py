@@ -285,9 +285,19 @@ EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
 # a launch) and a one-program launch split its ragged step over a B of one column block: 49 launches
 # within 0.74-1.18x, median 0.99, median error 5.8% (the table before on the new code: 0.89-1.62x,
 # median 1.05, 6.1%; the outlier 0.74x, 16x16x41 on 16/16/48 with a padded B, 58 instructions).
-LOOP_WS_INSTRUCTIONS = {"program": 10.8, "step": 10.0, "steps": 0.0, "head": 28.2, "explicit_b": 7.8,
-                        "mvin": 8.7, "column_mvin": 24.8, "k_loop": 0.0, "n_strides": 0.0, "launch": 22.2,
-                        "ragged_k": 69.0, "ragged_k_step": 48.0, "row_axis": 40.6, "column_axis": 68.4}
+# Once a one-program split step of 3+ blocks issued its head last and a one-row grid's split step its
+# head storing C (split_after), the split's second LOOP_WS charged as the head-first one's "head"
+# over-predicted those launches 1.03-1.26x (split_after 1.13-1.26x): a term per split order
+# (split_term: "head", "head_last", "split_after", the last's programs on a resident A, the step's
+# addresses constants of its branch), refitted on the 49 and 13 more (one-program head-last GEMVs,
+# one-row split_after grids, the explicit-B programs in two rows of programs): 62 launches within
+# 0.81-1.18x, median 0.98, median error 3.9% (the table before, head and split_after charged as
+# "head": 0.83-1.26x, median 1.03, 7.8%; refitted on its terms 0.85-1.17x, 5.3%, but "program"
+# 10.8 -> 2.1, "head" 28.2 -> 20.6). The outlier 0.81x is 16x16x41's padded B again.
+LOOP_WS_INSTRUCTIONS = {"program": 10.8, "step": 10.1, "steps": 0.0, "head": 28.2, "head_last": 24.2,
+                        "split_after": 9.7, "explicit_b": 7.9, "mvin": 9.1, "column_mvin": 21.9, "k_loop": 0.0,
+                        "n_strides": 0.0, "launch": 21.4, "ragged_k": 68.9, "ragged_k_step": 48.6, "row_axis": 40.4,
+                        "column_axis": 67.2}
 LOOP_WS_STEP_COMMANDS = 6
 # The convolution kernels' programs (baco/kernels/conv.py, depthwise.py). The explicit stream: per
 # program K step (a filter tap and channel block: its bounds and padding checks), per output row's
@@ -491,7 +501,7 @@ def ragged_k_loop(K, block_k):
     return (K > block_k) & (K % block_k != 0)
 
 
-def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1, ragged=False, rows=True,
+def loop_ws_program_terms(steps, N, K, split=None, b_mvins=None, b_halves=1, ragged=False, rows=True,
                           cols=True) -> dict:
     """The LOOP_WS_INSTRUCTIONS terms one program of the GEMM kernel's LOOP_WS launch (of N columns
     and K rows of B) pays and how many times, by where its CPU runs them: "program" before its first
@@ -499,7 +509,8 @@ def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1, ra
     loop and A's row stride unless K is 1, B's and C's row strides unless N is 1: the specialization
     of integers equal to 1 folds them; a `ragged` K loop's set-up, ragged_k_loop), "step" before each
     K step's LOOP_WS (a `ragged` K loop's window clamp and addresses each step), "last" before its last
-    step's last LOOP_WS (a `split` step's head, after the step's own; a B the program moves in
+    step's last LOOP_WS (a split step's second LOOP_WS, after the step's own: `split` names its term,
+    split_term; a B the program moves in
     explicitly, `b_mvins` mvins of it into each of `b_halves` halves, "column_mvin" again each in a grid of more than one column of
     programs, whose mvin loop runs on the program's column: its clamp and addresses; None: it moves
     none); "row_axis"
@@ -511,8 +522,9 @@ def loop_ws_program_terms(steps, N, K, split=False, b_mvins=None, b_halves=1, ra
     return {"program": {"program": 1, "steps": steps > 1, "k_loop": K != 1, "n_strides": N != 1, "ragged_k": ragged,
                         "row_axis": rows, "column_axis": cols},
             "step": {"step": 1, "ragged_k_step": ragged},
-            "last": {"head": split, "explicit_b": b_halves * (b_mvins is not None), "mvin": b_halves * (b_mvins or 0),
-                     "column_mvin": b_halves * (b_mvins or 0) * cols}}
+            "last": {"head": split == "head", "head_last": split == "head_last",
+                     "split_after": split == "split_after", "explicit_b": b_halves * (b_mvins is not None),
+                     "mvin": b_halves * (b_mvins or 0), "column_mvin": b_halves * (b_mvins or 0) * cols}}
 
 
 def loop_ws_program_counts(terms: dict, steps) -> dict:
@@ -576,6 +588,17 @@ def head_last_split(k0: int, kk: int, dim: int) -> bool:
     return k0 == 0 and kk > (HEAD_LAST_BLOCKS - 1) * dim
 
 
+def split_term(form: str, k0: int, kk: int, dim: int):
+    """The LOOP_WS_INSTRUCTIONS term of the second LOOP_WS of a last K step at k0 of kk columns the
+    pass issues as `form` (last_step_form), None unless it is split: "head" (the head first),
+    "head_last" (the whole blocks first, head_last_split) or "split_after" (a one-row grid's, the
+    whole blocks first, the head storing C: its programs after the first on the A the first left,
+    the step's addresses constants of its branch)."""
+    if form == "split_after":
+        return "split_after"
+    return ("head_last" if head_last_split(k0, kk, dim) else "head") if form == "split" else None
+
+
 def _loop_ws_columns(M: int, N: int, K: int, s: GemmSchedule) -> list:
     """The GEMM kernel's LOOP_WS launch as the host runs its grid (pid_m innermost): (cols, count,
     programs) for each run of `count` columns of C `cols` wide, `programs` a column's [(rows,
@@ -629,8 +652,9 @@ def _gemm_program_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCon
     steps = -(-K // s.block_k)
     moved = form == "explicit_b" and load_b
     rows, columns = grid_axes(M, N, s.block_m, s.block_n)
-    return loop_ws_program_terms(steps, N, K, split=form in ("split", "split_after"),
-                                 b_mvins=_explicit_b_mvins(K - (steps - 1) * s.block_k, cols, cfg) if moved else None,
+    kk = K - (steps - 1) * s.block_k
+    return loop_ws_program_terms(steps, N, K, split=split_term(form, (steps - 1) * s.block_k, kk, cfg.dim),
+                                 b_mvins=_explicit_b_mvins(kk, cols, cfg) if moved else None,
                                  b_halves=_explicit_b_halves(steps), ragged=ragged_k_loop(K, s.block_k),
                                  rows=rows, cols=columns)
 
@@ -731,7 +755,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
             step = dict(shape, K=bk, pad_k=bk * d - kk, bias=bias and k0 == 0, store=last)
             if last and form in ("split", "split_after"):   # the whole blocks and the head
                 whole, head = dict(step, K=bk - 1, pad_k=0), dict(step, K=1, pad_k=d - kk % d)
-                head_last = form == "split_after" or head_last_split(k0, kk, d)
+                head_last = split_term(form, k0, kk, d) != "head"
                 one, two = (whole, head) if head_last else (head, whole)  # the step's code before one
                 loops += [LoopWs(**dict(one, store=False)),     # D in the first
                           LoopWs(**dict(two, bias=False, cpu=instructions(terms["last"], c)))]
