@@ -135,8 +135,9 @@ def print_optimum(layers: list, res: dict, bound: float, macs: int) -> dict:
     print(f"  {'optimum (exhaustive)':<20}{r.edp:>12.4g}{r.edp / res['baco']['edp']:>9.3f}{r.timeloop_edp / bound:>9.2f}"
           f"{o.wall_s:>8.1f}{'-':>9}{utilization(macs, r.cycles, pe):>7.1%}  {pe}x{pe} {r.hw.sp_kb:g}/{r.hw.acc_kb:g} KB")
     proof = "= its lower bound: exact" if o.exact else f"lower bound {o.lower_bound:.6g}: NOT proven optimal"
-    print(f"  optimum {r.edp:.6g} {proof} ({o.blocks_costed} blocks costed, {o.hardware_points} hardware points; "
-          f"arrays ruled out by the compute bound: {', '.join(f'{p}x{p}' for p in o.arrays_pruned) or 'none'})")
+    print(f"  optimum {r.edp:.6g} {proof} ({o.blocks_bounded} blocks bounded, {o.blocks_costed} costed, "
+          f"{o.blocks_walked} walked, {o.hardware_points} hardware points; "
+          f"arrays ruled out by the bounds: {', '.join(f'{p}x{p}' for p in o.arrays_pruned) or 'none'})")
     print("  EDP / optimum: " + ", ".join(f"{m} {v['edp'] / r.edp:.3f}" for m, v in res.items()))
     return {"edp": r.edp, "lower_bound": o.lower_bound, "exact": o.exact, "wall_s": o.wall_s,
             "hardware": [pe, r.hw.sp_kb, r.hw.acc_kb], "cycles": r.cycles, "energy_uj": r.energy_uj}

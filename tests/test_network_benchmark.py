@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 # A GEMM network small enough for the exhaustive optimum: it walks LoopMatmul's program of every block
-# (every BLOCK_M since ef49616), ~3 ms a block: 14,336 blocks here (~45 s), where BERT's 64x64 array alone
-# has ~50 M (the smoke on BERT with the optimum ran past 1,500 s). (key: R_S_P_Q_C_K_N and strides, dilations)
+# (every BLOCK_M since ef49616) that survives optimum.block_bound, ~3 ms a block: ~10,000 here, where BERT's
+# 128x128 array leaves ~2.3 M (the smoke on BERT with the optimum ran past 1,500 s). (key: R_S_P_Q_C_K_N and strides, dilations)
 TINY_GEMMS = {"1_1_8_1_12_8_1_1_1_1_1": ("up", 1), "1_1_8_1_8_12_1_1_1_1_1": ("down", 1),
               "1_1_8_1_8_8_1_1_1_1_1": ("square", 2)}
 

@@ -129,3 +129,44 @@ def test_the_loop_ws_bound_is_below_the_walk(shape, pe, analytical):
     assert bool((bounded.cycles_lb <= walked.cycles_lb * (1 + 1e-12)).all())
     assert float((bounded.loop / walked.loop).max()) > 0.2      # not vacuous
     assert torch.equal(optimum.walk_loop_ws(layer, bounded, pe).cycles_lb, walked.cycles_lb)
+
+
+# ragged layers, one with a bias; the larger ones with -m slow
+@pytest.mark.parametrize("shape", [(17, 9, 33), pytest.param((1, 65, 17), marks=pytest.mark.slow),
+                                   pytest.param((65, 17, 1), marks=pytest.mark.slow),
+                                   pytest.param((33, 40, 20), marks=pytest.mark.slow)])
+@pytest.mark.parametrize("pe", [4, 16])
+@pytest.mark.parametrize("bias", [False, True])
+def test_the_block_bound_is_below_every_program(shape, pe, bias, analytical):
+    """block_bound (what bounded_blocks prunes every candidate on, before costing any) is at most the
+    costed cycles (every explicit variant: explicit_bound; the walked LOOP_WS program: loop_ws_bound)
+    and energy of every candidate block of small ragged layers; compute_bound is at most every
+    block's; and bounded_blocks keeps exactly the blocks whose bound is within the limit."""
+    M, N, K = shape
+    layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1, count=2, bias=bias)
+    walked = optimum.layer_blocks(layer, pe)
+    b = walked.blocks.to(torch.float64)
+    cycles, energy_uj = optimum.block_bound(layer, pe, b[:, 0], b[:, 1], b[:, 2])
+    explicit = optimum.explicit_bound(layer, pe, b[:, 0], b[:, 1], b[:, 2])
+    assert bool((explicit <= walked.variants.min(0).values * (1 + 1e-12)).all())
+    assert bool((optimum.loop_ws_bound(layer, walked.blocks, pe) <= walked.loop * (1 + 1e-12)).all())
+    assert bool((cycles * layer.count <= walked.cycles_lb * (1 + 1e-12)).all())
+    assert bool((energy_uj * layer.count <= walked.energy_lb * (1 + 1e-12)).all())
+    assert float((energy_uj * layer.count / walked.energy_lb).median()) > 0.5       # not vacuous
+    least = optimum.compute_bound(layer, pe)
+    assert least[0] <= float(cycles.min()) * (1 + 1e-12) and least[1] <= float(energy_uj.min()) * (1 + 1e-12)
+    limit = float(((cycles * layer.count).median()) * (energy_uj * layer.count).median())
+    kept, c_min, e_min = optimum.bounded_blocks([layer], pe, limit)
+    inside = cycles * layer.count * energy_uj * layer.count <= limit
+    assert sorted(map(tuple, kept[0].tolist())) == sorted(map(tuple, walked.blocks[inside].tolist()))
+    assert c_min == [pytest.approx(float(cycles.min()) * layer.count)]
+
+
+def test_the_optimum_restores_torch_threads(analytical):
+    threads = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        optimum.exact_optimum([gemm(4, 5, 3)], math.inf)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(threads)

@@ -14,11 +14,15 @@ model make it enumerable:
    DMA beats LOOP_WS's ragged blocks move, ...), so one block per signature stands for all
    (tests/test_optimum.py checks it against every block of small layers). LOOP_WS's walk reads
    BLOCK_M's rows exactly, so every BLOCK_M is a candidate.
-2. Lower bounds that hold for every block on a pe-wide array (compute_bound): cycles >= the
-   layer's MACs / pe² (every program runs its K steps' computes, each at least its rows times its
-   DIM x DIM sub-blocks), energy >= its MACs and compulsory DRAM bytes priced. An array size whose
-   bound exceeds a known design's EDP is out; so is each block whose own bound (its cycles and
-   energy, with the other layers at their least) does.
+2. Lower bounds of a block from its counts alone (block_bound, no program costed): cycles >= the
+   array's computes (every row of A through every DIM strip of B) and the one DMA's beats of the
+   operands as the blocks reload them (A once per column of programs, B once per row; LOOP_WS
+   keeps a one-step program's B resident down a column), the longer; energy >= its MACs and those
+   DRAM bytes priced. An array size whose least bound (compute_bound) exceeds a known design's EDP
+   is out; so is each block whose own bound, with the other layers at their least, does
+   (bounded_blocks, over every candidate as a few tensor ops); the survivors are costed, pruned
+   again on their costs (LOOP_WS at loop_ws_bound), walked and pruned again. The array sizes go
+   least bound first, each design found lowering the limit of the later ones.
 3. On a fixed hardware the layers are independent, and the minimum of (Σ cycles)(Σ energy) is at
    a vertex of the lower convex hull of the sum of the layers' (cycles, energy) sets (the product
    is concave in log space), i.e. a sum of per-layer minimisers of cycles + λ·energy for some λ:
@@ -126,13 +130,78 @@ def block_tensors(layer: Layer, blocks: torch.Tensor):
 
 def compute_bound(layer: Layer, pe: int) -> tuple[float, float]:
     """(cycles, energy µJ) no mapping of the GEMM layer goes below on a pe-wide array (one instance):
-    its MACs over pe² (the computes of every program's K steps: costmodel.kernel_program_terms'
-    step is at least its computes, at least rows x DIM x DIM sub-blocks each) and its MACs plus
-    every operand read and the output written once in DRAM, priced (baco.gemmini.energy)."""
-    M, N, K = layer.P * layer.Q * layer.N, layer.K, layer.C
-    out_bytes = GemminiConfig().input_bytes if KERNEL_OUT_INT8 else GemminiConfig().acc_bytes
-    pj = M * N * K * energy.MAC_PJ + (M * K + K * N + M * N * out_bytes) * energy.DRAM_PJ
-    return M * N * K / pe ** 2, pj * 1e-6
+    block_bound of its blocks as large as the layer (each term of block_bound is least there: the
+    fewest strips, reloads, programs and K steps)."""
+    dims = (float(layer.P * layer.Q * layer.N), float(layer.K), float(layer.C))
+    cycles, energy_uj = block_bound(layer, pe, *(torch.tensor(d, dtype=torch.float64) for d in dims))
+    return float(cycles), float(energy_uj)
+
+
+def _ceil(x: torch.Tensor) -> torch.Tensor:
+    return torch.ceil(x - 1e-9)
+
+
+def _strips(n: float, b: torch.Tensor, pe: int) -> torch.Tensor:
+    """DIM-wide strips of a dimension of n in blocks b (the last block short)."""
+    blocks = _ceil(n / b)
+    return (blocks - 1) * _ceil(b / pe) + _ceil((n - (blocks - 1) * b) / pe)
+
+
+def _beats(n: float, b: torch.Tensor) -> torch.Tensor:
+    """DMA beats of one row of a dimension of n moved in blocks b, the last short (a beat moves
+    dma_bus_bits of int8 elements; a row's chunks cost at least its whole beats)."""
+    beat = GemminiConfig().dma_bus_bits // 8
+    blocks = _ceil(n / b)
+    return (blocks - 1) * _ceil(b / beat) + _ceil((n - (blocks - 1) * b) / beat)
+
+
+def _block_counts(layer: Layer, bm, bn, bk):
+    """(M, N, K, programs down M, programs across N, K steps) of the layer's GEMM in blocks bm x bn x bk
+    (float64 tensors that broadcast)."""
+    M, N, K = float(layer.P * layer.Q * layer.N), float(layer.K), float(layer.C)
+    return M, N, K, _ceil(M / bm), _ceil(N / bn), _ceil(K / bk)
+
+
+def block_bound(layer: Layer, pe: int, bm, bn, bk) -> tuple[torch.Tensor, torch.Tensor]:
+    """(cycles, energy µJ) of one instance of the GEMM layer in blocks bm x bn x bk (float64 tensors
+    that broadcast) on a pe-wide array, below any program and any buffers (the LayerBlocks' cycles_lb
+    and energy_lb), from the blocks' counts alone: the explicit stream (explicit_bound) or LOOP_WS
+    (loop_ws_bound), the faster, and the MACs and DRAM bytes priced (baco.gemmini.energy: A read
+    once per column of programs, B once per row of them, C written once; the bias's int32 rows)."""
+    M, N, K, pm, pn, _ = _block_counts(layer, bm, bn, bk)
+    cfg = GemminiConfig()
+    out_bytes = cfg.input_bytes if KERNEL_OUT_INT8 else cfg.acc_bytes
+    dram = M * K * pn + K * N * pm + M * N * (out_bytes + (cfg.acc_bytes if layer.bias else 0))
+    pj = M * N * K * energy.MAC_PJ + dram * energy.DRAM_PJ
+    return torch.minimum(explicit_bound(layer, pe, bm, bn, bk), _loop_bound(layer, pe, bm, bn, bk)), pj * 1e-6
+
+
+def _computes(layer: Layer, pe: int, bn, bk) -> torch.Tensor:
+    """The array's compute cycles: every row of A through every DIM column strip of every K strip at a
+    row a cycle (each compute feeds at least its rows, WS and OS, explicit and LOOP_WS)."""
+    M, N, K = float(layer.P * layer.Q * layer.N), float(layer.K), float(layer.C)
+    return M * _strips(N, bn, pe) * _strips(K, bk, pe)
+
+
+def explicit_bound(layer: Layer, pe: int, bm, bn, bk) -> torch.Tensor:
+    """A lower bound of the explicit stream's cycles (every SCHEDULE_VARIANTS variant, end to end) in
+    blocks bm x bn x bk (broadcasting tensors): the array's computes, or the one DMA moving every
+    program's A rows and B rows at each K step (A once per column of programs, B once per row of
+    them; a row at least its whole beats), the longer (the stream overlaps them at best)."""
+    M, N, K, pm, pn, _ = _block_counts(layer, bm, bn, bk)
+    beats = pn * M * _beats(K, bk) + pm * K * _beats(N, bn)
+    return torch.maximum(_computes(layer, pe, bn, bk), beats * DEFAULT_CONSTANTS.beat_cycles)
+
+
+def _loop_bound(layer: Layer, pe: int, bm, bn, bk) -> torch.Tensor:
+    """loop_ws_bound on broadcasting block tensors."""
+    M, N, K, pm, pn, steps = _block_counts(layer, bm, bn, bk)
+    one_step = steps == 1           # B stays resident down a column; A along a one-row grid
+    beats = torch.where(one_step & (pm == 1), 1.0, pn) * M * _beats(K, bk) + \
+        torch.where(one_step, 1.0, pm) * K * _beats(N, bn)
+    c = LOOP_WS_INSTRUCTIONS
+    cpu = pm * pn * (c["program"] + steps * c["step"]) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
+    return torch.maximum(torch.maximum(_computes(layer, pe, bn, bk), beats * DEFAULT_CONSTANTS.beat_cycles), cpu)
 
 
 def residual_applies(layer: Layer, pe: int) -> bool:
@@ -160,23 +229,28 @@ class LayerBlocks:
 def loop_ws_bound(layer: Layer, blocks: torch.Tensor, pe: int) -> torch.Tensor:
     """[B] a lower bound of the LOOP_WS program's end-to-end cycles (kernel_model.loop_ws_walk) in
     blocks [B, 3], without the walk (as loop_ws_timing.loop_ws_lower_bound, batched): the array's
-    computes back to back (each at least its rows, over every DIM column and K block), or the CPU's
-    instructions (each program's own and each K step's LOOP_WS, LOOP_WS_INSTRUCTIONS), the longer."""
-    M, N, K = layer.P * layer.Q * layer.N, layer.K, layer.C
+    computes back to back (each at least its rows, over every DIM column and K strip), the one DMA
+    loader's beats (LdA and LdB of every program's K steps, but a B left resident down a column and
+    an A along a one-row grid by programs of one K step: schedule._loop_ws_columns, resident_a; a
+    row at least its whole beats), or the CPU's instructions (each program's own and each K step's
+    LOOP_WS, LOOP_WS_INSTRUCTIONS), the longest."""
     b = blocks.to(torch.float64)
-    programs = torch.ceil(M / b[:, 0]) * torch.ceil(N / b[:, 1])
-    steps = torch.ceil(K / b[:, 2])
-    c = LOOP_WS_INSTRUCTIONS
-    cpu = programs * (c["program"] + steps * c["step"]) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
-    return torch.clamp(cpu, min=float(M * -(-N // pe) * -(-K // pe)))
+    return _loop_bound(layer, pe, b[:, 0], b[:, 1], b[:, 2])
 
 
-def layer_blocks(layer: Layer, pe: int, walk: bool = True) -> LayerBlocks:
-    """A layer's candidate blocks on a pe-wide array, costed; without `walk` their LOOP_WS cycles are
-    loop_ws_bound's (walk_loop_ws walks the ones that survive the pruning)."""
-    grids = torch.meshgrid(*(torch.tensor(block_candidates(n, role, pe)) for n, role in
-                             ((layer.P, "M"), (layer.K, "N"), (layer.C, "K"))), indexing="ij")
-    every = torch.stack([g.reshape(-1) for g in grids], 1)
+def candidate_grid(layer: Layer, pe: int) -> list[torch.Tensor]:
+    """The layer's block_candidates of BLOCK_M, BLOCK_N and BLOCK_K on a pe-wide array (int64)."""
+    return [torch.tensor(block_candidates(n, role, pe)) for n, role in ((layer.P, "M"), (layer.K, "N"), (layer.C, "K"))]
+
+
+def layer_blocks(layer: Layer, pe: int, walk: bool = True, blocks: torch.Tensor | None = None) -> LayerBlocks:
+    """A layer's candidate blocks on a pe-wide array (`blocks` [B, 3], default every one of
+    candidate_grid), costed; without `walk` their LOOP_WS cycles are loop_ws_bound's (walk_loop_ws
+    walks the ones that survive the pruning)."""
+    if blocks is None:
+        grids = torch.meshgrid(*candidate_grid(layer, pe), indexing="ij")
+        blocks = torch.stack([g.reshape(-1) for g in grids], 1)
+    every = blocks
     parts = []
     for lo in range(0, every.shape[0], CHUNK):
         blocks = every[lo:lo + CHUNK]
@@ -268,6 +342,17 @@ class Optimum:
     blocks_costed: int = 0
     hardware_points: int = 0
     blocks_walked: int = 0      # blocks whose LOOP_WS program was walked (the rest pruned on loop_ws_bound)
+    blocks_bounded: int = 0     # candidate blocks bounded (block_bound) before any was costed
+
+
+@dataclass
+class _Search:
+    """What the branch and bound took so far (Optimum's counts)."""
+    arrays_pruned: list[int] = field(default_factory=list)
+    blocks_costed: int = 0
+    hardware_points: int = 0
+    blocks_walked: int = 0
+    blocks_bounded: int = 0
 
 
 def anchored_tiling(layer: Layer, block: tuple[int, int, int], pe: int) -> Tiling:
@@ -290,59 +375,58 @@ def anchored_tiling(layer: Layer, block: tuple[int, int, int], pe: int) -> Tilin
 def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = False) -> Optimum:
     """The optimum network EDP of the co-exploration space (compiled cycle model), by branch and bound
     below incumbent_edp (the EDP of a known design, e.g. baco's: the optimum is at most it).
-    Raises ValueError for layers that are not GEMMs (mapping.is_kernel_layer)."""
+    Raises ValueError for layers that are not GEMMs (mapping.is_kernel_layer). Runs torch on one
+    thread (its batched ops here are small; the caller's setting is restored)."""
     if not all(is_kernel_layer(layer) for layer in layers):
         raise ValueError("the exhaustive optimum covers networks of GEMM layers only")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _branch_and_bound(layers, incumbent_edp, progress)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _array_bound(layers: list[Layer], pe: int) -> float:
+    """The EDP no design on a pe-wide array goes below (compute_bound of every layer; a layer whose
+    cycles the learned residual corrects counts its energy only)."""
+    bounds = [compute_bound(layer, pe) for layer in layers]
+    return sum(c * l.count for (c, _), l in zip(bounds, layers) if not residual_applies(l, pe)) \
+        * sum(e * l.count for (_, e), l in zip(bounds, layers))
+
+
+def _branch_and_bound(layers: list[Layer], incumbent_edp: float, progress: bool) -> Optimum:
+    """exact_optimum's search: the array sizes by their bound, least first (on a tie the larger), each
+    design found lowering the limit the later ones are pruned against (a design within it is kept:
+    REL_TOL)."""
     t0 = time.perf_counter()
     limit = incumbent_edp * (1 + REL_TOL)
     best_edp, best = math.inf, None
-    pruned, costed, points, walked = [], 0, 0, 0
-    for pe in array_dims():
-        bounds = [compute_bound(layer, pe) for layer in layers]
-        if sum(c * l.count for (c, _), l in zip(bounds, layers) if not residual_applies(l, pe)) \
-                * sum(e * l.count for (_, e), l in zip(bounds, layers)) > limit:
-            pruned.append(pe)
+    stats = _Search()
+    for pe in sorted(array_dims(), key=lambda pe: (_array_bound(layers, pe), -pe)):
+        limit = min(limit, best_edp * (1 + REL_TOL))
+        if _array_bound(layers, pe) > limit:
+            stats.arrays_pruned.append(pe)
             continue
         if any(residual_applies(layer, pe) for layer in layers):
             raise ValueError(f"on a {pe}x{pe} array the learned residual corrects some layers' cycles: "
                              "no exact bound; give a better incumbent")
-        # prune on LOOP_WS's bound, walk the survivors, prune again on the walked cycles
-        cands = [layer_blocks(layer, pe, walk=False) for layer in layers]
-        costed += sum(c.blocks.shape[0] for c in cands)
-        kept = _within_bound(cands, limit)
-        walked += sum(k.blocks.shape[0] for k in kept)
-        if all(k.blocks.shape[0] for k in kept):
-            kept = _within_bound([walk_loop_ws(layer, k, pe) for layer, k in zip(layers, kept)], limit)
+        kept = _array_candidates(layers, pe, limit, stats)
         if progress:
             print(f"{pe}x{pe}: blocks within the bound per layer {[k.blocks.shape[0] for k in kept]} "
-                  f"({walked} walked, {time.perf_counter() - t0:.0f} s)", flush=True)
+                  f"({stats.blocks_bounded} bounded, {stats.blocks_costed} costed, {stats.blocks_walked} walked, "
+                  f"{time.perf_counter() - t0:.0f} s)", flush=True)
         if any(k.blocks.shape[0] == 0 for k in kept):
-            pruned.append(pe)
+            stats.arrays_pruned.append(pe)
             continue
-        # the accumulator sizes: each kept block's need rounded to the granule, at least every layer's least
-        low_acc = max(float(k.acc_kb.min()) for k in kept)
-        low_sp = max(float(k.sp_kb.min()) for k in kept)
-        acc_sizes = sorted({acc for k in kept for need in k.acc_kb.tolist()
-                            for acc in itertools.islice(acc_candidates(pe, need), 1) if acc >= low_acc - 1e-9})
-        # per layer: the kept blocks' mappings and their programs' access counts of each dataflow
-        # (hardware-free but for the array): energy on any buffers is these counts priced
-        tensors = [block_tensors(layer, k.blocks) for layer, k in zip(layers, kept)]
-        counts = [{df: costmodel.compiled_program_counts(layer, t, (s[:, 0], s[:, 1]), (float(pe),), out_int8=KERNEL_OUT_INT8,
-                                                         dataflow=df) for df in ("WS", "OS")}
-                  for layer, (t, s) in zip(layers, tensors)]
-        for sp in sp_candidates(pe, low_sp) if acc_sizes else ():
-            for acc in acc_sizes:
-                chosen = _chosen_schedules(layers, kept, counts, pe, sp, acc)
-                fronts = _fronts(layers, kept, chosen, pe, sp, acc)
-                if fronts is None:
-                    continue
-                points += 1
-                edp, at = best_combination([f for f, _ in fronts])
-                if edp < best_edp:
-                    best_edp, best = edp, (pe, [p[k] for (_, p), k in zip(fronts, at)])
-                if progress:
-                    print(f"  {pe}x{pe} {sp} KB {acc} KB: {edp:.5g} (best {best_edp:.5g}), "
-                          f"{time.perf_counter() - t0:.0f} s", flush=True)
+        for sp, acc, fronts in _hardware_fronts(layers, kept, pe):
+            stats.hardware_points += 1
+            edp, at = best_combination([f for f, _ in fronts])
+            if edp < best_edp:
+                best_edp, best = edp, (pe, [p[k] for (_, p), k in zip(fronts, at)])
+            if progress:
+                print(f"  {pe}x{pe} {sp} KB {acc} KB: {edp:.5g} (best {best_edp:.5g}), "
+                      f"{time.perf_counter() - t0:.0f} s", flush=True)
     if best is None:
         raise ValueError(f"no design below the incumbent EDP {incumbent_edp:.6g}: give a valid design's EDP")
     pe, blocks = best
@@ -350,7 +434,91 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
     design = [anchored_tiling(layer, b, pe) for layer, b in zip(layers, blocks)]
     result = problem.result(design, "optimum", time.perf_counter() - t0)
     exact = abs(result.edp - best_edp) <= 1e-9 * best_edp
-    return Optimum(result, best_edp, exact, time.perf_counter() - t0, pruned, costed, points, walked)
+    return Optimum(result, best_edp, exact, time.perf_counter() - t0, stats.arrays_pruned, stats.blocks_costed,
+                   stats.hardware_points, stats.blocks_walked, stats.blocks_bounded)
+
+
+def _hardware_fronts(layers: list[Layer], kept: list[LayerBlocks], pe: int):
+    """(scratchpad KB, accumulator KB, _fronts) of each memory size on a pe-wide array at which every
+    layer has a kept block that fits: every scratchpad size from the largest of the layers' least
+    needs, every accumulator size that is a kept block's need rounded to the granule (at least
+    every layer's least)."""
+    low_acc = max(float(k.acc_kb.min()) for k in kept)
+    low_sp = max(float(k.sp_kb.min()) for k in kept)
+    acc_sizes = sorted({acc for k in kept for need in k.acc_kb.tolist()
+                        for acc in itertools.islice(acc_candidates(pe, need), 1) if acc >= low_acc - 1e-9})
+    # per layer: the kept blocks' mappings and their programs' access counts of each dataflow
+    # (hardware-free but for the array): energy on any buffers is these counts priced
+    tensors = [block_tensors(layer, k.blocks) for layer, k in zip(layers, kept)]
+    counts = [{df: costmodel.compiled_program_counts(layer, t, (s[:, 0], s[:, 1]), (float(pe),), out_int8=KERNEL_OUT_INT8,
+                                                     dataflow=df) for df in ("WS", "OS")}
+              for layer, (t, s) in zip(layers, tensors)]
+    for sp in sp_candidates(pe, low_sp) if acc_sizes else ():
+        for acc in acc_sizes:
+            fronts = _fronts(layers, kept, _chosen_schedules(layers, kept, counts, pe, sp, acc), pe, sp, acc)
+            if fronts is not None:
+                yield sp, acc, fronts
+
+
+def _array_candidates(layers: list[Layer], pe: int, limit: float, stats: _Search) -> list[LayerBlocks]:
+    """Each layer's blocks on a pe-wide array that may be in a design within `limit`, costed (their
+    LOOP_WS programs walked): every candidate pruned on block_bound (bounded_blocks), the survivors
+    costed layer by layer, the layer of the largest least cycles first, each pruned again against the
+    others' least costs (the costed layers' own); then all pruned on their costs with LOOP_WS at
+    loop_ws_bound, the survivors walked and pruned again (_within_bound)."""
+    survivors, c_min, e_min = bounded_blocks(layers, pe, limit, stats)
+    if any(s.shape[0] == 0 for s in survivors):
+        return [LayerBlocks(*(torch.zeros(0),) * 9) for _ in layers]
+    cands = [None] * len(layers)
+    for i in sorted(range(len(layers)), key=lambda i: -c_min[i]):
+        b = survivors[i].to(torch.float64)
+        c, e = block_bound(layers[i], pe, b[:, 0], b[:, 1], b[:, 2])
+        keep = (c * layers[i].count + sum(c_min) - c_min[i]) * (e * layers[i].count + sum(e_min) - e_min[i]) <= limit
+        if not bool(keep.any()):
+            return [LayerBlocks(*(torch.zeros(0),) * 9) for _ in layers]
+        cands[i] = layer_blocks(layers[i], pe, walk=False, blocks=survivors[i][keep])
+        c_min[i], e_min[i] = float(cands[i].cycles_lb.min()), float(cands[i].energy_lb.min())
+        stats.blocks_costed += cands[i].blocks.shape[0]
+    kept = _within_bound(cands, limit)
+    stats.blocks_walked += sum(k.blocks.shape[0] for k in kept)
+    if all(k.blocks.shape[0] for k in kept):
+        kept = _within_bound([walk_loop_ws(layer, k, pe) for layer, k in zip(layers, kept)], limit)
+    return kept
+
+
+def bounded_blocks(layers: list[Layer], pe: int, limit: float, stats: _Search | None = None):
+    """(blocks [B_i, 3] per layer, least cycles per layer, least energy per layer): of every candidate
+    block of each layer on a pe-wide array (candidate_grid), those whose block_bound, with every
+    other layer at its least block_bound, is within `limit`; the leasts are over every candidate
+    (all count-weighted). Two passes over the grids, a slab of BLOCK_M values at a time."""
+    c_min, e_min = [], []
+    for layer in layers:
+        least = [math.inf, math.inf]
+        for _, c, e in _bound_slabs(layer, pe):
+            least = [min(least[0], float(c.min())), min(least[1], float(e.min()))]
+        c_min.append(least[0])
+        e_min.append(least[1])
+    survivors = []
+    for i, layer in enumerate(layers):
+        cm, cn, ck = candidate_grid(layer, pe)
+        c_other, e_other, kept = sum(c_min) - c_min[i], sum(e_min) - e_min[i], []
+        for lo, c, e in _bound_slabs(layer, pe):
+            at = ((c + c_other) * (e + e_other) <= limit).nonzero()
+            kept.append(torch.stack([cm[lo + at[:, 0]], cn[at[:, 1]], ck[at[:, 2]]], 1))
+        survivors.append(torch.cat(kept))
+        if stats is not None:
+            stats.blocks_bounded += len(cm) * len(cn) * len(ck)
+    return survivors, c_min, e_min
+
+
+def _bound_slabs(layer: Layer, pe: int):
+    """(first BLOCK_M index, cycles, energy) [m, n, k] of block_bound (count-weighted) over slabs of
+    the layer's candidate grid, about 2^20 blocks each."""
+    cm, cn, ck = (g.to(torch.float64) for g in candidate_grid(layer, pe))
+    step = max(1, (1 << 20) // (len(cn) * len(ck)))
+    for lo in range(0, len(cm), step):
+        c, e = block_bound(layer, pe, cm[lo:lo + step, None, None], cn[None, :, None], ck[None, None, :])
+        yield lo, c * layer.count, (e * layer.count).expand_as(c)
 
 
 def _within_bound(cands: list[LayerBlocks], limit: float) -> list[LayerBlocks]:
