@@ -381,22 +381,23 @@ def test_k_loop_steps_load_their_operands_and_a_ragged_k_is_split():
 
 
 @pytest.mark.parametrize("M, N, K, bias, cfg, head_last", [
-    (20, 17, 51, True, DIM16, True),       # one program, one ragged step of 4 blocks: 3 whole, then the head
+    (20, 17, 51, False, DIM16, True),      # one program, one ragged step of 4 blocks: 3 whole, then the head
     (33, 1, 179, False, DIM16, True),      # a GEMV's one-program launch (12 blocks)
-    (65, 33, 33, True, DIM16, True),       # 3 blocks, the least that puts the head last
+    (65, 33, 33, False, DIM16, True),      # 3 blocks, the least that puts the head last
+    (65, 33, 33, True, DIM16, False),      # with a bias: the head first, with D
     (17, 20, 29, True, DIM16, False),      # 2 blocks: the head first, with D
     (1, 65, 91, False, DIM32, True),
 ])
 def test_a_first_ragged_step_issues_its_head_after_its_whole_blocks(M, N, K, bias, cfg, head_last):
     """A program's first K step, ragged, split in two LOOP_WSs with at least HEAD_LAST_BLOCKS
     blocks: its whole blocks first (the D window, no C), then the head's K % DIM columns (one padded
-    block, accumulating, C stored), as schedule.head_last_split says; with fewer, the head first.
+    block, accumulating, C stored), as schedule.head_last_split says; with fewer or a bias, the head first.
     Bit-exact either way."""
     d = cfg.dim
     case = (M, N, K, "int32", False, bias, (-(-M // d) * d, -(-N // d) * d, -(-K // d) * d), False, cfg)
     c, ref, issued = issued_commands(case)
     np.testing.assert_array_equal(c, ref)
-    assert head_last_split(0, K, d) == head_last
+    assert head_last_split(0, K, d, bias) == head_last
     bounds = [(f["max_k"], f["pad_k"]) for name, f in issued if name == "loop_ws_config_bounds"]
     whole, head = (K // d, 0), (1, d - K % d)
     assert bounds == ([whole, head] if head_last else [head, whole])

@@ -577,18 +577,21 @@ def last_step_form(K: int, s: GemmSchedule, cfg: GemminiConfig, b_transposed: bo
 HEAD_LAST_BLOCKS = 3
 
 
-def head_last_split(k0: int, kk: int, dim: int) -> bool:
+def head_last_split(k0: int, kk: int, dim: int, bias: bool = False) -> bool:
     """Whether the loop-ws pass issues a split K step at k0 of kk columns as its whole blocks, then
     its head (the first kk % DIM columns), rather than the head first: in a program's first step
     (k0 = 0; a ragged step is the last, so its only one) of at least HEAD_LAST_BLOCKS blocks, where
     the whole blocks' first compute then waits
     only for their own first loads (their A a mvin of up to MAX_BLOCK_LEN blocks), the head's loads
     overlapping their computes (a one-program 20x1x179 at DIM 16 816 -> 799 cycles on Gemmini alone;
-    with two blocks, one each, the order gains nothing and costs the CPU ~10 cycles end to end)."""
-    return k0 == 0 and kk > (HEAD_LAST_BLOCKS - 1) * dim
+    with two blocks, one each, the order gains nothing and costs the CPU ~10 cycles end to end).
+    Not with a `bias`: its D would go with the whole blocks, and the order gains nothing measured
+    (162x600x260 in 32/256/272 at DIM 16, int8 C: 124,816 -> 124,807 cycles on the ISS) while
+    the walk prices it 12% slower (125,375 -> 140,416)."""
+    return not bias and k0 == 0 and kk > (HEAD_LAST_BLOCKS - 1) * dim
 
 
-def split_term(form: str, k0: int, kk: int, dim: int):
+def split_term(form: str, k0: int, kk: int, dim: int, bias: bool = False):
     """The LOOP_WS_INSTRUCTIONS term of the second LOOP_WS of a last K step at k0 of kk columns the
     pass issues as `form` (last_step_form), None unless it is split: "head" (the head first),
     "head_last" (the whole blocks first, head_last_split) or "split_after" (a one-row grid's, the
@@ -596,7 +599,7 @@ def split_term(form: str, k0: int, kk: int, dim: int):
     the step's addresses constants of its branch)."""
     if form == "split_after":
         return "split_after"
-    return ("head_last" if head_last_split(k0, kk, dim) else "head") if form == "split" else None
+    return ("head_last" if head_last_split(k0, kk, dim, bias) else "head") if form == "split" else None
 
 
 def _loop_ws_columns(M: int, N: int, K: int, s: GemmSchedule) -> list:
@@ -645,15 +648,15 @@ def grid_axes(M, N, block_m, block_n) -> tuple:
 
 
 def _gemm_program_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConfig, form: str, cols: int,
-                        load_b: bool) -> dict:
+                        load_b: bool, bias: bool = False) -> dict:
     """loop_ws_program_terms of a GEMM kernel's program over `cols` columns of C whose last K step
     the pass issues as `form` (last_step_form), moving its B in (`load_b`) or computing on a resident
-    one."""
+    one (`bias`: a bias in its first step)."""
     steps = -(-K // s.block_k)
     moved = form == "explicit_b" and load_b
     rows, columns = grid_axes(M, N, s.block_m, s.block_n)
     kk = K - (steps - 1) * s.block_k
-    return loop_ws_program_terms(steps, N, K, split=split_term(form, (steps - 1) * s.block_k, kk, cfg.dim),
+    return loop_ws_program_terms(steps, N, K, split=split_term(form, (steps - 1) * s.block_k, kk, cfg.dim, bias),
                                  b_mvins=_explicit_b_mvins(kk, cols, cfg) if moved else None,
                                  b_halves=_explicit_b_halves(steps), ragged=ragged_k_loop(K, s.block_k),
                                  rows=rows, cols=columns)
@@ -677,7 +680,7 @@ def loop_ws_launch_terms(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiCo
     totals = dict.fromkeys(LOOP_WS_INSTRUCTIONS, 0)
     for cols, count, programs in _loop_ws_columns(M, N, K, s):
         for load_b, n_programs in collections.Counter(load_b for _, load_b in programs).items():
-            counts = loop_ws_program_counts(_gemm_program_terms(M, N, K, s, cfg, form, cols, load_b), steps)
+            counts = loop_ws_program_counts(_gemm_program_terms(M, N, K, s, cfg, form, cols, load_b, bias), steps)
             for name, n in counts.items():
                 totals[name] += count * n_programs * n
     for name, n in LOOP_WS_LAUNCH_TERMS.items():
@@ -743,7 +746,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
 
     @functools.cache        # a column's programs are mostly alike, and columns of one width are too
     def program(rows, cols, load_b, load_a=True):
-        terms = _gemm_program_terms(M, N, K, s, cfg, form, cols, load_b)
+        terms = _gemm_program_terms(M, N, K, s, cfg, form, cols, load_b, bias)
         I, J = -(-rows // d), -(-cols // d)
         shape = dict(I=I, J=J, pad_i=I * d - rows, pad_j=J * d - cols, full_c=not out_int8, load_a=load_a,
                      load_b=load_b,
@@ -755,7 +758,7 @@ def gemm_loop_ws_loops(M: int, N: int, K: int, s: GemmSchedule, cfg: GemminiConf
             step = dict(shape, K=bk, pad_k=bk * d - kk, bias=bias and k0 == 0, store=last)
             if last and form in ("split", "split_after"):   # the whole blocks and the head
                 whole, head = dict(step, K=bk - 1, pad_k=0), dict(step, K=1, pad_k=d - kk % d)
-                head_last = split_term(form, k0, kk, d) != "head"
+                head_last = split_term(form, k0, kk, d, bias) != "head"
                 one, two = (whole, head) if head_last else (head, whole)  # the step's code before one
                 loops += [LoopWs(**dict(one, store=False)),     # D in the first
                           LoopWs(**dict(two, bias=False, cpu=instructions(terms["last"], c)))]

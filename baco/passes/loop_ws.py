@@ -594,10 +594,10 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, kee
         # alike in every program), and where the step is the program's first (its only: a ragged step
         # is the last) and they are more than one (no compute chain runs before it: their first
         # compute then waits only for their own first loads, up to MAX_BLOCK_LEN blocks of A a mvin,
-        # not for the head's too); else before them. The second is not tested in a K loop of constant
+        # not for the head's too) without a bias (schedule.head_last_split); else before them. The second is not tested in a K loop of constant
         # bounds and several steps (a shape-specialized program's ragged K loop: its CPU would pay the
         # test every step)
-        if _k_steps(n) in (1, None):
+        if _k_steps(n) in (1, None) and n.bias_copy is None:
             head_last = _and(_and(split, first), ir.cmpi("sgt", s.kk, cst((HEAD_LAST_BLOCKS - 1) * d)))
         head_last = _or(head_last, _and(split, keep.head_last))
         _when(_and(split, _not(head_last)), lambda: _ragged_head(n, cfg, strides, s, first, False, keep, 1))
