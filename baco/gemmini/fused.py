@@ -502,7 +502,6 @@ class _Timeline:
         if self.issuing:        # mvin by mvin
             stream.issue(len(stream.moves))
             return stream.result()
-        d = self.cfg.dim
         moves, chunks = stream.moves, stream.chunks
         # the last row tiles mvin by mvin (the load station's latest), those before at once
         exact = -(-(self.cfg.rs_ld + 1) // chunks)

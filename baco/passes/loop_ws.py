@@ -43,10 +43,11 @@ one LOOP_WS with pad_k, as the C library issues it (a B padded to whole DIM bloc
 baco.model's weights). Otherwise a ragged step of K >= DIM is two LOOP_WSs: its first K % DIM
 columns as one padded K block (the DIM B rows it reads lie inside the window) and the whole blocks
 after them, accumulating into the same accumulator half (the int32 sum is exact in any order):
-the head last in a program's first step (the whole blocks' first compute then waits only for
-their own first loads, the head's loads overlap their computes; a one-step GEMV 20x1x179 at DIM
-16 816 -> 799 cycles on Gemmini alone), first in a later one. A step that cannot be split (K < DIM, an empty K, or a ragged N of Bᵀ, whose DRAM rows are N) has its B moved in
-explicitly just before it (mvins of the rows and columns that exist, into LoopMatmul's layout
+the head last in a program's first step without a bias (the whole blocks' first compute then
+waits only for their own first loads, the head's loads overlap their computes; a one-step GEMV
+20x1x179 at DIM 16 816 -> 799 cycles on Gemmini alone), first in a later one. A step that
+cannot be split (K < DIM, an empty K, or a ragged N of Bᵀ, whose DRAM rows are N) has its B moved
+in explicitly just before it (mvins of the rows and columns that exist, into LoopMatmul's layout
 in both halves, located at the kernel's load) and B address 0, while the FSM still loads A (its
 ragged K is a column count, or Aᵀ's a row count, that LoopMatmul pads; an empty step's A is moved
 in too). Those raw commands wait for the loop unit to drain, and the LOOP_WS after them reads B in
@@ -591,12 +592,12 @@ def _step_loops(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, kee
             split = _and(split, keep.split_kept_column)
         # a split step's head after its whole blocks, under a branch of its own (its loop registers
         # constants): in a one-row grid of several programs keeping A (keep.head_last: A's blocks lie
-        # alike in every program), and where the step is the program's first (its only: a ragged step
-        # is the last) and they are more than one (no compute chain runs before it: their first
-        # compute then waits only for their own first loads, up to MAX_BLOCK_LEN blocks of A a mvin,
-        # not for the head's too) without a bias (schedule.head_last_split); else before them. The second is not tested in a K loop of constant
-        # bounds and several steps (a shape-specialized program's ragged K loop: its CPU would pay the
-        # test every step)
+        # alike in every program), and, without a bias (schedule.head_last_split), where the step is
+        # the program's first (its only: a ragged step is the last) and they are more than one (no
+        # compute chain runs before it: their first compute then waits only for their own first
+        # loads, up to MAX_BLOCK_LEN blocks of A a mvin, not for the head's too); else before them.
+        # The second is not tested in a K loop of constant bounds and several steps (a
+        # shape-specialized program's ragged K loop: its CPU would pay the test every step)
         if _k_steps(n) in (1, None) and n.bias_copy is None:
             head_last = _and(_and(split, first), ir.cmpi("sgt", s.kk, cst((HEAD_LAST_BLOCKS - 1) * d)))
         head_last = _or(head_last, _and(split, keep.head_last))
@@ -750,8 +751,8 @@ class _Resident:
     along axis 1, A goes to the bottom of the first half (a_spad_id 1) and every program after the
     first computes on it (A address 0: LdA does not run, baco.sim.loops), where its step has the
     same form in every program (with_a: without a bias a ragged step of at least DIM split, the
-    head's A block at the bottom of the second half; with one, a step that is one LOOP_WS). Outside a one-row grid A stays in its loop slot's
-    half (a_spad_id 0).
+    head's A block at the bottom of the second half; with one, a step that is one LOOP_WS). Outside
+    a one-row grid A stays in its loop slot's half (a_spad_id 0).
 
     Nothing else writes those rows between two programs: the function's only Gemmini work is this
     nest (match); every program of the launch takes the same branch (its conditions are the same
@@ -885,8 +886,8 @@ def _ragged_head(n: Nest, cfg: GemminiConfig, strides, s: _Step, first, last, ke
     """The first K % DIM columns of a ragged step of K >= DIM as one LOOP_WS of one padded K block,
     accumulating in the same accumulator half as the LOOP_WS of the step's whole blocks: issued
     before it (the D window if `first`, no C), or after it (`first` False; C if `last`); a kept B
-    in `half` (the whole blocks' in the other). LoopMatmul reads DIM rows of B from the step's first row: inside the window, since its K is at
-    least DIM."""
+    in `half` (the whole blocks' in the other), its A at keep.head_a_spad. LoopMatmul reads DIM
+    rows of B from the step's first row: inside the window, since its K is at least DIM."""
     d, zero = cfg.dim, cst(0)
     r = ir.binop("remui", s.kk, cst(d))
     _emit_loop(n, cfg, strides, s, first=first, last=last, bk=cst(1), pad_k=ir.binop("subi", cst(d), r),
