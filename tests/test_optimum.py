@@ -5,10 +5,12 @@ import math
 import pytest
 import torch
 
+from baco.gemmini import energy
 from baco.problem.layer import Layer
-from baco.tuner import kernel_model, optimum, residual
+from baco.tuner import costmodel, kernel_model, optimum, residual
 from baco.tuner.explore import NetworkProblem
 from baco.tuner.hwinfer import requirements_from_factors
+from baco.tuner.mapping import KERNEL_OUT_INT8
 from baco.tuner.points import order_indices
 
 
@@ -170,3 +172,27 @@ def test_the_optimum_restores_torch_threads(analytical):
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_a_dropped_block_has_a_kept_one_as_good_on_every_memory(bias, analytical):
+    """undominated drops blocks (a fifth or more of a small ragged layer's on a 16x16 array), and on every scratchpad and accumulator size each
+    dropped block fits, some kept block fits too and costs no more cycles and no more energy, both
+    as the enumeration costs them (their LOOP_WS programs walked)."""
+    layer, pe = Layer(R=1, S=1, P=17, Q=1, C=33, K=9, N=1, count=2, bias=bias), 16
+    walked = optimum.layer_blocks(layer, pe)
+    kept = optimum.undominated(layer, optimum.layer_blocks(layer, pe, walk=False), pe)
+    assert 0 < kept.blocks.shape[0] < 0.8 * walked.blocks.shape[0]
+    kept_blocks = set(map(tuple, kept.blocks.tolist()))
+    is_kept = torch.tensor([tuple(b) in kept_blocks for b in walked.blocks.tolist()])
+    temporal, spatial = optimum.block_tensors(layer, walked.blocks)
+    counts = {df: costmodel.compiled_program_counts(layer, temporal, (spatial[:, 0], spatial[:, 1]), (float(pe),),
+                                                    out_int8=KERNEL_OUT_INT8, dataflow=df) for df in ("WS", "OS")}
+    for sp, acc in itertools.product((1, 4, 64, 1024), (1, 8, 64, 1024)):
+        (cycles, cnt), = optimum._chosen_schedules([layer], [walked], [counts], pe, sp, acc)
+        energy_uj = energy.energy_pj(cnt, sp_kb=float(sp), acc_kb=float(acc), dim=float(pe)) * 1e-6 * layer.count
+        fits = (walked.sp_kb <= sp + 1e-9) & (walked.acc_kb <= acc + 1e-9)
+        x, y = (fits & ~is_kept).nonzero().squeeze(1), (fits & is_kept).nonzero().squeeze(1)
+        as_good = (cycles[y][None, :] <= cycles[x][:, None] * (1 + 1e-12)) & \
+            (energy_uj[y][None, :] <= energy_uj[x][:, None] * (1 + 1e-12))
+        assert bool(as_good.any(1).all()), (walked.blocks[x[~as_good.any(1)]].tolist(), sp, acc)

@@ -27,6 +27,10 @@ model make it enumerable:
    a vertex of the lower convex hull of the sum of the layers' (cycles, energy) sets (the product
    is concave in log space), i.e. a sum of per-layer minimisers of cycles + λ·energy for some λ:
    best_combination sweeps λ exactly.
+4. On every hardware point a block Y is at least as good as a block X when it fits wherever X does
+   (needs no larger), runs no slower than X's least cycles and costs no more energy than X's least
+   on any memory sizes (dominated): X is dropped before its LOOP_WS program is walked. That prunes
+   the small layers no EDP bound can (their whole range fits in the incumbent's slack).
 
 Hardware: every power-of-two array, scratchpad (the double-buffering and LOOP_WS fits and the
 energy depend on it) and every accumulator size that is some design's need rounded to the
@@ -54,7 +58,7 @@ from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS, DIM_INDEX, NUM_LEVELS
 from baco.problem.layer import Layer
 from baco.tuner import costmodel, kernel_model, residual
-from baco.tuner.arch import MAX_PE_DIM, MIN_PE_DIM
+from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM
 from baco.tuner.explore import NetworkProblem, Result
 from baco.tuner.hwinfer import acc_candidates, gemm_rows_from_factors, requirements_from_factors, sp_candidates
 from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer
@@ -283,6 +287,82 @@ def walk_loop_ws(layer: Layer, k: LayerBlocks, pe: int) -> LayerBlocks:
                        k.sp_rows, k.acc_rows)
 
 
+DOMINATOR_PICKS = 48     # blocks a ranking contributes to a round's dominators (undominated)
+DOMINANCE_ROUNDS = 2
+
+
+def _subset(k: LayerBlocks, at: torch.Tensor) -> LayerBlocks:
+    return LayerBlocks(k.blocks[at], k.sp_kb[at], k.acc_kb[at], k.cycles_lb[at], k.energy_lb[at], k.variants[:, at],
+                       k.loop[at], k.sp_rows[at], k.acc_rows[at])
+
+
+def energy_parts(layer: Layer, k: LayerBlocks, pe: int) -> torch.Tensor:
+    """[2, B, 3] per dataflow (WS, OS) the blocks' energy (pJ, count-weighted) as a linear function of
+    the memories' per-access energies: the part no buffer size changes (MACs, registers, DRAM bytes
+    priced), the scratchpad accesses and the accumulator accesses (baco.gemmini.energy.energy_pj)."""
+    temporal, spatial = block_tensors(layer, k.blocks)
+    parts = []
+    for dataflow in ("WS", "OS"):
+        c = costmodel.compiled_program_counts(layer, temporal, (spatial[:, 0], spatial[:, 1]), (float(pe),),
+                                              out_int8=KERNEL_OUT_INT8, dataflow=dataflow)
+        fixed = c["macs"] * energy.MAC_PJ + c["registers"] * energy.REGISTER_PJ + \
+            (c["dram_bytes_in"] + c["dram_bytes_out"]) * energy.DRAM_PJ
+        parts.append(torch.stack([torch.as_tensor(v, dtype=torch.float64).expand(k.blocks.shape[0]) for v in (
+            fixed, c["scratchpad_reads"] + c["scratchpad_writes"], c["accumulator_reads"] + c["accumulator_writes"])],
+            1) * layer.count)
+    return torch.stack(parts)
+
+
+def undominated(layer: Layer, k: LayerBlocks, pe: int) -> LayerBlocks:
+    """k without the blocks another kept block dominates on every memory size the enumeration costs
+    (its LOOP_WS not yet walked, k.loop loop_ws_bound's): Y dominates X when Y needs no more
+    scratchpad and accumulator (it fits wherever X does), Y's cycles on any memories it fits (at most
+    its single-buffered OS program or its WS one, the walked LOOP_WS where it may run one: fastest_fitting
+    takes the fastest that fits) are at most X's least (cycles_lb), and Y's energy under either
+    dataflow is at most X's under either, for every per-access scratchpad and accumulator energy from
+    X's own needs' to the largest buffers' (energy is linear in them: the four corners). The
+    dominators are a few blocks per round, ranked by cycles, energy and both, walked; they are kept."""
+    n = k.blocks.shape[0]
+    parts = energy_parts(layer, k, pe)
+    big = torch.tensor(float(MAX_BUFFER_KB), dtype=torch.float64)
+    sp_pj = (energy.scratchpad_pj(k.sp_kb), energy.scratchpad_pj(big).expand(n))
+    acc_pj = (energy.accumulator_pj(k.acc_kb, pe), energy.accumulator_pj(big, pe).expand(n))
+    corners = [(s, a) for s in sp_pj for a in acc_pj]
+    may_loop = kernel_model.loop_ws_fit(k.sp_rows, k.acc_rows, pe, big, big)
+    single = torch.minimum(k.variants[0], k.variants[2]) * layer.count      # single-buffered WS, OS
+    alive, walked = torch.ones(n, dtype=torch.bool), torch.zeros(n, dtype=torch.bool)
+    upper = torch.full((n,), math.inf, dtype=torch.float64)
+    for _ in range(DOMINANCE_ROUNDS):
+        idx = alive.nonzero().squeeze(1)
+        least_energy = parts[0, idx, 0] + parts[0, idx, 1] * sp_pj[0][idx] + parts[0, idx, 2] * acc_pj[0][idx]
+        rankings = [torch.log(single[idx]) + w * torch.log(least_energy) for w in (0.0, 0.3, 1.0, 3.0)]
+        rankings += [least_energy, k.cycles_lb[idx]]
+        picks = torch.cat([idx[torch.argsort(r, stable=True)[:DOMINATOR_PICKS]] for r in rankings]).unique()
+        picks = picks[~walked[picks]]
+        if picks.numel():
+            loop = walk_loop_ws(layer, _subset(k, picks), pe).loop * layer.count
+            v = k.variants[:, picks] * layer.count
+            upper[picks] = torch.where(may_loop[picks], torch.minimum(v[2], torch.maximum(v[0], loop)),
+                                       torch.minimum(v[0], v[2]))
+            walked[picks] = True
+        dom = (walked & alive).nonzero().squeeze(1)
+        for lo in range(0, n, 4096):
+            x = torch.arange(lo, min(lo + 4096, n))
+            x = x[alive[x] & ~walked[x]]
+            if not x.numel():
+                continue
+            beats = (upper[dom][None, :] <= k.cycles_lb[x, None]) & \
+                (k.sp_kb[dom][None, :] <= k.sp_kb[x, None]) & (k.acc_kb[dom][None, :] <= k.acc_kb[x, None])
+            for s, a in corners:
+                s_x, a_x = s[x], a[x]
+                least = (parts[:, x, 0] + parts[:, x, 1] * s_x + parts[:, x, 2] * a_x).min(0).values
+                most = (parts[:, None, dom, 0] + parts[:, None, dom, 1] * s_x[None, :, None]
+                        + parts[:, None, dom, 2] * a_x[None, :, None]).max(0).values
+                beats &= most <= least[:, None]
+            alive[x[beats.any(1)]] = False
+    return _subset(k, alive.nonzero().squeeze(1))
+
+
 def _fastest(layer: Layer, variants: torch.Tensor, loop: torch.Tensor) -> torch.Tensor:
     """[B] the layer's cycles (all its instances) under the fastest schedule variant or LOOP_WS, whatever
     fits: LayerBlocks.cycles_lb."""
@@ -411,7 +491,7 @@ def _branch_and_bound(layers: list[Layer], incumbent_edp: float, progress: bool)
         if any(residual_applies(layer, pe) for layer in layers):
             raise ValueError(f"on a {pe}x{pe} array the learned residual corrects some layers' cycles: "
                              "no exact bound; give a better incumbent")
-        kept = _array_candidates(layers, pe, limit, stats)
+        kept, acc_needs = _array_candidates(layers, pe, limit, stats)
         if progress:
             print(f"{pe}x{pe}: blocks within the bound per layer {[k.blocks.shape[0] for k in kept]} "
                   f"({stats.blocks_bounded} bounded, {stats.blocks_costed} costed, {stats.blocks_walked} walked, "
@@ -419,7 +499,7 @@ def _branch_and_bound(layers: list[Layer], incumbent_edp: float, progress: bool)
         if any(k.blocks.shape[0] == 0 for k in kept):
             stats.arrays_pruned.append(pe)
             continue
-        for sp, acc, fronts in _hardware_fronts(layers, kept, pe):
+        for sp, acc, fronts in _hardware_fronts(layers, kept, pe, acc_needs):
             stats.hardware_points += 1
             edp, at = best_combination([f for f, _ in fronts])
             if edp < best_edp:
@@ -438,14 +518,15 @@ def _branch_and_bound(layers: list[Layer], incumbent_edp: float, progress: bool)
                    stats.hardware_points, stats.blocks_walked, stats.blocks_bounded)
 
 
-def _hardware_fronts(layers: list[Layer], kept: list[LayerBlocks], pe: int):
+def _hardware_fronts(layers: list[Layer], kept: list[LayerBlocks], pe: int, acc_needs: list[torch.Tensor]):
     """(scratchpad KB, accumulator KB, _fronts) of each memory size on a pe-wide array at which every
     layer has a kept block that fits: every scratchpad size from the largest of the layers' least
-    needs, every accumulator size that is a kept block's need rounded to the granule (at least
-    every layer's least)."""
+    needs, every accumulator size that is a need in `acc_needs` (the blocks' before the dominated
+    were dropped: a dominated block's design is then costed with its dominator on the same
+    memories) rounded to the granule (at least every layer's least)."""
     low_acc = max(float(k.acc_kb.min()) for k in kept)
     low_sp = max(float(k.sp_kb.min()) for k in kept)
-    acc_sizes = sorted({acc for k in kept for need in k.acc_kb.tolist()
+    acc_sizes = sorted({acc for needs in acc_needs for need in needs.tolist()
                         for acc in itertools.islice(acc_candidates(pe, need), 1) if acc >= low_acc - 1e-9})
     # per layer: the kept blocks' mappings and their programs' access counts of each dataflow
     # (hardware-free but for the array): energy on any buffers is these counts priced
@@ -460,30 +541,35 @@ def _hardware_fronts(layers: list[Layer], kept: list[LayerBlocks], pe: int):
                 yield sp, acc, fronts
 
 
-def _array_candidates(layers: list[Layer], pe: int, limit: float, stats: _Search) -> list[LayerBlocks]:
-    """Each layer's blocks on a pe-wide array that may be in a design within `limit`, costed (their
-    LOOP_WS programs walked): every candidate pruned on block_bound (bounded_blocks), the survivors
-    costed layer by layer, the layer of the largest least cycles first, each pruned again against the
-    others' least costs (the costed layers' own); then all pruned on their costs with LOOP_WS at
-    loop_ws_bound, the survivors walked and pruned again (_within_bound)."""
+def _array_candidates(layers: list[Layer], pe: int, limit: float, stats: _Search) -> tuple[list[LayerBlocks], list]:
+    """(each layer's blocks on a pe-wide array that may be in a design within `limit`, costed (their
+    LOOP_WS programs walked), and the accumulator needs of the blocks before the dominated ones were
+    dropped, which set the accumulator sizes costed): every candidate pruned on block_bound
+    (bounded_blocks), the survivors costed layer by layer, the layer of the largest least cycles
+    first, each pruned again against the others' least costs (the costed layers' own); then all
+    pruned on their costs with LOOP_WS at loop_ws_bound, the dominated dropped (undominated), the
+    rest walked and pruned again (_within_bound)."""
     survivors, c_min, e_min = bounded_blocks(layers, pe, limit, stats)
     if any(s.shape[0] == 0 for s in survivors):
-        return [LayerBlocks(*(torch.zeros(0),) * 9) for _ in layers]
+        return [LayerBlocks(*(torch.zeros(0),) * 9) for _ in layers], []
     cands = [None] * len(layers)
     for i in sorted(range(len(layers)), key=lambda i: -c_min[i]):
         b = survivors[i].to(torch.float64)
         c, e = block_bound(layers[i], pe, b[:, 0], b[:, 1], b[:, 2])
         keep = (c * layers[i].count + sum(c_min) - c_min[i]) * (e * layers[i].count + sum(e_min) - e_min[i]) <= limit
         if not bool(keep.any()):
-            return [LayerBlocks(*(torch.zeros(0),) * 9) for _ in layers]
+            return [LayerBlocks(*(torch.zeros(0),) * 9) for _ in layers], []
         cands[i] = layer_blocks(layers[i], pe, walk=False, blocks=survivors[i][keep])
         c_min[i], e_min[i] = float(cands[i].cycles_lb.min()), float(cands[i].energy_lb.min())
         stats.blocks_costed += cands[i].blocks.shape[0]
     kept = _within_bound(cands, limit)
+    acc_needs = [k.acc_kb for k in kept]
+    if all(k.blocks.shape[0] for k in kept):
+        kept = [undominated(layer, k, pe) for layer, k in zip(layers, kept)]
     stats.blocks_walked += sum(k.blocks.shape[0] for k in kept)
     if all(k.blocks.shape[0] for k in kept):
         kept = _within_bound([walk_loop_ws(layer, k, pe) for layer, k in zip(layers, kept)], limit)
-    return kept
+    return kept, acc_needs
 
 
 def bounded_blocks(layers: list[Layer], pe: int, limit: float, stats: _Search | None = None):
@@ -529,9 +615,7 @@ def _within_bound(cands: list[LayerBlocks], limit: float) -> list[LayerBlocks]:
     kept = []
     for i, c in enumerate(cands):
         lb = (c.cycles_lb + sum(c_min) - c_min[i]) * (c.energy_lb + sum(e_min) - e_min[i])
-        keep = lb <= limit
-        kept.append(LayerBlocks(c.blocks[keep], c.sp_kb[keep], c.acc_kb[keep], c.cycles_lb[keep], c.energy_lb[keep],
-                                c.variants[:, keep], c.loop[keep], c.sp_rows[keep], c.acc_rows[keep]))
+        kept.append(_subset(c, lb <= limit))
     return kept
 
 
