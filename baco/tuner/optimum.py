@@ -198,14 +198,18 @@ def explicit_bound(layer: Layer, pe: int, bm, bn, bk) -> torch.Tensor:
 
 
 def _loop_bound(layer: Layer, pe: int, bm, bn, bk) -> torch.Tensor:
-    """loop_ws_bound on broadcasting block tensors."""
+    """loop_ws_bound on broadcasting block tensors. Its array term counts each of a program's (K
+    strip, column strip) groups at least pe cycles (new weights wait until the array has taken the
+    last ones: loop_ws_timing._group_cycles), not only its rows."""
     M, N, K, pm, pn, steps = _block_counts(layer, bm, bn, bk)
     one_step = steps == 1           # B stays resident down a column; A along a one-row grid
     beats = torch.where(one_step & (pm == 1), 1.0, pn) * M * _beats(K, bk) + \
         torch.where(one_step, 1.0, pm) * K * _beats(N, bn)
     c = LOOP_WS_INSTRUCTIONS
     cpu = pm * pn * (c["program"] + steps * c["step"]) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
-    return torch.maximum(torch.maximum(_computes(layer, pe, bn, bk), beats * DEFAULT_CONSTANTS.beat_cycles), cpu)
+    rows = (pm - 1) * torch.clamp(bm, min=pe) + torch.clamp(M - (pm - 1) * bm, min=pe)   # each program's, >= pe
+    array = rows * _strips(N, bn, pe) * _strips(K, bk, pe)
+    return torch.maximum(torch.maximum(array, beats * DEFAULT_CONSTANTS.beat_cycles), cpu)
 
 
 def residual_applies(layer: Layer, pe: int) -> bool:
@@ -233,7 +237,8 @@ class LayerBlocks:
 def loop_ws_bound(layer: Layer, blocks: torch.Tensor, pe: int) -> torch.Tensor:
     """[B] a lower bound of the LOOP_WS program's end-to-end cycles (kernel_model.loop_ws_walk) in
     blocks [B, 3], without the walk (as loop_ws_timing.loop_ws_lower_bound, batched): the array's
-    computes back to back (each at least its rows, over every DIM column and K strip), the one DMA
+    computes back to back (each program's DIM column and K strips, each at least the program's rows
+    and at least DIM cycles), the one DMA
     loader's beats (LdA and LdB of every program's K steps, but a B left resident down a column and
     an A along a one-row grid by programs of one K step: schedule._loop_ws_columns, resident_a; a
     row at least its whole beats), or the CPU's instructions (each program's own and each K step's
