@@ -176,9 +176,10 @@ def test_the_optimum_restores_torch_threads(analytical):
 
 @pytest.mark.parametrize("bias", [False, True])
 def test_a_dropped_block_has_a_kept_one_as_good_on_every_memory(bias, analytical):
-    """undominated drops blocks (a fifth or more of a small ragged layer's on a 16x16 array), and on every scratchpad and accumulator size each
-    dropped block fits, some kept block fits too and costs no more cycles and no more energy, both
-    as the enumeration costs them (their LOOP_WS programs walked)."""
+    """undominated drops blocks (a fifth or more of a small ragged layer's on a 16x16 array), and on
+    every scratchpad and accumulator size each dropped block fits, some kept block fits too and
+    costs no more cycles and no more energy, both as the enumeration costs them (their LOOP_WS
+    programs walked)."""
     layer, pe = Layer(R=1, S=1, P=17, Q=1, C=33, K=9, N=1, count=2, bias=bias), 16
     walked = optimum.layer_blocks(layer, pe)
     kept = optimum.undominated(layer, optimum.layer_blocks(layer, pe, walk=False), pe)
