@@ -7,10 +7,9 @@ import torch
 
 from baco.gemmini import energy
 from baco.problem.layer import Layer
-from baco.tuner import costmodel, kernel_model, optimum, residual
+from baco.tuner import kernel_model, optimum, residual
 from baco.tuner.explore import NetworkProblem
 from baco.tuner.hwinfer import requirements_from_factors
-from baco.tuner.mapping import KERNEL_OUT_INT8
 from baco.tuner.points import order_indices
 
 
@@ -186,9 +185,7 @@ def test_a_dropped_block_has_a_kept_one_as_good_on_every_memory(bias, analytical
     assert 0 < kept.blocks.shape[0] < 0.8 * walked.blocks.shape[0]
     kept_blocks = set(map(tuple, kept.blocks.tolist()))
     is_kept = torch.tensor([tuple(b) in kept_blocks for b in walked.blocks.tolist()])
-    temporal, spatial = optimum.block_tensors(layer, walked.blocks)
-    counts = {df: costmodel.compiled_program_counts(layer, temporal, (spatial[:, 0], spatial[:, 1]), (float(pe),),
-                                                    out_int8=KERNEL_OUT_INT8, dataflow=df) for df in ("WS", "OS")}
+    counts = optimum.dataflow_counts(layer, walked.blocks, pe)
     for sp, acc in itertools.product((1, 4, 64, 1024), (1, 8, 64, 1024)):
         (cycles, cnt), = optimum._chosen_schedules([layer], [walked], [counts], pe, sp, acc)
         energy_uj = energy.energy_pj(cnt, sp_kb=float(sp), acc_kb=float(acc), dim=float(pe)) * 1e-6 * layer.count

@@ -301,17 +301,24 @@ def _subset(k: LayerBlocks, at: torch.Tensor) -> LayerBlocks:
                        k.loop[at], k.sp_rows[at], k.acc_rows[at])
 
 
+def dataflow_counts(layer: Layer, blocks: torch.Tensor, pe: int) -> dict:
+    """{"WS": counts, "OS": counts}: costmodel.compiled_program_counts of the GEMM kernel's programs in
+    blocks [B, 3] on a pe-wide array, under each dataflow (hardware-free but for the array)."""
+    temporal, spatial = block_tensors(layer, blocks)
+    return {df: costmodel.compiled_program_counts(layer, temporal, (spatial[:, 0], spatial[:, 1]), (float(pe),),
+                                                  out_int8=KERNEL_OUT_INT8, dataflow=df) for df in ("WS", "OS")}
+
+
+MEMORY_ACCESSES = ("scratchpad_reads", "scratchpad_writes", "accumulator_reads", "accumulator_writes")
+
+
 def energy_parts(layer: Layer, k: LayerBlocks, pe: int) -> torch.Tensor:
     """[2, B, 3] per dataflow (WS, OS) the blocks' energy (pJ, count-weighted) as a linear function of
-    the memories' per-access energies: the part no buffer size changes (MACs, registers, DRAM bytes
-    priced), the scratchpad accesses and the accumulator accesses (baco.gemmini.energy.energy_pj)."""
-    temporal, spatial = block_tensors(layer, k.blocks)
+    the memories' per-access energies: the part no buffer size changes (energy_pj of the counts
+    without the memory accesses), the scratchpad accesses and the accumulator accesses."""
     parts = []
-    for dataflow in ("WS", "OS"):
-        c = costmodel.compiled_program_counts(layer, temporal, (spatial[:, 0], spatial[:, 1]), (float(pe),),
-                                              out_int8=KERNEL_OUT_INT8, dataflow=dataflow)
-        fixed = c["macs"] * energy.MAC_PJ + c["registers"] * energy.REGISTER_PJ + \
-            (c["dram_bytes_in"] + c["dram_bytes_out"]) * energy.DRAM_PJ
+    for c in dataflow_counts(layer, k.blocks, pe).values():
+        fixed = energy.energy_pj({**c, **dict.fromkeys(MEMORY_ACCESSES, 0)}, sp_kb=0, acc_kb=0, dim=pe)
         parts.append(torch.stack([torch.as_tensor(v, dtype=torch.float64).expand(k.blocks.shape[0]) for v in (
             fixed, c["scratchpad_reads"] + c["scratchpad_writes"], c["accumulator_reads"] + c["accumulator_writes"])],
             1) * layer.count)
@@ -533,12 +540,9 @@ def _hardware_fronts(layers: list[Layer], kept: list[LayerBlocks], pe: int, acc_
     low_sp = max(float(k.sp_kb.min()) for k in kept)
     acc_sizes = sorted({acc for needs in acc_needs for need in needs.tolist()
                         for acc in itertools.islice(acc_candidates(pe, need), 1) if acc >= low_acc - 1e-9})
-    # per layer: the kept blocks' mappings and their programs' access counts of each dataflow
-    # (hardware-free but for the array): energy on any buffers is these counts priced
-    tensors = [block_tensors(layer, k.blocks) for layer, k in zip(layers, kept)]
-    counts = [{df: costmodel.compiled_program_counts(layer, t, (s[:, 0], s[:, 1]), (float(pe),), out_int8=KERNEL_OUT_INT8,
-                                                     dataflow=df) for df in ("WS", "OS")}
-              for layer, (t, s) in zip(layers, tensors)]
+    # per layer: the kept blocks' programs' access counts of each dataflow (hardware-free but for
+    # the array): energy on any buffers is these counts priced
+    counts = [dataflow_counts(layer, k.blocks, pe) for layer, k in zip(layers, kept)]
     for sp in sp_candidates(pe, low_sp) if acc_sizes else ():
         for acc in acc_sizes:
             fronts = _fronts(layers, kept, _chosen_schedules(layers, kept, counts, pe, sp, acc), pe, sp, acc)
