@@ -31,8 +31,9 @@ conv program, per depthwise program, per further input channel block's LOOP_CONV
 schedule.loop_conv_channels, per program of a strided layer, with a bias, of a layer of more than one
 output row and of more than one row itself) and the launch's own. The unfused residual adds
 (RESADD_INSTRUCTIONS: baco.kernels.resadd at its default view and blocks) the same way, per launch, per
-program and per program of a grid of more than one (schedule.resadd_terms), on adds of whole DIM-row
-programs (one LOOP_WS each; adds of ragged rows reported, not fitted).
+program, per program of a grid of more than one and per tile of its programs of ragged rows
+(schedule.resadd_terms), on adds of whole DIM-row programs (one LOOP_WS each) and adds with a program
+of ragged rows (an explicit stream), then on held-out adds of ragged rows (reported, not fitted).
 The fit is a non-negative least squares of the relative error (each row divided by its count).
 Printed: the fitted table beside the constants in use, and each program's predicted / measured
 ratio under both. Then the same for the fused kernels' programs (baco.gemmini.fused's
@@ -60,7 +61,7 @@ from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICI
                                    LOOP_WS_INSTRUCTIONS, RESADD_INSTRUCTIONS, GemmSchedule, default_gemm_schedule,
                                    explicit_gemm_program_cycles, loop_conv_channels, loop_conv_program_terms, loop_ws_fits,
                                    loop_ws_launch_terms,
-                                   padded_rows, resadd_terms, schedule_problems)
+                                   padded_rows, resadd_programs, resadd_terms, schedule_problems)
 from baco.kernels.conv import conv2d_launch
 from baco.kernels.depthwise import depthwise_launch
 from baco.kernels.fused import gemm_chain_launch, gemm_resadd_launch
@@ -237,10 +238,13 @@ CHAIN_LOOPS = [(16, 64, 64, 64, 64), (16, 128, 64, 64, 64), (16, 17, 33, 65, 17)
 # (DIM, rows, cols): unfused residual adds (baco.kernels.resadd at its default view and blocks) of
 # whole DIM-row programs (one LOOP_WS each): 1-98 programs, DIM 16 and 32 (ResNet's and
 # MobileNetV2's adds among them); RAGGED_ADDS: adds whose view is not whole DIM rows (M x N, a
-# program of ragged rows an explicit stream), reported, not fitted
+# program of ragged rows an explicit stream), fitted with them; HELD_OUT_ADDS: more such adds,
+# reported, not fitted
 ADDS = [(16, 16, 16), (16, 49, 512), (16, 3136, 64), (16, 196, 256), (16, 784, 128), (16, 1024, 24),
         (32, 196, 256), (32, 49, 2048), (32, 3136, 24), (32, 3136, 64)]
-RAGGED_ADDS = [(16, 49, 33), (16, 7, 7), (32, 33, 65), (16, 100, 1)]
+RAGGED_ADDS = [(16, 49, 33), (16, 7, 7), (32, 33, 65), (16, 100, 1), (16, 33, 17), (16, 17, 300), (16, 49, 129),
+               (32, 49, 33)]
+HELD_OUT_ADDS = [(16, 65, 129), (16, 17, 33), (16, 255, 255), (16, 196, 33), (16, 17, 513), (32, 65, 300)]
 SMOKE_GEMMS = [(16, 17, 33, 65, True)]
 SMOKE_LOOP_WS = [(16, 16, 16, 41, 16, 16, 48, False)]
 SMOKE_CONVS = [(16, 3, 1, 4, 16, 16, 2, 4, 16, 16)]
@@ -379,7 +383,8 @@ def residual_add_row(dim, rows, cols):
     info = launch.compiled("iss").run(launch.grid, launch.runtime_args())     # for its shapes and grid, as it runs
     view = "x".join(map(str, launch.args[3:5]))
     return (f"add {rows}x{cols} DIM {dim} as {view}, {launch.options['BLOCK_M']}x{launch.options['BLOCK_N']}",
-            {k: float(n) for k, n in resadd_terms(int(np.prod(launch.grid))).items()}, info["kernel_cycles"])
+            {k: float(n) for k, n in resadd_terms(resadd_programs(*launch.args[3:5], cfg), dim).items()},
+            info["kernel_cycles"])
 
 
 def fused_row(dim, kind, *shape):
@@ -510,10 +515,10 @@ def main(argv=None) -> int:
                list(DEPTHWISE_EXPLICIT_INSTRUCTIONS),
                DEPTHWISE_EXPLICIT_INSTRUCTIONS)
     if "residual_add" in args.only:
-        report("unfused residual adds, whole DIM-row programs (RESADD_INSTRUCTIONS)",
-               [residual_add_row(*a) for a in ADDS], list(RESADD_INSTRUCTIONS), RESADD_INSTRUCTIONS)
-        report("unfused residual adds of ragged rows (RESADD_INSTRUCTIONS; not fitted)",
-               [residual_add_row(*a) for a in RAGGED_ADDS], list(RESADD_INSTRUCTIONS), RESADD_INSTRUCTIONS,
+        report("unfused residual adds, whole DIM-row programs and programs of ragged rows (RESADD_INSTRUCTIONS)",
+               [residual_add_row(*a) for a in ADDS + RAGGED_ADDS], list(RESADD_INSTRUCTIONS), RESADD_INSTRUCTIONS)
+        report("held-out residual adds with programs of ragged rows (RESADD_INSTRUCTIONS; not fitted)",
+               [residual_add_row(*a) for a in HELD_OUT_ADDS], list(RESADD_INSTRUCTIONS), RESADD_INSTRUCTIONS,
                fit=False)
     if "fused" in args.only:
         for kind, table in FUSED_INSTRUCTIONS.items():

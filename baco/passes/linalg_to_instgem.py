@@ -5,7 +5,8 @@ Gemmini commands.
   MAX_BLOCK_LEN·DIM columns), clipped to the window's runtime extent;
 - zero fill of a local block: mvin with DRAM address 0 (under a DRAM copy that
   overwrites the block next, only when its window does not cover the block; under
-  an added load, only its tiles outside the window);
+  an added load, only its tiles outside the window, and none when the block is only
+  ever stored within that window);
 - linalg.matmul on placed blocks: preload/compute pairs, weight-stationary
   (B held in the array, reused across the rows of A) or output-stationary
   (C held in the array, K reduced in place), with rows/cols masked to each
@@ -228,6 +229,17 @@ def in_dram(view) -> bool:
     return isinstance(owner, Block)
 
 
+def window_key(view) -> tuple:
+    """A local window's offsets, sizes and strides (static ints, else their SSA values), comparable
+    with another's; a whole block's is its shape."""
+    owner = view.owner
+    if owner.name == "memref.alloc":
+        return tuple(MemRefType(view.type).shape)
+    dyn = iter(list(owner.operands)[1:])
+    return tuple(next(dyn) if v == ir.DYN else v for attr in ("static_offsets", "static_sizes", "static_strides")
+                 for v in ir.DenseI64ArrayAttr(owner.attributes[attr]))
+
+
 def unit_inner_stride(view, op):
     layout = str(MemRefType(view.type).layout)
     if "strided" in layout and not layout.replace(" ", "").split("[")[1].split("]")[0].endswith(",1"):
@@ -326,6 +338,9 @@ class LinalgToInstGem:
         if first_add is not None:       # the added load overwrites its window; zero only the rest
             self.overwriting_adds.add(first_add)
             _, _, window, _ = self.added_load(first_add)
+            if self.stored_only_within(alloc, op, window):
+                self.dead.append(op)    # nothing reads the rest: no zeros
+                return
             first, rows, cols = self.local_window(window)
             d = cst(self.cfg.dim)
 
@@ -531,6 +546,34 @@ class LinalgToInstGem:
                     return op
                 return None
         return None
+
+    def stored_only_within(self, alloc, fill, window) -> bool:
+        """Whether every read of `alloc` (an accumulator block zero-filled by `fill`) is a store of
+        `window` (the same offsets and sizes, static or the same SSA values): every other use
+        writes it (its added loads) or is an epilogue whose block is itself only stored within
+        `window`. The fill's zeros outside the window are then never read."""
+        key = window_key(window)
+
+        def stored(value, writer) -> bool:
+            for use in value.uses:
+                op = use.owner
+                if op.operation == writer.operation:
+                    continue
+                if op.name == "memref.subview":
+                    if window_key(op.result) != key or not all(
+                            u.owner.name == "memref.copy" and u.operand_number == 0
+                            and alloc_of(u.owner.operands[1]) is None for u in op.result.uses):
+                        return False
+                elif "gemmini.acc_add" in op.attributes and use.operand_number == 1:
+                    continue        # an added load: writes only
+                elif "gemmini.epilogue" in op.attributes and use.operand_number == 0 \
+                        and op.operands[1].owner.name == "memref.alloc":
+                    if not stored(op.operands[1], op):
+                        return False
+                else:
+                    return False
+            return True
+        return stored(alloc.result, fill)
 
     def first_overwriting_copy(self, fill, alloc):
         """The DRAM copy into a window of `alloc` (a 2-D block, not transposed, filled outside a

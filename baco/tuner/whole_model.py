@@ -16,13 +16,11 @@ The untuned steps' cycles and energy add to the tuned layers' in the search's ob
 from __future__ import annotations
 
 import functools
-import itertools
 from dataclasses import dataclass, field
 
 from baco.gemmini.energy import energy_pj
-from baco.gemmini.loop_ws_timing import local_move_cycles
 from baco.gemmini.schedule import (RESADD_INSTRUCTIONS, RESADD_ISSUE_LEAD, dma_cycles, instructions, pieces,
-                                   resadd_blocks, resadd_terms)
+                                   resadd_programs, resadd_terms)
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.layer import Layer
 from baco.tuner.arch import Hardware
@@ -131,21 +129,18 @@ def residual_add_cost(add: ResidualAdd, hw: Hardware) -> tuple[float, float]:
     lead (RESADD_ISSUE_LEAD), or the core's instructions (RESADD_INSTRUCTIONS) if longer. Against
     the ISS with the cycle model (the kernel compiled for its shapes and grid, DIM 16 and 32, its
     default views and blocks): 0.99-1.05x on 10 adds of whole DIM-row programs (a one-program 16x16
-    add 0.89x), 0.74-0.90x on 4 adds with a program of ragged rows (an explicit stream: more of its
-    issue exposed; the tables fit whole-row programs only)."""
+    add 0.89x); 0.79-1.09x on 13 adds with programs of ragged rows (explicit streams, which move
+    their operands and the sum and zero nothing: 49x129 0.79x, 33x17 and 33x65 at DIM 32 0.85x)."""
     cfg, k = hw.to_gemmini_config(), DEFAULT_CONSTANTS
     d, chunk = cfg.dim, cfg.max_block_len * cfg.dim
-    bm, bn = resadd_blocks(add.rows, add.cols, cfg)
+    programs = resadd_programs(add.rows, add.cols, cfg)
     loads, stores = [], []
-    for rows, cols in itertools.product(pieces(add.rows, bm), pieces(add.cols, bn)):
+    for rows, cols in programs:
         moves = [(r, c) for r in pieces(rows, d) for c in pieces(cols, chunk)]
-        # a program of ragged rows is an explicit stream: zero mvins under the block's tiles its
-        # window does not cover first (the LOOP_WSs of whole-row programs zero nothing)
-        zeros = (-(-bm // d) * -(-bn // d) - (rows // d) * (cols // d)) if rows % d else 0
-        loads.append(2 * sum(dma_cycles(r, c, cfg, k) for r, c in moves) + zeros * local_move_cycles(d, k))
+        loads.append(2 * sum(dma_cycles(r, c, cfg, k) for r, c in moves))
         stores.append(sum(dma_cycles(r, c, cfg, k) + k.acc_scale_latency for r, c in moves))
     gemmini = sum(max(load, store) for load, store in zip(loads, [0.0] + stores[:-1])) + stores[-1]
-    cpu = instructions(resadd_terms(len(loads)), RESADD_INSTRUCTIONS) * k.cpu_cycles_per_instruction
+    cpu = instructions(resadd_terms(programs, d), RESADD_INSTRUCTIONS) * k.cpu_cycles_per_instruction
     elements = add.rows * add.cols
     counts = {"macs": 0, "registers": 0, "scratchpad_reads": 0, "scratchpad_writes": 0,
               "accumulator_reads": 2 * elements, "accumulator_writes": 2 * elements,

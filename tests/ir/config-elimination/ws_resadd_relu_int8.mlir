@@ -7,14 +7,12 @@
 // CHECK: "instgem.config_ex"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_st"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvout"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
-// CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.config_ld"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
 // CHECK: "instgem.mvin"(%{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}, %{{[A-Za-z0-9_.$#-]+}}) : (i64, i64, i64, i64) -> ()
@@ -27,22 +25,22 @@ module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
   func.func @resadd_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: f32, %arg6: f32, %arg7: f32) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 0 : i64} {
-    %c2 = arith.constant 2 : index
     %c4 = arith.constant 4 : index
+    %c2_i64 = arith.constant 2 : i64
+    %c2 = arith.constant 2 : index
     %c3221225472_i64 = arith.constant 3221225472 : i64
-    %c15_i64 = arith.constant 15 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c2147483648_i64 = arith.constant 2147483648 : i64
     %c32_i64 = arith.constant 32 : i64
-    %c2_i64 = arith.constant 2 : i64
     %c1 = arith.constant 1 : index
+    %c15_i64 = arith.constant 15 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
     %c0 = arith.constant 0 : index
-    %c39_i64 = arith.constant 39 : i64
+    %c45_i64 = arith.constant 45 : i64
     %c13_i64 = arith.constant 13 : i64
     %c58_i64 = arith.constant 58 : i64
-    %c45_i64 = arith.constant 45 : i64
+    %c51_i64 = arith.constant 51 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -92,28 +90,6 @@ module {
       %cast = memref.cast %subview : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %subview_1 = memref.subview %reinterpret_cast_0[%4, %5] [32, 32] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<32x32xi8, strided<[?, 1], offset: ?>>
       %cast_2 = memref.cast %subview_1 : memref<32x32xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      scf.for %arg8 = %c0 to %c4 step %c1 {
-        %55 = arith.index_cast %arg8 : index to i64
-        %56 = arith.remsi %55, %c2_i64 : i64
-        %57 = arith.divsi %55, %c2_i64 : i64
-        %58 = arith.muli %57, %c16_i64 : i64
-        %59 = arith.subi %c32_i64, %58 : i64
-        %60 = arith.minsi %59, %c16_i64 : i64
-        %61 = arith.muli %56, %c32_i64 : i64
-        %62 = arith.addi %61, %58 : i64
-        %63 = arith.ori %62, %c2147483648_i64 : i64
-        %64 = arith.muli %56, %c16_i64 : i64
-        %65 = arith.cmpi slt, %64, %c0_i64 : i64
-        %66 = arith.addi %64, %c16_i64 : i64
-        %67 = arith.cmpi sgt, %66, %c32_i64 : i64
-        %68 = arith.addi %58, %c16_i64 : i64
-        %69 = arith.cmpi sgt, %68, %c32_i64 : i64
-        %70 = arith.ori %65, %67 : i1
-        %71 = arith.ori %70, %69 : i1
-        scf.if %71 {
-          "instgem.mvin"(%c0_i64, %63, %60, %c16_i64) : (i64, i64, i64, i64) -> ()
-        }
-      }
       %37 = arith.bitcast %arg5 : f32 to i32
       %38 = arith.extui %37 : i32 to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<32x32xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
@@ -211,56 +187,33 @@ module {
       %46 = arith.subi %43, %10 : index
       %47 = arith.cmpi sgt, %45, %c0 : index
       scf.if %47 {
-        func.call @baco_boundary_error(%c39_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c45_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview = memref.subview %reinterpret_cast[%7, %10] [%41, %46] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       scf.if %47 {
-        func.call @baco_boundary_error(%c39_i64, %c58_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c45_i64, %c58_i64) : (i64, i64) -> ()
       }
       %subview_1 = memref.subview %reinterpret_cast_0[%7, %10] [%41, %46] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
-      %48 = arith.index_cast %40 : index to i64
-      %49 = arith.index_cast %41 : index to i64
-      %50 = arith.index_cast %46 : index to i64
-      scf.for %arg8 = %c0 to %c4 step %c1 {
-        %89 = arith.index_cast %arg8 : index to i64
-        %90 = arith.remsi %89, %c2_i64 : i64
-        %91 = arith.divsi %89, %c2_i64 : i64
-        %92 = arith.muli %91, %c16_i64 : i64
-        %93 = arith.subi %c32_i64, %92 : i64
-        %94 = arith.minsi %93, %c16_i64 : i64
-        %95 = arith.muli %90, %c32_i64 : i64
-        %96 = arith.addi %95, %92 : i64
-        %97 = arith.ori %96, %c2147483648_i64 : i64
-        %98 = arith.muli %90, %c16_i64 : i64
-        %99 = arith.cmpi slt, %98, %48 : i64
-        %100 = arith.addi %98, %c16_i64 : i64
-        %101 = arith.addi %48, %49 : i64
-        %102 = arith.cmpi sgt, %100, %101 : i64
-        %103 = arith.addi %92, %c16_i64 : i64
-        %104 = arith.cmpi sgt, %103, %50 : i64
-        %105 = arith.ori %99, %102 : i1
-        %106 = arith.ori %105, %104 : i1
-        scf.if %106 {
-          "instgem.mvin"(%c0_i64, %97, %94, %c16_i64) : (i64, i64, i64, i64) -> ()
-        }
-      }
-      %51 = arith.bitcast %arg5 : f32 to i32
-      %52 = arith.extui %51 : i32 to i64
+      %48 = arith.bitcast %arg5 : f32 to i32
+      %49 = arith.extui %48 : i32 to i64
+      %50 = arith.index_cast %40 : index to i64
+      %51 = arith.index_cast %41 : index to i64
+      %52 = arith.index_cast %46 : index to i64
       %base_buffer, %offset, %sizes:2, %strides:2 = memref.extract_strided_metadata %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
       %intptr = memref.extract_aligned_pointer_as_index %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> -> index
       %53 = arith.index_cast %intptr : index to i64
       %54 = arith.index_cast %offset : index to i64
       %55 = arith.addi %53, %54 : i64
       %56 = arith.index_cast %strides#0 : index to i64
-      "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %52, %56) : (i64, i64, i64, i64, i64, i64) -> ()
-      %57 = arith.maxsi %48, %c0_i64 : i64
+      "instgem.config_ld"(%c1_i64, %c0_i64, %c1_i64, %c16_i64, %49, %56) : (i64, i64, i64, i64, i64, i64) -> ()
+      %57 = arith.maxsi %50, %c0_i64 : i64
       %58 = arith.divui %57, %c16_i64 : i64
-      %59 = arith.addi %48, %49 : i64
+      %59 = arith.addi %50, %51 : i64
       %60 = arith.maxsi %59, %c0_i64 : i64
       %61 = arith.addi %60, %c15_i64 : i64
       %62 = arith.divui %61, %c16_i64 : i64
       %63 = arith.subi %62, %58 : i64
-      %64 = arith.cmpi sgt, %49, %c0_i64 : i64
+      %64 = arith.cmpi sgt, %51, %c0_i64 : i64
       %65 = arith.extui %64 : i1 to i64
       %66 = arith.muli %63, %65 : i64
       %67 = arith.index_cast %66 : i64 to index
@@ -268,23 +221,23 @@ module {
         %89 = arith.index_cast %arg8 : index to i64
         %90 = arith.addi %58, %89 : i64
         %91 = arith.muli %90, %c16_i64 : i64
-        %92 = arith.maxsi %91, %48 : i64
+        %92 = arith.maxsi %91, %50 : i64
         %93 = arith.addi %91, %c16_i64 : i64
         %94 = arith.minsi %93, %59 : i64
         %95 = arith.subi %94, %92 : i64
-        %96 = arith.subi %92, %48 : i64
+        %96 = arith.subi %92, %50 : i64
         %97 = arith.muli %96, %56 : i64
         %98 = arith.addi %55, %97 : i64
         %99 = arith.muli %90, %c32_i64 : i64
         %100 = arith.ori %99, %c2147483648_i64 : i64
         %101 = arith.subi %92, %91 : i64
         %102 = arith.addi %100, %101 : i64
-        %103 = arith.minsi %50, %c64_i64 : i64
+        %103 = arith.minsi %52, %c64_i64 : i64
         "instgem.mvin"(%98, %102, %103, %95) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %68 = arith.addi %57, %c15_i64 : i64
       %69 = arith.divui %68, %c16_i64 : i64
-      %70 = arith.cmpi sgt, %48, %c0_i64 : i64
+      %70 = arith.cmpi sgt, %50, %c0_i64 : i64
       %71 = arith.extui %70 : i1 to i64
       %72 = arith.muli %69, %71 : i64
       %73 = arith.index_cast %72 : i64 to index
@@ -293,13 +246,13 @@ module {
         %90 = arith.muli %89, %c16_i64 : i64
         %91 = arith.maxsi %90, %c0_i64 : i64
         %92 = arith.addi %90, %c16_i64 : i64
-        %93 = arith.minsi %92, %48 : i64
+        %93 = arith.minsi %92, %50 : i64
         %94 = arith.subi %93, %91 : i64
         %95 = arith.muli %89, %c32_i64 : i64
         %96 = arith.ori %95, %c2147483648_i64 : i64
         %97 = arith.subi %91, %90 : i64
         %98 = arith.addi %96, %97 : i64
-        %99 = arith.minsi %50, %c64_i64 : i64
+        %99 = arith.minsi %52, %c64_i64 : i64
         "instgem.mvin"(%c0_i64, %98, %99, %94) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %74 = arith.bitcast %arg6 : f32 to i32
@@ -315,23 +268,23 @@ module {
         %89 = arith.index_cast %arg8 : index to i64
         %90 = arith.addi %58, %89 : i64
         %91 = arith.muli %90, %c16_i64 : i64
-        %92 = arith.maxsi %91, %48 : i64
+        %92 = arith.maxsi %91, %50 : i64
         %93 = arith.addi %91, %c16_i64 : i64
         %94 = arith.minsi %93, %59 : i64
         %95 = arith.subi %94, %92 : i64
-        %96 = arith.subi %92, %48 : i64
+        %96 = arith.subi %92, %50 : i64
         %97 = arith.muli %96, %79 : i64
         %98 = arith.addi %78, %97 : i64
         %99 = arith.muli %90, %c32_i64 : i64
         %100 = arith.ori %99, %c3221225472_i64 : i64
         %101 = arith.subi %92, %91 : i64
         %102 = arith.addi %100, %101 : i64
-        %103 = arith.minsi %50, %c64_i64 : i64
+        %103 = arith.minsi %52, %c64_i64 : i64
         "instgem.mvin"(%98, %102, %103, %95) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       %reinterpret_cast_7 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       scf.if %47 {
-        func.call @baco_boundary_error(%c45_i64, %c5_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c51_i64, %c5_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_7[%7, %10] [%41, %46] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
@@ -343,7 +296,7 @@ module {
       %84 = arith.bitcast %arg7 : f32 to i32
       %85 = arith.extui %84 : i32 to i64
       "instgem.config_st"(%c1_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %c0_i64, %83, %85) : (i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
-      %86 = arith.ceildivsi %50, %c16_i64 : i64
+      %86 = arith.ceildivsi %52, %c16_i64 : i64
       %87 = arith.muli %66, %86 : i64
       %88 = arith.index_cast %87 : i64 to index
       scf.for %arg8 = %c0 to %88 step %c1 {
@@ -352,11 +305,11 @@ module {
         %91 = arith.divsi %89, %66 : i64
         %92 = arith.addi %58, %90 : i64
         %93 = arith.muli %92, %c16_i64 : i64
-        %94 = arith.maxsi %93, %48 : i64
+        %94 = arith.maxsi %93, %50 : i64
         %95 = arith.addi %93, %c16_i64 : i64
         %96 = arith.minsi %95, %59 : i64
         %97 = arith.subi %96, %94 : i64
-        %98 = arith.subi %94, %48 : i64
+        %98 = arith.subi %94, %50 : i64
         %99 = arith.muli %98, %83 : i64
         %100 = arith.addi %82, %99 : i64
         %101 = arith.muli %91, %c16_i64 : i64
@@ -366,7 +319,7 @@ module {
         %105 = arith.ori %104, %c2147483648_i64 : i64
         %106 = arith.subi %94, %93 : i64
         %107 = arith.addi %105, %106 : i64
-        %108 = arith.subi %50, %101 : i64
+        %108 = arith.subi %52, %101 : i64
         %109 = arith.minsi %108, %c16_i64 : i64
         "instgem.mvout"(%102, %107, %109, %97) : (i64, i64, i64, i64) -> ()
       }
