@@ -179,17 +179,20 @@ def test_baco_tune_torch_costs_the_whole_program(tmp_path, capsys):
     assert "of which the untuned steps" in out
 
 
-def test_residual_add_cost_against_the_iss():
-    """residual_add_cost of a Gemmini-bound add (the kernel's default view of 196x256: its operands'
-    wide mvins, the stores under the next block's loads) within 8% of the ISS with the cycle model."""
+@pytest.mark.parametrize("rows,cols", [(196, 256), (49, 33), (17, 300)])
+def test_residual_add_cost_against_the_iss(rows, cols):
+    """residual_add_cost within 8% of the ISS with the cycle model: a Gemmini-bound add (the
+    kernel's default view of 196x256: its operands' wide mvins, the stores under the next block's
+    loads) and two adds with programs of ragged rows (explicit streams whose issue the
+    RESADD_INSTRUCTIONS table's ragged_tile term prices)."""
     from baco.kernels.resadd import resadd_launch
     hw = Hardware(16, 256, 64)
     cfg = hw.to_gemmini_config()
-    a = np.random.default_rng(0).integers(-128, 128, (196, 256), dtype=np.int8)
+    a = np.random.default_rng(0).integers(-128, 128, (rows, cols), dtype=np.int8)
     launch = resadd_launch(a, a[::-1].copy(), 0.5, 0.7, 0.9, relu=False, config=cfg)
     compiled = launch.compiled("iss")       # compiled for its grid, as a launch runs it
     simulated = compiled.run(launch.grid, launch.runtime_args(), timing=TimingModel(cfg))["kernel_cycles"]
-    predicted = residual_add_cost(ResidualAdd(*default_view(196, 256, cfg)), hw)[0]
+    predicted = residual_add_cost(ResidualAdd(*default_view(rows, cols, cfg)), hw)[0]
     assert abs(predicted - simulated) <= 0.08 * simulated, (predicted, simulated)
 
 
