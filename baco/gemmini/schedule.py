@@ -1365,12 +1365,12 @@ def resadd_blocks(M: int, N: int, config: GemminiConfig) -> tuple[int, int]:
     return bm, bn
 
 
-
 def resadd_programs(M: int, N: int, config: GemminiConfig) -> list:
     """The (rows, cols) window of each program of the residual-add kernel on M x N operands at
     resadd_blocks, row blocks outer (the launch's grid order)."""
     bm, bn = resadd_blocks(M, N, config)
     return [(rows, cols) for rows in pieces(M, bm) for cols in pieces(N, bn)]
+
 
 # The residual-add kernel's programs (baco.kernels.resadd at resadd_blocks; whole DIM-row programs
 # are one LOOP_WS each), compiled for their shapes and grid as they run on the ISS
@@ -1395,19 +1395,21 @@ def resadd_programs(M: int, N: int, config: GemminiConfig) -> list:
 # column block is ragged: 0.88x before).
 # Refitted with 8 adds with programs of ragged rows in the set and a term per DIM x DIM tile of such
 # a program in a grid of more than one ("ragged_tile": its explicit stream's mvin and mvout loops,
-# after linalg_to_instgem stopped zeroing the block outside the window the sum is stored from): the
-# table before 0.24-1.05x of the 18 (ragged ones 0.24-0.58x), refitted 0.83-1.07x, median error 3.8%;
+# after linalg_to_instgem stopped zeroing the block outside the window the sum is stored from; the
+# per-program term of every grid fitted to 0 and was dropped): the table before 0.24-1.05x of the
+# 18 (ragged ones 0.24-0.58x), refitted 0.83-1.07x, median error 3.8%;
 # on 6 held-out adds with ragged-row programs 0.22-0.49x before, 0.86-1.10x after (median error 8.3%).
-RESADD_INSTRUCTIONS = {"launch": 45.2, "program": 0.0, "grid": 78.6, "ragged_tile": 94.0}
+RESADD_INSTRUCTIONS = {"launch": 45.2, "grid": 78.6, "ragged_tile": 94.0}
 RESADD_ISSUE_LEAD = 103.0
 
 
 def resadd_terms(programs, dim: int) -> dict:
     """RESADD_INSTRUCTIONS' terms of a residual-add launch whose programs store the (rows, cols)
-    windows `programs`: the launch's, each program's and, in a grid of more than one program, each
-    program's again (the runner's grid loop step and the grid arrays' writes, which a one-program
-    grid folds away) and each DIM x DIM tile of a program of ragged rows (an explicit stream whose
-    mvin and mvout loops run on run-time extents; a one-program grid folds and unrolls them)."""
+    windows `programs`: the launch's and, in a grid of more than one program, each program's (its
+    set-up, the runner's grid loop step and the grid arrays' writes, which a one-program grid folds
+    away; the fit leaves a one-program grid's program nothing beyond the launch's) and each DIM x DIM
+    tile of a program of ragged rows (an explicit stream whose mvin and mvout loops run on run-time
+    extents; a one-program grid folds and unrolls them)."""
     n = len(programs)
     ragged = sum(-(-rows // dim) * -(-cols // dim) for rows, cols in programs if rows % dim)
-    return {"launch": 1, "program": n, "grid": n * (n > 1), "ragged_tile": ragged * (n > 1)}
+    return {"launch": 1, "grid": n * (n > 1), "ragged_tile": ragged * (n > 1)}
