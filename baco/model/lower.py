@@ -11,8 +11,9 @@ data so that the program linker can turn the whole list into one ELF:
                   rows up to padded_rows(K, DIM), so a ragged K step is one LOOP_WS (baco.passes.loop_ws)
   matmul (bmm)    one matmul_launch per batch (both operands activations, read in place: row-major
                   with any row stride or column-major, i.e. transposed by the array)
-  add             baco.kernels.resadd.resadd_launch (the two operands summed in the accumulator, read
-                  as DIM rows whatever the image's shape: resadd.default_view)
+  add             baco.kernels.resadd.resadd_launches (the two operands summed in the accumulator, read
+                  as DIM rows whatever the image's shape: resadd.default_views, a launch of fewer
+                  than DIM elements after them where the elements are not whole DIM rows)
   fused pair      baco.kernels.fused.gemm_chain_launch: linear -> linear or 1x1 -> 1x1 conv, the
                   hidden layer kept in the accumulator (one step; the intermediate has no buffer);
                   gemm_resadd_launch: a linear or 1x1 conv and the residual add reading it;
@@ -55,7 +56,7 @@ from baco.kernels.fused_dwpw import dw_pw_launch
 from baco.kernels.launch import KernelLaunch
 from baco.kernels.matmul import matmul_launch
 from baco.kernels.pool import ConvPoolLaunch, pool_schedule_from_conv
-from baco.kernels.resadd import resadd_launch
+from baco.kernels.resadd import resadd_launches
 from baco.model import cpu_ops
 from baco.model.graph import Graph, Op, inverse, module_path
 from baco.problem.layer import Layer, symmetric_padding
@@ -501,10 +502,10 @@ class _Lowering:
         a, b = (self.value(t) for t in op.inputs)
         cols = a.shape[-1]
         q = op.q
-        launch = resadd_launch(a.reshape(-1, cols), b.reshape(-1, cols), q["a_scale"], q["b_scale"], q["out_scale"],
-                               relu=q["relu"], config=self.config)
-        self.output(op, launch.y)
-        return GemminiStep(op, [self.reads(launch, a)])
+        launches, out = resadd_launches(a.reshape(-1, cols), b.reshape(-1, cols), q["a_scale"], q["b_scale"],
+                                        q["out_scale"], relu=q["relu"], config=self.config)
+        self.output(op, out)
+        return GemminiStep(op, [self.reads(launch, a) for launch in launches])
 
     def lower_cpu(self, op):
         xs = [self.value(t) for t in op.inputs]

@@ -129,8 +129,10 @@ def residual_add_cost(add: ResidualAdd, hw: Hardware) -> tuple[float, float]:
     lead (RESADD_ISSUE_LEAD), or the core's instructions (RESADD_INSTRUCTIONS) if longer. Against
     the ISS with the cycle model (the kernel compiled for its shapes and grid, DIM 16 and 32, its
     default views and blocks): 0.99-1.05x on 10 adds of whole DIM-row programs (a one-program 16x16
-    add 0.89x); 0.79-1.09x on 13 adds with programs of ragged rows (explicit streams, which move
-    their operands and the sum and zero nothing: 49x129 0.79x, 33x17 and 33x65 at DIM 32 0.85x)."""
+    add 0.89x); on 12 adds whose elements are not whole DIM rows, as a whole model runs them
+    (resadd_launches' whole rows and one short row, each launch an add) 0.96-1.14x, each launch
+    0.94-1.17x; on 13 launches of their M x N views, with programs of ragged rows (explicit streams,
+    which move their operands and the sum and zero nothing), 0.79-1.09x."""
     cfg, k = hw.to_gemmini_config(), DEFAULT_CONSTANTS
     d, chunk = cfg.dim, cfg.max_block_len * cfg.dim
     programs = resadd_programs(add.rows, add.cols, cfg)

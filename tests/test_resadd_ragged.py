@@ -1,8 +1,11 @@
-"""A zero fill under an added load is left out when nothing reads the block outside the load's
-window (linalg_to_instgem.LinalgToInstGem.stored_only_within): the residual add's programs of
-ragged rows (explicit streams) move in their two operands and store the sum, with no zero mvin
-(DRAM address 0), bit-exact against Gemmini's arithmetic; a block stored beyond the window keeps
-its zeros there."""
+"""Residual adds whose elements are not whole DIM rows.
+
+A zero fill under an added load is left out when nothing reads the block outside the load's window
+(linalg_to_instgem.LinalgToInstGem.stored_only_within): the residual add's programs of ragged rows
+(explicit streams) move in their two operands and store the sum, with no zero mvin (DRAM address
+0), bit-exact against Gemmini's arithmetic; a block stored beyond the window keeps its zeros there.
+resadd_launches runs such an add as whole DIM rows and one short row (resadd.default_views), as a
+whole model's add step does."""
 from __future__ import annotations
 
 import numpy as np
@@ -11,6 +14,7 @@ import pytest
 import baco
 import baco.language as bl
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.schedule import resadd_programs
 from baco.kernels.resadd import reference, resadd_launch
 
 CONFIGS = {4: GemminiConfig.from_capacity(4, 16, 8), 16: GemminiConfig.from_capacity(16, 256, 64)}
@@ -66,3 +70,52 @@ def test_a_block_stored_beyond_the_window_keeps_its_zeros(target):
     expected[:M, :N] = reference(a, b, 1.0, 1.0, 1.0, relu=False)
     np.testing.assert_array_equal(c, expected)
     assert any(name.startswith("mvin") and f["dram_addr"] == 0 for name, f in seen)
+
+
+@pytest.mark.parametrize("dim,shape", [(16, (65, 129)), (16, (17, 300)), (16, (49, 33)), (4, (9, 13)), (16, (7, 7)),
+                                       (16, (1, 17)), (16, (100, 72))])
+def test_default_views_cover_the_elements_once(dim, shape):
+    """resadd_launches over default_views: the elements not in whole DIM rows of an add whose M x N
+    view would be several programs run as a launch of one row after the whole-row launch; an M x N
+    view of one program, or whole DIM rows, stay one launch. Bit-exact on the host simulator."""
+    from baco.kernels.resadd import default_views, resadd_launches
+    cfg = CONFIGS[dim]
+    M, N = shape
+    views = default_views(M, N, cfg)
+    assert sum(rows * cols for _, rows, cols in views) == M * N
+    assert [first for first, *_ in views] == [0] + [sum(r * c for _, r, c in views[:i]) for i in range(1, len(views))]
+    split = (M * N) % dim and M * N > dim and len(resadd_programs(M, N, cfg)) > 1
+    assert len(views) == (2 if split else 1)
+    if split:
+        assert views[0][1:] == (dim, M * N // dim) and views[1][1:] == (1, (M * N) % dim)
+    rng = np.random.default_rng(M + N)
+    a, b = (rng.integers(-128, 128, shape, dtype=np.int8) for _ in range(2))
+    launches, c = resadd_launches(a, b, 0.5, 0.75, 0.5, config=cfg)
+    for launch in launches:
+        assert np.shares_memory(launch.args[0], a) and np.shares_memory(launch.y, c)
+        launch.run("sim")
+    np.testing.assert_array_equal(c, reference(a, b, 0.5, 0.75, 0.5))
+
+
+def test_a_model_add_of_ragged_rows_runs_as_two_launches():
+    """A whole model's residual add of 65 x 129 elements (two linears of one input, summed): its step
+    is resadd_launches' two launches (4 ragged-row programs otherwise), bit-exact on the host
+    simulator and as one ELF on the ISS."""
+    import torch
+
+    class TwoBranches(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(40, 129), torch.nn.Linear(40, 129)
+
+        def forward(self, x):
+            return torch.relu(self.a(x) + self.b(x))
+
+    torch.manual_seed(0)
+    model = TwoBranches().eval()
+    x = torch.randn(65, 40)
+    compiled = baco.compile_model(model, x, calibrate=2)
+    add = [s for s in compiled.lowered.steps if s.op.kind == "add"]
+    assert len(add) == 1 and [launch.args[0].shape for launch in add[0].launches] == [(16, 524), (1, 1)]
+    np.testing.assert_array_equal(compiled(x), compiled.reference(x))
+    np.testing.assert_array_equal(compiled(x, target="iss"), compiled.reference(x))
