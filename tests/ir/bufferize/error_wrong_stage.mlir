@@ -7,11 +7,11 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) {
     %c9_i64 = arith.constant 9 : i64
-    %c47_i64 = arith.constant 47 : i64
+    %c48_i64 = arith.constant 48 : i64
     %c62_i64 = arith.constant 62 : i64
     %c0_i8 = arith.constant 0 : i8
     %c27_i64 = arith.constant 27 : i64
-    %c40_i64 = arith.constant 40 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c0_i32 = arith.constant 0 : i32
     %c16 = arith.constant 16 : index
     %c0 = arith.constant 0 : index
@@ -51,7 +51,7 @@ module {
       %44 = arith.subi %40, %37 : index
       %45 = arith.cmpi sgt, %43, %c0 : index
       scf.if %45 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       %subview_3 = memref.subview %reinterpret_cast[%28, %37] [%35, %44] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_4 = memref.alloc() {alignment = 64 : i64} : memref<32x32xi8>
@@ -81,7 +81,7 @@ module {
       %63 = arith.subi %59, %56 : index
       %64 = arith.cmpi sgt, %62, %c0 : index
       scf.if %64 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       %subview_6 = memref.subview %reinterpret_cast_0[%47, %56] [%54, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_7 = memref.alloc() {alignment = 64 : i64} : memref<32x16xi8>
@@ -115,7 +115,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %subview_2 = memref.subview %alloc[%15, 0] [%16, %25] [1, 1] : memref<32x16xi32> to memref<?x?xi32, strided<[16, 1], offset: ?>>

@@ -15,7 +15,7 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) {
     %c9_i64 = arith.constant 9 : i64
-    %c47_i64 = arith.constant 47 : i64
+    %c48_i64 = arith.constant 48 : i64
     %c0_i32 = arith.constant 0 : i32
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -68,7 +68,7 @@ module {
     %27 = arith.subi %23, %20 : index
     %28 = arith.cmpi sgt, %26, %c0 : index
     scf.if %28 {
-      func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%11, %20] [%18, %27] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>

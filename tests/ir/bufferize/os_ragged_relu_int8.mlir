@@ -29,13 +29,13 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) {
     %c9_i64 = arith.constant 9 : i64
-    %c51_i64 = arith.constant 51 : i64
+    %c52_i64 = arith.constant 52 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c62_i64 = arith.constant 62 : i64
     %c0_i8 = arith.constant 0 : i8
     %c27_i64 = arith.constant 27 : i64
-    %c40_i64 = arith.constant 40 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c0_i32 = arith.constant 0 : i32
     %c32 = arith.constant 32 : index
     %c0 = arith.constant 0 : index
@@ -75,7 +75,7 @@ module {
       %48 = arith.subi %44, %41 : index
       %49 = arith.cmpi sgt, %47, %c0 : index
       scf.if %49 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       %subview_3 = memref.subview %reinterpret_cast[%32, %41] [%39, %48] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_4 = memref.cast %subview_3 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -107,7 +107,7 @@ module {
       %71 = arith.subi %67, %64 : index
       %72 = arith.cmpi sgt, %70, %c0 : index
       scf.if %72 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       %subview_5 = memref.subview %reinterpret_cast_1[%55, %64] [%62, %71] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_6 = memref.cast %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -155,7 +155,7 @@ module {
     %29 = arith.subi %25, %22 : index
     %30 = arith.cmpi sgt, %28, %c0 : index
     scf.if %30 {
-      func.call @baco_boundary_error(%c51_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%13, %22] [%20, %29] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>

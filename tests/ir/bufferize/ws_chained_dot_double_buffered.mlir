@@ -41,15 +41,15 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @fused_mlp_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi8>, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: f32) {
     %c5_i64 = arith.constant 5 : i64
-    %c62_i64 = arith.constant 62 : i64
+    %c64_i64 = arith.constant 64 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c22_i64 = arith.constant 22 : i64
-    %c59_i64 = arith.constant 59 : i64
+    %c61_i64 = arith.constant 61 : i64
     %c65_i64 = arith.constant 65 : i64
     %c0_i8 = arith.constant 0 : i8
     %c26_i64 = arith.constant 26 : i64
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c0_i32 = arith.constant 0 : i32
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -87,7 +87,7 @@ module {
       %62 = arith.subi %58, %55 : index
       %63 = arith.cmpi sgt, %61, %c0 : index
       scf.if %63 {
-        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
       }
       %subview_6 = memref.subview %reinterpret_cast[%46, %55] [%53, %62] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_7 = memref.cast %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -115,7 +115,7 @@ module {
       %81 = arith.subi %78, %77 : index
       %82 = arith.cmpi sgt, %80, %c0 : index
       scf.if %82 {
-        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast_1[%69, %77] [%76, %81] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_10 = memref.cast %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -150,7 +150,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c59_i64, %c22_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%12, %18] [%16, %25] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -197,7 +197,7 @@ module {
     %43 = arith.minsi %42, %c32 : index
     %44 = arith.subi %40, %37 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c62_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%37, %18] [%44, %25] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast_5 = memref.cast %subview_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>

@@ -33,27 +33,27 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) {
-    %c131_i64 = arith.constant 131 : i64
+    %c143_i64 = arith.constant 143 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c124_i64 = arith.constant 124 : i64
+    %c136_i64 = arith.constant 136 : i64
     %c0_i8 = arith.constant 0 : i8
-    %c123_i64 = arith.constant 123 : i64
+    %c135_i64 = arith.constant 135 : i64
     %c14_i64 = arith.constant 14 : i64
-    %c106_i64 = arith.constant 106 : i64
-    %c105_i64 = arith.constant 105 : i64
+    %c118_i64 = arith.constant 118 : i64
+    %c117_i64 = arith.constant 117 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c104_i64 = arith.constant 104 : i64
+    %c116_i64 = arith.constant 116 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c100_i64 = arith.constant 100 : i64
+    %c112_i64 = arith.constant 112 : i64
     %c32 = arith.constant 32 : index
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c10_i64 = arith.constant 10 : i64
-    %c91_i64 = arith.constant 91 : i64
+    %c99_i64 = arith.constant 99 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c90_i64 = arith.constant 90 : i64
+    %c98_i64 = arith.constant 98 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0 = arith.constant 0 : index
     %c0_i64 = arith.constant 0 : i64
@@ -62,13 +62,13 @@ module {
     %1 = arith.index_cast %0 : i64 to index
     %2 = arith.cmpi eq, %arg6, %c0 : index
     scf.if %2 {
-      func.call @baco_runtime_error(%c1_i64, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c98_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %3 = arith.floordivsi %1, %arg6 : index
     %4 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %5 = arith.index_cast %4 : i64 to index
     scf.if %2 {
-      func.call @baco_runtime_error(%c1_i64, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c99_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %6 = arith.floordivsi %5, %arg6 : index
     %7 = arith.muli %6, %arg6 : index
@@ -107,7 +107,7 @@ module {
     %39 = arith.subi %35, %32 : index
     %40 = arith.cmpi sgt, %38, %c0 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c100_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c112_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>
@@ -127,23 +127,23 @@ module {
       %56 = arith.muli %arg10, %17 : index
       %57 = arith.cmpi eq, %56, %c0 : index
       scf.if %57 {
-        func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c116_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %58 = arith.floordivsi %arg19, %56 : index
       %59 = arith.cmpi eq, %17, %c0 : index
       scf.if %59 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %60 = arith.floordivsi %arg19, %17 : index
       %61 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %61 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %62 = arith.floordivsi %60, %arg10 : index
       %63 = arith.muli %62, %arg10 : index
       %64 = arith.subi %60, %63 : index
       scf.if %59 {
-        func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c118_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %65 = arith.muli %60, %17 : index
       %66 = arith.subi %arg19, %65 : index
@@ -180,7 +180,7 @@ module {
       %95 = arith.subi %91, %88 : index
       %96 = arith.cmpi sgt, %94, %c0 : index
       scf.if %96 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_6 = memref.subview %reinterpret_cast_4[%79, %88] [%86, %95] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_7 = memref.cast %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -193,7 +193,7 @@ module {
         tensor.yield %c0_i8 : i8
       } : tensor<?x?xi8> to tensor<16x32xi8>
       scf.if %40 {
-        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c136_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast_5[%88, %32] [%95, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_10 = memref.cast %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -224,7 +224,7 @@ module {
       linalg.yield %62 : i8
     } -> tensor<16x32xi8>
     scf.if %40 {
-      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c143_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_2 = memref.subview %reinterpret_cast_1[%23, %32] [%30, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast_3 = memref.cast %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>

@@ -33,28 +33,28 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32) {
-    %c131_i64 = arith.constant 131 : i64
+    %c143_i64 = arith.constant 143 : i64
     %c15 = arith.constant 15 : index
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i8 = arith.constant 0 : i8
-    %c124_i64 = arith.constant 124 : i64
-    %c123_i64 = arith.constant 123 : i64
+    %c136_i64 = arith.constant 136 : i64
+    %c135_i64 = arith.constant 135 : i64
     %c63_i64 = arith.constant 63 : i64
     %c48_i64 = arith.constant 48 : i64
-    %c119_i64 = arith.constant 119 : i64
+    %c131_i64 = arith.constant 131 : i64
     %c78_i64 = arith.constant 78 : i64
     %c46_i64 = arith.constant 46 : i64
-    %c117_i64 = arith.constant 117 : i64
+    %c129_i64 = arith.constant 129 : i64
     %c23_i64 = arith.constant 23 : i64
-    %c115_i64 = arith.constant 115 : i64
+    %c127_i64 = arith.constant 127 : i64
     %c17_i64 = arith.constant 17 : i64
-    %c108_i64 = arith.constant 108 : i64
+    %c120_i64 = arith.constant 120 : i64
     %c14_i64 = arith.constant 14 : i64
-    %c106_i64 = arith.constant 106 : i64
-    %c105_i64 = arith.constant 105 : i64
+    %c118_i64 = arith.constant 118 : i64
+    %c117_i64 = arith.constant 117 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c104_i64 = arith.constant 104 : i64
+    %c116_i64 = arith.constant 116 : i64
     %c0_i32 = arith.constant 0 : i32
     %c2 = arith.constant 2 : index
     %c1 = arith.constant 1 : index
@@ -62,9 +62,9 @@ module {
     %c2_i64 = arith.constant 2 : i64
     %c5 = arith.constant 5 : index
     %c10_i64 = arith.constant 10 : i64
-    %c91_i64 = arith.constant 91 : i64
+    %c99_i64 = arith.constant 99 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c90_i64 = arith.constant 90 : i64
+    %c98_i64 = arith.constant 98 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0 = arith.constant 0 : index
     %c0_i64 = arith.constant 0 : i64
@@ -74,13 +74,13 @@ module {
     %2 = arith.index_cast %1 : i64 to index
     %3 = arith.cmpi eq, %0, %c0 : index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c98_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %4 = arith.floordivsi %2, %0 : index
     %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %6 = arith.index_cast %5 : i64 to index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c99_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %7 = arith.floordivsi %6, %0 : index
     %8 = arith.muli %7, %0 : index
@@ -113,23 +113,23 @@ module {
       %61 = arith.muli %arg10, %21 : index
       %62 = arith.cmpi eq, %61, %c0 : index
       scf.if %62 {
-        func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c116_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %63 = arith.floordivsi %arg18, %61 : index
       %64 = arith.cmpi eq, %21, %c0 : index
       scf.if %64 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %65 = arith.floordivsi %arg18, %21 : index
       %66 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %66 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %67 = arith.floordivsi %65, %arg10 : index
       %68 = arith.muli %67, %arg10 : index
       %69 = arith.subi %65, %68 : index
       scf.if %64 {
-        func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c118_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %70 = arith.muli %65, %21 : index
       %71 = arith.subi %arg18, %70 : index
@@ -137,7 +137,7 @@ module {
       %73 = arith.addi %20, %69 : index
       %74 = arith.cmpi eq, %arg12, %c0 : index
       scf.if %74 {
-        func.call @baco_runtime_error(%c1_i64, %c108_i64, %c17_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c120_i64, %c17_i64) : (i64, i64, i64) -> ()
       }
       %75 = arith.floordivsi %73, %arg12 : index
       %76 = arith.muli %75, %arg12 : index
@@ -145,7 +145,7 @@ module {
       %78 = arith.addi %18, %63 : index
       %79 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %79 {
-        func.call @baco_runtime_error(%c1_i64, %c115_i64, %c23_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c127_i64, %c23_i64) : (i64, i64, i64) -> ()
       }
       %80 = arith.floordivsi %78, %arg11 : index
       %81 = arith.muli %80, %arg11 : index
@@ -157,22 +157,22 @@ module {
       %87 = arith.muli %86, %arg5 : index
       %88 = arith.subi %arg3, %82 : index
       scf.if %79 {
-        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c46_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c129_i64, %c46_i64) : (i64, i64, i64) -> ()
       }
       %89 = arith.ceildivsi %88, %arg11 : index
       %90 = arith.subi %arg4, %77 : index
       scf.if %74 {
-        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c78_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c129_i64, %c78_i64) : (i64, i64, i64) -> ()
       }
       %91 = arith.ceildivsi %90, %arg12 : index
       %92 = arith.muli %arg11, %arg4 : index
       %93 = arith.muli %92, %arg5 : index
       %94 = arith.muli %arg12, %arg5 : index
       scf.if %79 {
-        func.call @baco_runtime_error(%c1_i64, %c119_i64, %c48_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c131_i64, %c48_i64) : (i64, i64, i64) -> ()
       }
       scf.if %74 {
-        func.call @baco_runtime_error(%c1_i64, %c119_i64, %c63_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c131_i64, %c63_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_1 = memref.reinterpret_cast %arg0 to offset: [%87], sizes: [%89, %91, %arg5], strides: [%93, %94, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %95 = arith.muli %63, %arg10 : index
@@ -201,7 +201,7 @@ module {
       %117 = arith.subi %113, %110 : index
       %118 = arith.cmpi sgt, %116, %c0 : index
       scf.if %118 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %119 = arith.cmpi sge, %80, %c0 : index
       %120 = arith.cmpi slt, %80, %89 : index
@@ -215,7 +215,7 @@ module {
       %inserted_slice = tensor.insert_slice %125 into %99[0, %124, 0] [1, %123, %117] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x32xi8>
       %126 = arith.addi %80, %c1 : index
       scf.if %118 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %127 = arith.cmpi sge, %126, %c0 : index
       %128 = arith.cmpi slt, %126, %89 : index
@@ -229,7 +229,7 @@ module {
       %inserted_slice_7 = tensor.insert_slice %133 into %inserted_slice[1, %132, 0] [1, %131, %117] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x32xi8>
       %134 = arith.addi %80, %c2 : index
       scf.if %118 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %135 = arith.cmpi sge, %134, %c0 : index
       %136 = arith.cmpi slt, %134, %89 : index
@@ -253,7 +253,7 @@ module {
       %150 = arith.subi %146, %143 : index
       %151 = arith.cmpi sgt, %149, %c0 : index
       scf.if %151 {
-        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c136_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_11 = memref.subview %reinterpret_cast_2[%110, %143] [%117, %150] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_12 = memref.cast %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -306,7 +306,7 @@ module {
     %59 = arith.subi %55, %52 : index
     %60 = arith.cmpi sgt, %58, %c0 : index
     scf.if %60 {
-      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c143_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%43, %52] [%50, %59] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>

@@ -45,23 +45,23 @@ module {
     %c4 = arith.constant 4 : index
     %c6 = arith.constant 6 : index
     %c5_i64 = arith.constant 5 : i64
-    %c79_i64 = arith.constant 79 : i64
+    %c83_i64 = arith.constant 83 : i64
     %c4_i64 = arith.constant 4 : i64
     %c-128_i8 = arith.constant -128 : i8
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c14_i64 = arith.constant 14 : i64
-    %c75_i64 = arith.constant 75 : i64
+    %c79_i64 = arith.constant 79 : i64
     %c3_i64 = arith.constant 3 : i64
     %c3 = arith.constant 3 : index
     %c5 = arith.constant 5 : index
-    %c68_i64 = arith.constant 68 : i64
+    %c72_i64 = arith.constant 72 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c67_i64 = arith.constant 67 : i64
+    %c71_i64 = arith.constant 71 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c62_i64 = arith.constant 62 : i64
+    %c66_i64 = arith.constant 66 : i64
     %c25 = arith.constant 25 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -107,7 +107,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c62_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>
@@ -132,7 +132,7 @@ module {
       %78 = arith.subi %74, %71 : index
       %79 = arith.cmpi sgt, %77, %c0 : index
       scf.if %79 {
-        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_6 = memref.subview %reinterpret_cast[%15, %71] [%22, %78] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_7 = memref.cast %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -152,7 +152,7 @@ module {
       %89 = arith.minsi %88, %c16 : index
       %90 = arith.subi %86, %83 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c68_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast_1[%83, %24] [%90, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_10 = memref.cast %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -178,7 +178,7 @@ module {
     %48 = arith.ori %47, %45 : i1
     %49 = arith.ori %48, %46 : i1
     scf.if %49 {
-      func.call @baco_runtime_error(%c3_i64, %c75_i64, %c14_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
     %50 = bufferization.alloc_tensor() : tensor<25x16xi8>
     %51 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%38#0 : tensor<25x16xi32>) outs(%50 : tensor<25x16xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
@@ -241,7 +241,7 @@ module {
     %reinterpret_cast_3 = memref.reinterpret_cast %arg2 to offset: [%57], sizes: [%58, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %60 = arith.cmpi slt, %59, %c0 : index
     scf.if %60 {
-      func.call @baco_runtime_error(%c4_i64, %c79_i64, %c5_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
     }
     %61 = arith.maxsi %59, %c0 : index
     %62 = arith.minsi %61, %58 : index
@@ -253,7 +253,7 @@ module {
     %68 = arith.minsi %67, %c6 : index
     %69 = arith.subi %65, %62 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c79_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_3[%62, %24] [%69, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast_5 = memref.cast %subview_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>

@@ -33,25 +33,24 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @depthwise_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: f32) {
-    %c100_i64 = arith.constant 100 : i64
+    %c105_i64 = arith.constant 105 : i64
     %c15 = arith.constant 15 : index
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i8 = arith.constant 0 : i8
-    %c93_i64 = arith.constant 93 : i64
-    %c92_i64 = arith.constant 92 : i64
+    %c98_i64 = arith.constant 98 : i64
+    %c97_i64 = arith.constant 97 : i64
     %c59_i64 = arith.constant 59 : i64
     %c44_i64 = arith.constant 44 : i64
-    %c54_i64 = arith.constant 54 : i64
-    %c74_i64 = arith.constant 74 : i64
+    %c56_i64 = arith.constant 56 : i64
     %c42_i64 = arith.constant 42 : i64
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c19_i64 = arith.constant 19 : i64
-    %c50_i64 = arith.constant 50 : i64
-    %c43_i64 = arith.constant 43 : i64
-    %c87_i64 = arith.constant 87 : i64
+    %c52_i64 = arith.constant 52 : i64
+    %c45_i64 = arith.constant 45 : i64
+    %c92_i64 = arith.constant 92 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c86_i64 = arith.constant 86 : i64
+    %c91_i64 = arith.constant 91 : i64
     %c0_i32 = arith.constant 0 : i32
     %c2 = arith.constant 2 : index
     %c1 = arith.constant 1 : index
@@ -59,9 +58,9 @@ module {
     %c2_i64 = arith.constant 2 : i64
     %c5 = arith.constant 5 : index
     %c10_i64 = arith.constant 10 : i64
-    %c73_i64 = arith.constant 73 : i64
+    %c75_i64 = arith.constant 75 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c72_i64 = arith.constant 72 : i64
+    %c74_i64 = arith.constant 74 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0 = arith.constant 0 : index
     %c0_i64 = arith.constant 0 : i64
@@ -71,13 +70,13 @@ module {
     %2 = arith.index_cast %1 : i64 to index
     %3 = arith.cmpi eq, %0, %c0 : index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c72_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c74_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %4 = arith.floordivsi %2, %0 : index
     %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %6 = arith.index_cast %5 : i64 to index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c73_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c75_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %7 = arith.floordivsi %6, %0 : index
     %8 = arith.muli %7, %0 : index
@@ -108,18 +107,18 @@ module {
     %33 = scf.for %arg17 = %31 to %32 step %c1 iter_args(%arg18 = %30) -> (tensor<15x16xi32>) {
       %57 = arith.cmpi eq, %arg9, %c0 : index
       scf.if %57 {
-        func.call @baco_runtime_error(%c1_i64, %c86_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c91_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %58 = arith.floordivsi %arg17, %arg9 : index
       scf.if %57 {
-        func.call @baco_runtime_error(%c1_i64, %c87_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %59 = arith.muli %58, %arg9 : index
       %60 = arith.subi %arg17, %59 : index
       %61 = arith.addi %22, %60 : index
       %62 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %62 {
-        func.call @baco_runtime_error(%c1_i64, %c43_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c45_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %63 = arith.floordivsi %61, %arg11 : index
       %64 = arith.muli %63, %arg11 : index
@@ -127,7 +126,7 @@ module {
       %66 = arith.addi %20, %58 : index
       %67 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %67 {
-        func.call @baco_runtime_error(%c1_i64, %c50_i64, %c19_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c19_i64) : (i64, i64, i64) -> ()
       }
       %68 = arith.floordivsi %66, %arg10 : index
       %69 = arith.muli %68, %arg10 : index
@@ -140,22 +139,22 @@ module {
       %76 = arith.addi %16, %75 : index
       %77 = arith.subi %arg3, %70 : index
       scf.if %67 {
-        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c42_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c42_i64) : (i64, i64, i64) -> ()
       }
       %78 = arith.ceildivsi %77, %arg10 : index
       %79 = arith.subi %arg4, %65 : index
       scf.if %62 {
-        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c74_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c74_i64) : (i64, i64, i64) -> ()
       }
       %80 = arith.ceildivsi %79, %arg11 : index
       %81 = arith.muli %arg10, %arg4 : index
       %82 = arith.muli %81, %arg5 : index
       %83 = arith.muli %arg11, %arg5 : index
       scf.if %67 {
-        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c44_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c56_i64, %c44_i64) : (i64, i64, i64) -> ()
       }
       scf.if %62 {
-        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c59_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c56_i64, %c59_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_1 = memref.reinterpret_cast %arg0 to offset: [%76], sizes: [%78, %80, %18], strides: [%82, %83, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %84 = arith.muli %16, %arg8 : index
@@ -181,7 +180,7 @@ module {
       %103 = arith.subi %100, %99 : index
       %104 = arith.cmpi sgt, %102, %c0 : index
       scf.if %104 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %105 = arith.cmpi sge, %68, %c0 : index
       %106 = arith.cmpi slt, %68, %78 : index
@@ -195,7 +194,7 @@ module {
       %inserted_slice = tensor.insert_slice %111 into %89[0, %110, 0] [1, %109, %103] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x16xi8>
       %112 = arith.addi %68, %c1 : index
       scf.if %104 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %113 = arith.cmpi sge, %112, %c0 : index
       %114 = arith.cmpi slt, %112, %78 : index
@@ -209,7 +208,7 @@ module {
       %inserted_slice_7 = tensor.insert_slice %119 into %inserted_slice[1, %118, 0] [1, %117, %103] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x16xi8>
       %120 = arith.addi %68, %c2 : index
       scf.if %104 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %121 = arith.cmpi sge, %120, %c0 : index
       %122 = arith.cmpi slt, %120, %78 : index
@@ -223,7 +222,7 @@ module {
       %inserted_slice_10 = tensor.insert_slice %127 into %inserted_slice_7[2, %126, 0] [1, %125, %103] [1, 1, 1] : tensor<?x?xi8> into tensor<3x5x16xi8>
       %collapsed = tensor.collapse_shape %inserted_slice_10 [[0, 1], [2]] : tensor<3x5x16xi8> into tensor<15x16xi8>
       scf.if %104 {
-        func.call @baco_boundary_error(%c93_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c98_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_11 = memref.subview %reinterpret_cast_2[%99, %99] [%103, %103] [1, 1] : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       %cast_12 = memref.cast %subview_11 : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -272,7 +271,7 @@ module {
     %55 = arith.subi %52, %51 : index
     %56 = arith.cmpi sgt, %54, %c0 : index
     scf.if %56 {
-      func.call @baco_boundary_error(%c100_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c105_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%43, %51] [%50, %55] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>

@@ -19,7 +19,7 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) {
     %c9_i64 = arith.constant 9 : i64
-    %c49_i64 = arith.constant 49 : i64
+    %c50_i64 = arith.constant 50 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c64 = arith.constant 64 : index
@@ -86,7 +86,7 @@ module {
     %29 = arith.subi %25, %22 : index
     %30 = arith.cmpi sgt, %28, %c0 : index
     scf.if %30 {
-      func.call @baco_boundary_error(%c49_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c50_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%13, %22] [%20, %29] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>

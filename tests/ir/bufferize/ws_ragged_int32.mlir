@@ -25,11 +25,11 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) {
     %c9_i64 = arith.constant 9 : i64
-    %c47_i64 = arith.constant 47 : i64
+    %c48_i64 = arith.constant 48 : i64
     %c62_i64 = arith.constant 62 : i64
     %c0_i8 = arith.constant 0 : i8
     %c27_i64 = arith.constant 27 : i64
-    %c40_i64 = arith.constant 40 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c0_i32 = arith.constant 0 : i32
     %c16 = arith.constant 16 : index
     %c0 = arith.constant 0 : index
@@ -69,7 +69,7 @@ module {
       %46 = arith.subi %42, %39 : index
       %47 = arith.cmpi sgt, %45, %c0 : index
       scf.if %47 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       %subview_2 = memref.subview %reinterpret_cast[%30, %39] [%37, %46] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_3 = memref.cast %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -101,7 +101,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       %subview_4 = memref.subview %reinterpret_cast_0[%53, %62] [%60, %69] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %cast_5 = memref.cast %subview_4 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -137,7 +137,7 @@ module {
     %27 = arith.subi %23, %20 : index
     %28 = arith.cmpi sgt, %26, %c0 : index
     scf.if %28 {
-      func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%11, %20] [%18, %27] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi32, strided<[?, 1], offset: ?>> to memref<?x?xi32, strided<[?, ?], offset: ?>>

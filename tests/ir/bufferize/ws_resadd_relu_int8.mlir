@@ -32,14 +32,14 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @resadd_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: f32, %arg6: f32, %arg7: f32) {
     %c5_i64 = arith.constant 5 : i64
-    %c39_i64 = arith.constant 39 : i64
+    %c53_i64 = arith.constant 53 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i32 = arith.constant 0 : i32
     %c58_i64 = arith.constant 58 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c33_i64 = arith.constant 33 : i64
+    %c47_i64 = arith.constant 47 : i64
     %c0 = arith.constant 0 : index
     %c32 = arith.constant 32 : index
     %c1_i64 = arith.constant 1 : i64
@@ -72,7 +72,7 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c33_i64, %c13_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c47_i64, %c13_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast = memref.cast %subview : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -85,7 +85,7 @@ module {
       tensor.yield %c0_i8 : i8
     } : tensor<?x?xi8> to tensor<32x32xi8>
     scf.if %24 {
-      func.call @baco_boundary_error(%c33_i64, %c58_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c47_i64, %c58_i64) : (i64, i64) -> ()
     }
     %subview_2 = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast_3 = memref.cast %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>
@@ -132,7 +132,7 @@ module {
       linalg.yield %42 : i8
     } -> tensor<32x32xi8>
     scf.if %24 {
-      func.call @baco_boundary_error(%c39_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c53_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_6 = memref.subview %reinterpret_cast_5[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %cast_7 = memref.cast %subview_6 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, ?], offset: ?>>

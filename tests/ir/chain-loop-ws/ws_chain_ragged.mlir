@@ -53,22 +53,21 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm_chain_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi8>, %arg4: memref<?xi32>, %arg5: memref<?xi32>, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: f32, %arg11: f32) attributes {gemmini.acc_rows_used = 280 : i64, gemmini.sp_rows_used = 744 : i64} {
     %c5_i64 = arith.constant 5 : i64
-    %c70_i64 = arith.constant 70 : i64
+    %c71_i64 = arith.constant 71 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c34_i64 = arith.constant 34 : i64
-    %c64_i64 = arith.constant 64 : i64
     %c11_i64 = arith.constant 11 : i64
-    %c63_i64 = arith.constant 63 : i64
+    %c64_i64 = arith.constant 64 : i64
     %c24 = arith.constant 24 : index
     %c65_i64 = arith.constant 65 : i64
     %c0_i8 = arith.constant 0 : i8
     %c26_i64 = arith.constant 26 : i64
-    %c53_i64 = arith.constant 53 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c72 = arith.constant 72 : index
     %c0_i32 = arith.constant 0 : i32
     %c14_i64 = arith.constant 14 : i64
-    %c51_i64 = arith.constant 51 : i64
+    %c52_i64 = arith.constant 52 : i64
     %c32 = arith.constant 32 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -96,7 +95,7 @@ module {
     %16 = arith.subi %13, %12 : index
     %17 = arith.cmpi sgt, %15, %c0 : index
     scf.if %17 {
-      func.call @baco_boundary_error(%c51_i64, %c14_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c52_i64, %c14_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%4, %12] [%11, %16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "acc"} : memref<40x32xi32>
@@ -119,7 +118,7 @@ module {
       %34 = arith.subi %30, %27 : index
       %35 = arith.cmpi sgt, %33, %c0 : index
       scf.if %35 {
-        func.call @baco_boundary_error(%c53_i64, %c26_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
       }
       %subview_17 = memref.subview %reinterpret_cast[%4, %27] [%11, %34] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_18 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 72 : i64, gemmini.space = "spad"} : memref<40x72xi8>
@@ -135,7 +134,7 @@ module {
       %43 = arith.minsi %42, %c72 : index
       %44 = arith.subi %40, %37 : index
       scf.if %17 {
-        func.call @baco_boundary_error(%c53_i64, %c65_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
       }
       %subview_20 = memref.subview %reinterpret_cast_1[%37, %12] [%44, %16] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_21 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 360 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<72x32xi8>
@@ -153,7 +152,7 @@ module {
     %24 = arith.subi %21, %20 : index
     %25 = arith.cmpi sgt, %23, %c0 : index
     scf.if %25 {
-      func.call @baco_boundary_error(%c63_i64, %c11_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c64_i64, %c11_i64) : (i64, i64) -> ()
     }
     %subview_6 = memref.subview %reinterpret_cast_5[%4, %20] [%11, %24] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc_7 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 160 : i64, gemmini.row_tile_stride = 24 : i64, gemmini.space = "acc"} : memref<40x24xi32>
@@ -164,7 +163,7 @@ module {
     %subview_8 = memref.subview %alloc_7[%10, 0] [%11, %24] [1, 1] : memref<40x24xi32> to memref<?x?xi32, strided<[24, 1], offset: ?>>
     memref.copy %subview_6, %subview_8 : memref<?x?xi32, strided<[0, 1], offset: ?>> to memref<?x?xi32, strided<[24, 1], offset: ?>>
     scf.if %25 {
-      func.call @baco_boundary_error(%c64_i64, %c34_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c65_i64, %c34_i64) : (i64, i64) -> ()
     }
     %subview_9 = memref.subview %reinterpret_cast_4[%12, %20] [%16, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %alloc_10 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 648 : i64, gemmini.row_tile_stride = 24 : i64, gemmini.space = "spad"} : memref<32x24xi8>
@@ -196,7 +195,7 @@ module {
       linalg.yield %31 : i8
     }
     scf.if %25 {
-      func.call @baco_boundary_error(%c70_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c71_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_15 = memref.subview %reinterpret_cast_13[%4, %20] [%11, %24] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_16 = memref.subview %alloc_14[%10, 0] [%11, %24] [1, 1] : memref<40x24xi8> to memref<?x?xi8, strided<[24, 1], offset: ?>>

@@ -51,10 +51,10 @@ module {
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c65_i64 = arith.constant 65 : i64
     %c0_i8 = arith.constant 0 : i8
-    %c53_i64 = arith.constant 53 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c0_i32 = arith.constant 0 : i32
     %c14_i64 = arith.constant 14 : i64
-    %c51_i64 = arith.constant 51 : i64
+    %c52_i64 = arith.constant 52 : i64
     %c40 = arith.constant 40 : index
     %c0 = arith.constant 0 : index
     %c24 = arith.constant 24 : index
@@ -81,7 +81,7 @@ module {
     %16 = arith.subi %13, %12 : index
     %17 = arith.cmpi sgt, %15, %c0 : index
     scf.if %17 {
-      func.call @baco_boundary_error(%c51_i64, %c14_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c52_i64, %c14_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%4, %12] [%11, %16] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 40 : i64, gemmini.space = "acc"} : memref<24x40xi32>
@@ -96,7 +96,7 @@ module {
     %subview_6 = memref.subview %alloc_5[%10, 0] [%11, 1] [1, 1] : memref<24x8xi8> to memref<?x1xi8, strided<[8, 1], offset: ?>>
     memref.copy %subview_4, %subview_6 : memref<?x1xi8, strided<[1, 1], offset: ?>> to memref<?x1xi8, strided<[8, 1], offset: ?>>
     scf.if %17 {
-      func.call @baco_boundary_error(%c53_i64, %c65_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
     }
     %subview_7 = memref.subview %reinterpret_cast_1[0, %12] [1, %16] [1, 1] : memref<1x?xi8, strided<[?, 1]>> to memref<1x?xi8, strided<[?, 1], offset: ?>>
     %alloc_8 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 24 : i64, gemmini.row_tile_stride = 40 : i64, gemmini.space = "spad"} : memref<8x40xi8>

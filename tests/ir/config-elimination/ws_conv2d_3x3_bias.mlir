@@ -80,23 +80,23 @@ module {
     %c4_i64 = arith.constant 4 : i64
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c90_i64 = arith.constant 90 : i64
+    %c98_i64 = arith.constant 98 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c91_i64 = arith.constant 91 : i64
+    %c99_i64 = arith.constant 99 : i64
     %c10_i64 = arith.constant 10 : i64
     %c16 = arith.constant 16 : index
     %c2_i64 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
-    %c100_i64 = arith.constant 100 : i64
+    %c112_i64 = arith.constant 112 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c104_i64 = arith.constant 104 : i64
+    %c116_i64 = arith.constant 116 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c105_i64 = arith.constant 105 : i64
-    %c106_i64 = arith.constant 106 : i64
+    %c117_i64 = arith.constant 117 : i64
+    %c118_i64 = arith.constant 118 : i64
     %c14_i64 = arith.constant 14 : i64
-    %c123_i64 = arith.constant 123 : i64
-    %c124_i64 = arith.constant 124 : i64
-    %c131_i64 = arith.constant 131 : i64
+    %c135_i64 = arith.constant 135 : i64
+    %c136_i64 = arith.constant 136 : i64
+    %c143_i64 = arith.constant 143 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -105,13 +105,13 @@ module {
     %1 = arith.index_cast %0 : i64 to index
     %2 = arith.cmpi eq, %arg6, %c0 : index
     scf.if %2 {
-      func.call @baco_runtime_error(%c1_i64, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c98_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %3 = arith.floordivsi %1, %arg6 : index
     %4 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %5 = arith.index_cast %4 : i64 to index
     scf.if %2 {
-      func.call @baco_runtime_error(%c1_i64, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c99_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %6 = arith.floordivsi %5, %arg6 : index
     %7 = arith.muli %6, %arg6 : index
@@ -150,7 +150,7 @@ module {
     %39 = arith.subi %35, %32 : index
     %40 = arith.cmpi sgt, %38, %c0 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c100_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c112_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %41 = arith.index_cast %29 : index to i64
@@ -254,7 +254,7 @@ module {
     %78 = arith.muli %77, %arg8 : index
     %reinterpret_cast_0 = memref.reinterpret_cast %arg2 to offset: [%78], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %40 {
-      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c143_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_1 = memref.subview %reinterpret_cast_0[%23, %32] [%30, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_2, %offset_3, %sizes_4:2, %strides_5:2 = memref.extract_strided_metadata %subview_1 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
@@ -270,23 +270,23 @@ module {
       %86 = arith.muli %arg10, %17 : index
       %87 = arith.cmpi eq, %86, %c0 : index
       scf.if %87 {
-        func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c116_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %88 = arith.floordivsi %arg19, %86 : index
       %89 = arith.cmpi eq, %17, %c0 : index
       scf.if %89 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %90 = arith.floordivsi %arg19, %17 : index
       %91 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %91 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %92 = arith.floordivsi %90, %arg10 : index
       %93 = arith.muli %92, %arg10 : index
       %94 = arith.subi %90, %93 : index
       scf.if %89 {
-        func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c118_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %95 = arith.muli %90, %17 : index
       %96 = arith.subi %arg19, %95 : index
@@ -323,7 +323,7 @@ module {
       %125 = arith.subi %121, %118 : index
       %126 = arith.cmpi sgt, %124, %c0 : index
       scf.if %126 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast_7[%109, %118] [%116, %125] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %127 = arith.index_cast %115 : index to i64
@@ -384,7 +384,7 @@ module {
         "instgem.mvin"(%c0_i64, %203, %204, %200) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %40 {
-        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c136_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_15 = memref.subview %reinterpret_cast_8[%118, %32] [%125, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %151 = arith.index_cast %124 : index to i64

@@ -67,34 +67,34 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c3 = arith.constant 3 : index
     %c0 = arith.constant 0 : index
-    %c90_i64 = arith.constant 90 : i64
+    %c98_i64 = arith.constant 98 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c91_i64 = arith.constant 91 : i64
+    %c99_i64 = arith.constant 99 : i64
     %c10_i64 = arith.constant 10 : i64
     %c5 = arith.constant 5 : index
     %c2_i64 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
-    %c104_i64 = arith.constant 104 : i64
+    %c116_i64 = arith.constant 116 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c105_i64 = arith.constant 105 : i64
-    %c106_i64 = arith.constant 106 : i64
-    %c14_i64 = arith.constant 14 : i64
-    %c108_i64 = arith.constant 108 : i64
-    %c17_i64 = arith.constant 17 : i64
-    %c115_i64 = arith.constant 115 : i64
-    %c23_i64 = arith.constant 23 : i64
     %c117_i64 = arith.constant 117 : i64
+    %c118_i64 = arith.constant 118 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c120_i64 = arith.constant 120 : i64
+    %c17_i64 = arith.constant 17 : i64
+    %c127_i64 = arith.constant 127 : i64
+    %c23_i64 = arith.constant 23 : i64
+    %c129_i64 = arith.constant 129 : i64
     %c46_i64 = arith.constant 46 : i64
     %c78_i64 = arith.constant 78 : i64
-    %c119_i64 = arith.constant 119 : i64
+    %c131_i64 = arith.constant 131 : i64
     %c48_i64 = arith.constant 48 : i64
     %c63_i64 = arith.constant 63 : i64
-    %c123_i64 = arith.constant 123 : i64
-    %c124_i64 = arith.constant 124 : i64
+    %c135_i64 = arith.constant 135 : i64
+    %c136_i64 = arith.constant 136 : i64
     %c15 = arith.constant 15 : index
-    %c131_i64 = arith.constant 131 : i64
+    %c143_i64 = arith.constant 143 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -104,13 +104,13 @@ module {
     %2 = arith.index_cast %1 : i64 to index
     %3 = arith.cmpi eq, %0, %c0 : index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c98_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %4 = arith.floordivsi %2, %0 : index
     %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %6 = arith.index_cast %5 : i64 to index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c99_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %7 = arith.floordivsi %6, %0 : index
     %8 = arith.muli %7, %0 : index
@@ -163,7 +163,7 @@ module {
     %54 = arith.subi %50, %47 : index
     %55 = arith.cmpi sgt, %53, %c0 : index
     scf.if %55 {
-      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c143_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%38, %47] [%45, %54] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %56 = arith.cmpi sge, %29, %31 : index
@@ -205,23 +205,23 @@ module {
       %77 = arith.muli %arg10, %21 : index
       %78 = arith.cmpi eq, %77, %c0 : index
       scf.if %78 {
-        func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c116_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %79 = arith.floordivsi %arg18, %77 : index
       %80 = arith.cmpi eq, %21, %c0 : index
       scf.if %80 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %81 = arith.floordivsi %arg18, %21 : index
       %82 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %82 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %83 = arith.floordivsi %81, %arg10 : index
       %84 = arith.muli %83, %arg10 : index
       %85 = arith.subi %81, %84 : index
       scf.if %80 {
-        func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c118_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %86 = arith.muli %81, %21 : index
       %87 = arith.subi %arg18, %86 : index
@@ -229,7 +229,7 @@ module {
       %89 = arith.addi %20, %85 : index
       %90 = arith.cmpi eq, %arg12, %c0 : index
       scf.if %90 {
-        func.call @baco_runtime_error(%c1_i64, %c108_i64, %c17_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c120_i64, %c17_i64) : (i64, i64, i64) -> ()
       }
       %91 = arith.floordivsi %89, %arg12 : index
       %92 = arith.muli %91, %arg12 : index
@@ -237,7 +237,7 @@ module {
       %94 = arith.addi %18, %79 : index
       %95 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %95 {
-        func.call @baco_runtime_error(%c1_i64, %c115_i64, %c23_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c127_i64, %c23_i64) : (i64, i64, i64) -> ()
       }
       %96 = arith.floordivsi %94, %arg11 : index
       %97 = arith.muli %96, %arg11 : index
@@ -249,22 +249,22 @@ module {
       %103 = arith.muli %102, %arg5 : index
       %104 = arith.subi %arg3, %98 : index
       scf.if %95 {
-        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c46_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c129_i64, %c46_i64) : (i64, i64, i64) -> ()
       }
       %105 = arith.ceildivsi %104, %arg11 : index
       %106 = arith.subi %arg4, %93 : index
       scf.if %90 {
-        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c78_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c129_i64, %c78_i64) : (i64, i64, i64) -> ()
       }
       %107 = arith.ceildivsi %106, %arg12 : index
       %108 = arith.muli %arg11, %arg4 : index
       %109 = arith.muli %108, %arg5 : index
       %110 = arith.muli %arg12, %arg5 : index
       scf.if %95 {
-        func.call @baco_runtime_error(%c1_i64, %c119_i64, %c48_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c131_i64, %c48_i64) : (i64, i64, i64) -> ()
       }
       scf.if %90 {
-        func.call @baco_runtime_error(%c1_i64, %c119_i64, %c63_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c131_i64, %c63_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%103], sizes: [%105, %107, %arg5], strides: [%109, %110, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %111 = arith.muli %79, %arg10 : index
@@ -292,7 +292,7 @@ module {
       %132 = arith.subi %128, %125 : index
       %133 = arith.cmpi sgt, %131, %c0 : index
       scf.if %133 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %134 = arith.cmpi sge, %96, %c0 : index
       %135 = arith.cmpi slt, %96, %105 : index
@@ -351,7 +351,7 @@ module {
       } {gemmini.load_stream}
       %158 = arith.addi %96, %c1 : index
       scf.if %133 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %159 = arith.cmpi sge, %158, %c0 : index
       %160 = arith.cmpi slt, %158, %105 : index
@@ -410,7 +410,7 @@ module {
       } {gemmini.load_stream}
       %183 = arith.addi %96, %c2 : index
       scf.if %133 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %184 = arith.cmpi sge, %183, %c0 : index
       %185 = arith.cmpi slt, %183, %105 : index
@@ -468,7 +468,7 @@ module {
         "instgem.mvin"(%c0_i64, %250, %251, %204) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %55 {
-        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c136_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_20 = memref.subview %reinterpret_cast_1[%125, %47] [%132, %54] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %208 = arith.index_cast %131 : index to i64

@@ -54,31 +54,30 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c3 = arith.constant 3 : index
     %c0 = arith.constant 0 : index
-    %c72_i64 = arith.constant 72 : i64
+    %c74_i64 = arith.constant 74 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c73_i64 = arith.constant 73 : i64
+    %c75_i64 = arith.constant 75 : i64
     %c10_i64 = arith.constant 10 : i64
     %c5 = arith.constant 5 : index
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
-    %c86_i64 = arith.constant 86 : i64
+    %c91_i64 = arith.constant 91 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c87_i64 = arith.constant 87 : i64
-    %c43_i64 = arith.constant 43 : i64
-    %c50_i64 = arith.constant 50 : i64
-    %c19_i64 = arith.constant 19 : i64
+    %c92_i64 = arith.constant 92 : i64
+    %c45_i64 = arith.constant 45 : i64
     %c52_i64 = arith.constant 52 : i64
-    %c42_i64 = arith.constant 42 : i64
-    %c74_i64 = arith.constant 74 : i64
+    %c19_i64 = arith.constant 19 : i64
     %c54_i64 = arith.constant 54 : i64
+    %c42_i64 = arith.constant 42 : i64
+    %c56_i64 = arith.constant 56 : i64
     %c44_i64 = arith.constant 44 : i64
     %c59_i64 = arith.constant 59 : i64
-    %c92_i64 = arith.constant 92 : i64
-    %c93_i64 = arith.constant 93 : i64
+    %c97_i64 = arith.constant 97 : i64
+    %c98_i64 = arith.constant 98 : i64
     %c15 = arith.constant 15 : index
-    %c100_i64 = arith.constant 100 : i64
+    %c105_i64 = arith.constant 105 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -88,13 +87,13 @@ module {
     %2 = arith.index_cast %1 : i64 to index
     %3 = arith.cmpi eq, %0, %c0 : index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c72_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c74_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %4 = arith.floordivsi %2, %0 : index
     %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %6 = arith.index_cast %5 : i64 to index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c73_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c75_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %7 = arith.floordivsi %6, %0 : index
     %8 = arith.muli %7, %0 : index
@@ -143,7 +142,7 @@ module {
     %50 = arith.subi %47, %46 : index
     %51 = arith.cmpi sgt, %49, %c0 : index
     scf.if %51 {
-      func.call @baco_boundary_error(%c100_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c105_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%38, %46] [%45, %50] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %52 = arith.cmpi sge, %29, %30 : index
@@ -177,18 +176,18 @@ module {
     scf.for %arg17 = %29 to %30 step %c1 {
       %73 = arith.cmpi eq, %arg9, %c0 : index
       scf.if %73 {
-        func.call @baco_runtime_error(%c1_i64, %c86_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c91_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %74 = arith.floordivsi %arg17, %arg9 : index
       scf.if %73 {
-        func.call @baco_runtime_error(%c1_i64, %c87_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %75 = arith.muli %74, %arg9 : index
       %76 = arith.subi %arg17, %75 : index
       %77 = arith.addi %22, %76 : index
       %78 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %78 {
-        func.call @baco_runtime_error(%c1_i64, %c43_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c45_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %79 = arith.floordivsi %77, %arg11 : index
       %80 = arith.muli %79, %arg11 : index
@@ -196,7 +195,7 @@ module {
       %82 = arith.addi %20, %74 : index
       %83 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %83 {
-        func.call @baco_runtime_error(%c1_i64, %c50_i64, %c19_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c19_i64) : (i64, i64, i64) -> ()
       }
       %84 = arith.floordivsi %82, %arg10 : index
       %85 = arith.muli %84, %arg10 : index
@@ -209,22 +208,22 @@ module {
       %92 = arith.addi %16, %91 : index
       %93 = arith.subi %arg3, %86 : index
       scf.if %83 {
-        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c42_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c42_i64) : (i64, i64, i64) -> ()
       }
       %94 = arith.ceildivsi %93, %arg10 : index
       %95 = arith.subi %arg4, %81 : index
       scf.if %78 {
-        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c74_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c74_i64) : (i64, i64, i64) -> ()
       }
       %96 = arith.ceildivsi %95, %arg11 : index
       %97 = arith.muli %arg10, %arg4 : index
       %98 = arith.muli %97, %arg5 : index
       %99 = arith.muli %arg11, %arg5 : index
       scf.if %83 {
-        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c44_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c56_i64, %c44_i64) : (i64, i64, i64) -> ()
       }
       scf.if %78 {
-        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c59_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c56_i64, %c59_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_0 = memref.reinterpret_cast %arg0 to offset: [%92], sizes: [%94, %96, %18], strides: [%98, %99, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %100 = arith.muli %16, %arg8 : index
@@ -243,7 +242,7 @@ module {
       %112 = arith.minsi %111, %c5 : index
       %113 = arith.subi %109, %106 : index
       scf.if %51 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %114 = arith.cmpi sge, %84, %c0 : index
       %115 = arith.cmpi slt, %84, %94 : index
@@ -298,7 +297,7 @@ module {
       } {gemmini.load_stream}
       %137 = arith.addi %84, %c1 : index
       scf.if %51 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %138 = arith.cmpi sge, %137, %c0 : index
       %139 = arith.cmpi slt, %137, %94 : index
@@ -354,7 +353,7 @@ module {
       } {gemmini.load_stream}
       %162 = arith.addi %84, %c2 : index
       scf.if %51 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %163 = arith.cmpi sge, %162, %c0 : index
       %164 = arith.cmpi slt, %162, %94 : index
@@ -409,7 +408,7 @@ module {
         "instgem.mvin"(%c0_i64, %222, %223, %183) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %51 {
-        func.call @baco_boundary_error(%c93_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c98_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_20 = memref.subview %reinterpret_cast_1[%46, %46] [%50, %50] [1, 1] : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       %187 = arith.index_cast %49 : index to i64

@@ -37,10 +37,10 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c32 = arith.constant 32 : index
     %c0 = arith.constant 0 : index
-    %c45_i64 = arith.constant 45 : i64
+    %c47_i64 = arith.constant 47 : i64
     %c13_i64 = arith.constant 13 : i64
     %c58_i64 = arith.constant 58 : i64
-    %c51_i64 = arith.constant 51 : i64
+    %c53_i64 = arith.constant 53 : i64
     %c5_i64 = arith.constant 5 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0_i64 = arith.constant 0 : i64
@@ -187,11 +187,11 @@ module {
       %46 = arith.subi %43, %10 : index
       %47 = arith.cmpi sgt, %45, %c0 : index
       scf.if %47 {
-        func.call @baco_boundary_error(%c45_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c47_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview = memref.subview %reinterpret_cast[%7, %10] [%41, %46] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       scf.if %47 {
-        func.call @baco_boundary_error(%c45_i64, %c58_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c47_i64, %c58_i64) : (i64, i64) -> ()
       }
       %subview_1 = memref.subview %reinterpret_cast_0[%7, %10] [%41, %46] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %48 = arith.bitcast %arg5 : f32 to i32
@@ -284,7 +284,7 @@ module {
       } {gemmini.load_stream}
       %reinterpret_cast_7 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg4, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       scf.if %47 {
-        func.call @baco_boundary_error(%c51_i64, %c5_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c53_i64, %c5_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_7[%7, %10] [%41, %46] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %base_buffer_9, %offset_10, %sizes_11:2, %strides_12:2 = memref.extract_strided_metadata %subview_8 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index

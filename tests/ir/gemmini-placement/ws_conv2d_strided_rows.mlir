@@ -13,28 +13,28 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32) {
-    %c131_i64 = arith.constant 131 : i64
+    %c143_i64 = arith.constant 143 : i64
     %c15 = arith.constant 15 : index
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i8 = arith.constant 0 : i8
-    %c124_i64 = arith.constant 124 : i64
-    %c123_i64 = arith.constant 123 : i64
+    %c136_i64 = arith.constant 136 : i64
+    %c135_i64 = arith.constant 135 : i64
     %c63_i64 = arith.constant 63 : i64
     %c48_i64 = arith.constant 48 : i64
-    %c119_i64 = arith.constant 119 : i64
+    %c131_i64 = arith.constant 131 : i64
     %c78_i64 = arith.constant 78 : i64
     %c46_i64 = arith.constant 46 : i64
-    %c117_i64 = arith.constant 117 : i64
+    %c129_i64 = arith.constant 129 : i64
     %c23_i64 = arith.constant 23 : i64
-    %c115_i64 = arith.constant 115 : i64
+    %c127_i64 = arith.constant 127 : i64
     %c17_i64 = arith.constant 17 : i64
-    %c108_i64 = arith.constant 108 : i64
+    %c120_i64 = arith.constant 120 : i64
     %c14_i64 = arith.constant 14 : i64
-    %c106_i64 = arith.constant 106 : i64
-    %c105_i64 = arith.constant 105 : i64
+    %c118_i64 = arith.constant 118 : i64
+    %c117_i64 = arith.constant 117 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c104_i64 = arith.constant 104 : i64
+    %c116_i64 = arith.constant 116 : i64
     %c0_i32 = arith.constant 0 : i32
     %c2 = arith.constant 2 : index
     %c1 = arith.constant 1 : index
@@ -42,9 +42,9 @@ module {
     %c2_i64 = arith.constant 2 : i64
     %c5 = arith.constant 5 : index
     %c10_i64 = arith.constant 10 : i64
-    %c91_i64 = arith.constant 91 : i64
+    %c99_i64 = arith.constant 99 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c90_i64 = arith.constant 90 : i64
+    %c98_i64 = arith.constant 98 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0 = arith.constant 0 : index
     %c0_i64 = arith.constant 0 : i64
@@ -54,13 +54,13 @@ module {
     %2 = arith.index_cast %1 : i64 to index
     %3 = arith.cmpi eq, %0, %c0 : index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c98_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %4 = arith.floordivsi %2, %0 : index
     %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %6 = arith.index_cast %5 : i64 to index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c99_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %7 = arith.floordivsi %6, %0 : index
     %8 = arith.muli %7, %0 : index
@@ -93,23 +93,23 @@ module {
       %56 = arith.muli %arg10, %21 : index
       %57 = arith.cmpi eq, %56, %c0 : index
       scf.if %57 {
-        func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c116_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %58 = arith.floordivsi %arg18, %56 : index
       %59 = arith.cmpi eq, %21, %c0 : index
       scf.if %59 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %60 = arith.floordivsi %arg18, %21 : index
       %61 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %61 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %62 = arith.floordivsi %60, %arg10 : index
       %63 = arith.muli %62, %arg10 : index
       %64 = arith.subi %60, %63 : index
       scf.if %59 {
-        func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c118_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %65 = arith.muli %60, %21 : index
       %66 = arith.subi %arg18, %65 : index
@@ -117,7 +117,7 @@ module {
       %68 = arith.addi %20, %64 : index
       %69 = arith.cmpi eq, %arg12, %c0 : index
       scf.if %69 {
-        func.call @baco_runtime_error(%c1_i64, %c108_i64, %c17_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c120_i64, %c17_i64) : (i64, i64, i64) -> ()
       }
       %70 = arith.floordivsi %68, %arg12 : index
       %71 = arith.muli %70, %arg12 : index
@@ -125,7 +125,7 @@ module {
       %73 = arith.addi %18, %58 : index
       %74 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %74 {
-        func.call @baco_runtime_error(%c1_i64, %c115_i64, %c23_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c127_i64, %c23_i64) : (i64, i64, i64) -> ()
       }
       %75 = arith.floordivsi %73, %arg11 : index
       %76 = arith.muli %75, %arg11 : index
@@ -137,22 +137,22 @@ module {
       %82 = arith.muli %81, %arg5 : index
       %83 = arith.subi %arg3, %77 : index
       scf.if %74 {
-        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c46_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c129_i64, %c46_i64) : (i64, i64, i64) -> ()
       }
       %84 = arith.ceildivsi %83, %arg11 : index
       %85 = arith.subi %arg4, %72 : index
       scf.if %69 {
-        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c78_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c129_i64, %c78_i64) : (i64, i64, i64) -> ()
       }
       %86 = arith.ceildivsi %85, %arg12 : index
       %87 = arith.muli %arg11, %arg4 : index
       %88 = arith.muli %87, %arg5 : index
       %89 = arith.muli %arg12, %arg5 : index
       scf.if %74 {
-        func.call @baco_runtime_error(%c1_i64, %c119_i64, %c48_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c131_i64, %c48_i64) : (i64, i64, i64) -> ()
       }
       scf.if %69 {
-        func.call @baco_runtime_error(%c1_i64, %c119_i64, %c63_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c131_i64, %c63_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_3 = memref.reinterpret_cast %arg0 to offset: [%82], sizes: [%84, %86, %arg5], strides: [%88, %89, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %90 = arith.muli %58, %arg10 : index
@@ -181,7 +181,7 @@ module {
       %111 = arith.subi %107, %104 : index
       %112 = arith.cmpi sgt, %110, %c0 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %113 = arith.cmpi sge, %75, %c0 : index
       %114 = arith.cmpi slt, %75, %84 : index
@@ -194,7 +194,7 @@ module {
       memref.copy %subview_6, %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       %119 = arith.addi %75, %c1 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %120 = arith.cmpi sge, %119, %c0 : index
       %121 = arith.cmpi slt, %119, %84 : index
@@ -207,7 +207,7 @@ module {
       memref.copy %subview_8, %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       %126 = arith.addi %75, %c2 : index
       scf.if %112 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %127 = arith.cmpi sge, %126, %c0 : index
       %128 = arith.cmpi slt, %126, %84 : index
@@ -230,7 +230,7 @@ module {
       %141 = arith.subi %137, %134 : index
       %142 = arith.cmpi sgt, %140, %c0 : index
       scf.if %142 {
-        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c136_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_12 = memref.subview %reinterpret_cast_4[%104, %134] [%111, %141] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_13 = memref.alloc() {alignment = 64 : i64} : memref<32x32xi8>
@@ -280,7 +280,7 @@ module {
     %54 = arith.subi %50, %47 : index
     %55 = arith.cmpi sgt, %53, %c0 : index
     scf.if %55 {
-      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c143_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%38, %47] [%45, %54] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_2 = memref.subview %alloc_1[%44, 0] [%45, %54] [1, 1] : memref<15x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>

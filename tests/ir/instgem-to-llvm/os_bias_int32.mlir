@@ -10,7 +10,7 @@
 // CHECK: llvm.func @baco.rocc.config_ex(i64, i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
-// CHECK-LABEL: llvm.func @matmul_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+// CHECK-LABEL: llvm.func @matmul_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {baco.loop_conv = false, gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -66,7 +66,7 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
-  func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+  func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {baco.loop_conv = false, gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c0_i64 = arith.constant 0 : i64
     %c0_i64_0 = arith.constant 0 : i64
     %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
@@ -94,12 +94,12 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c39_i64 = arith.constant 39 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c43_i64 = arith.constant 43 : i64
+    %c45_i64 = arith.constant 45 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c44_i64 = arith.constant 44 : i64
-    %c57_i64 = arith.constant 57 : i64
+    %c46_i64 = arith.constant 46 : i64
+    %c59_i64 = arith.constant 59 : i64
     %c9_i64 = arith.constant 9 : i64
     %c0_i64_2 = arith.constant 0 : i64
     %c1_i64_3 = arith.constant 1 : i64
@@ -460,7 +460,7 @@ module {
       %60 = arith.subi %57, %18 : index
       %61 = arith.cmpi sgt, %59, %c0 : index
       scf.if %61 {
-        func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c15_i64) : (i64, i64) -> ()
       }
       %subview = memref.subview %reinterpret_cast_5[%15, %18] [%55, %60] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
       %62 = arith.index_cast %54 : index to i64
@@ -541,7 +541,7 @@ module {
         %107 = arith.subi %103, %100 : index
         %108 = arith.cmpi sgt, %106, %c0 : index
         scf.if %108 {
-          func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
+          func.call @baco_boundary_error(%c45_i64, %c13_i64) : (i64, i64) -> ()
         }
         %subview_13 = memref.subview %reinterpret_cast[%15, %100] [%55, %107] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
         %109 = arith.index_cast %107 : index to i64
@@ -592,7 +592,7 @@ module {
         %121 = arith.minsi %120, %c32 : index
         %122 = arith.subi %118, %115 : index
         scf.if %61 {
-          func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+          func.call @baco_boundary_error(%c46_i64, %c13_i64) : (i64, i64) -> ()
         }
         %subview_19 = memref.subview %reinterpret_cast_4[%115, %18] [%122, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
         %123 = arith.index_cast %121 : index to i64
@@ -708,7 +708,7 @@ module {
       }
       %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi32> to memref<?x?xi32, strided<[?, 1]>>
       scf.if %61 {
-        func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c59_i64, %c9_i64) : (i64, i64) -> ()
       }
       %subview_7 = memref.subview %reinterpret_cast_6[%15, %18] [%55, %60] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
       %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi32, strided<[?, 1], offset: ?>> -> memref<i32>, index, index, index, index, index

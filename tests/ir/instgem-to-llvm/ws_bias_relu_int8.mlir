@@ -10,7 +10,7 @@
 // CHECK: llvm.func @baco.rocc.config_ex(i64, i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_boundary_error(i64, i64) attributes {sym_visibility = "private"}
 // CHECK: llvm.func @baco_program_id(i64) -> i64 attributes {sym_visibility = "private"}
-// CHECK-LABEL: llvm.func @matmul_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+// CHECK-LABEL: llvm.func @matmul_kernel(%{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: f32, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: !llvm.ptr, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64, %{{[A-Za-z0-9_.$#-]+}}: i64) attributes {baco.loop_conv = false, gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
 // CHECK: %{{[A-Za-z0-9_.$#-]+}} = llvm.call @baco_program_id(%{{[A-Za-z0-9_.$#-]+}}) : (i64) -> i64
@@ -130,7 +130,7 @@
 module {
   func.func private @baco_boundary_error(i64, i64)
   func.func private @baco_program_id(i64) -> i64
-  func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
+  func.func @matmul_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: f32, %arg13: memref<?xi32>) attributes {baco.loop_conv = false, gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
     %c0_i64 = arith.constant 0 : i64
     %c0_i64_0 = arith.constant 0 : i64
     %0 = call @baco_program_id(%c0_i64_0) : (i64) -> i64
@@ -159,12 +159,12 @@ module {
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
     %c16 = arith.constant 16 : index
-    %c39_i64 = arith.constant 39 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c43_i64 = arith.constant 43 : i64
+    %c45_i64 = arith.constant 45 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c44_i64 = arith.constant 44 : i64
-    %c55_i64 = arith.constant 55 : i64
+    %c46_i64 = arith.constant 46 : i64
+    %c57_i64 = arith.constant 57 : i64
     %c9_i64 = arith.constant 9 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
@@ -613,7 +613,7 @@ module {
       %60 = arith.subi %57, %18 : index
       %61 = arith.cmpi sgt, %59, %c0 : index
       scf.if %61 {
-        func.call @baco_boundary_error(%c39_i64, %c15_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c15_i64) : (i64, i64) -> ()
       }
       %subview = memref.subview %reinterpret_cast_5[%15, %18] [%55, %60] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
       %62 = arith.index_cast %54 : index to i64
@@ -684,7 +684,7 @@ module {
       } {gemmini.load_stream}
       %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%arg3, %arg4], strides: [%arg10, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1]>>
       scf.if %61 {
-        func.call @baco_boundary_error(%c55_i64, %c9_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c57_i64, %c9_i64) : (i64, i64) -> ()
       }
       %subview_7 = memref.subview %reinterpret_cast_6[%15, %18] [%55, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %base_buffer_8, %offset_9, %sizes_10:2, %strides_11:2 = memref.extract_strided_metadata %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
@@ -711,7 +711,7 @@ module {
         %106 = arith.subi %102, %99 : index
         %107 = arith.cmpi sgt, %105, %c0 : index
         scf.if %107 {
-          func.call @baco_boundary_error(%c43_i64, %c13_i64) : (i64, i64) -> ()
+          func.call @baco_boundary_error(%c45_i64, %c13_i64) : (i64, i64) -> ()
         }
         %subview_13 = memref.subview %reinterpret_cast[%15, %99] [%55, %106] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
         %108 = arith.index_cast %106 : index to i64
@@ -762,7 +762,7 @@ module {
         %120 = arith.minsi %119, %c32 : index
         %121 = arith.subi %117, %114 : index
         scf.if %61 {
-          func.call @baco_boundary_error(%c44_i64, %c13_i64) : (i64, i64) -> ()
+          func.call @baco_boundary_error(%c46_i64, %c13_i64) : (i64, i64) -> ()
         }
         %subview_19 = memref.subview %reinterpret_cast_4[%114, %18] [%121, %60] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
         %122 = arith.index_cast %120 : index to i64

@@ -113,23 +113,23 @@ module {
     %c4_i64 = arith.constant 4 : i64
     %c1 = arith.constant 1 : index
     %c0 = arith.constant 0 : index
-    %c90_i64 = arith.constant 90 : i64
+    %c98_i64 = arith.constant 98 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c91_i64 = arith.constant 91 : i64
+    %c99_i64 = arith.constant 99 : i64
     %c10_i64 = arith.constant 10 : i64
     %c16 = arith.constant 16 : index
     %c2_i64_1 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
-    %c100_i64 = arith.constant 100 : i64
+    %c112_i64 = arith.constant 112 : i64
     %c15_i64 = arith.constant 15 : i64
-    %c104_i64 = arith.constant 104 : i64
+    %c116_i64 = arith.constant 116 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c105_i64 = arith.constant 105 : i64
-    %c106_i64 = arith.constant 106 : i64
+    %c117_i64 = arith.constant 117 : i64
+    %c118_i64 = arith.constant 118 : i64
     %c14_i64 = arith.constant 14 : i64
-    %c123_i64 = arith.constant 123 : i64
-    %c124_i64 = arith.constant 124 : i64
-    %c131_i64 = arith.constant 131 : i64
+    %c135_i64 = arith.constant 135 : i64
+    %c136_i64 = arith.constant 136 : i64
+    %c143_i64 = arith.constant 143 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -140,13 +140,13 @@ module {
     %9 = arith.index_cast %8 : i64 to index
     %10 = arith.cmpi eq, %arg6, %c0 : index
     scf.if %10 {
-      func.call @baco_runtime_error(%c1_i64_2, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c98_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %11 = arith.floordivsi %9, %arg6 : index
     %12 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %13 = arith.index_cast %12 : i64 to index
     scf.if %10 {
-      func.call @baco_runtime_error(%c1_i64_2, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c99_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %14 = arith.floordivsi %13, %arg6 : index
     %15 = arith.muli %14, %arg6 : index
@@ -185,7 +185,7 @@ module {
     %47 = arith.subi %43, %40 : index
     %48 = arith.cmpi sgt, %46, %c0 : index
     scf.if %48 {
-      func.call @baco_boundary_error(%c100_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c112_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%31, %40] [%38, %47] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %49 = arith.index_cast %37 : index to i64
@@ -289,7 +289,7 @@ module {
     %86 = arith.muli %85, %arg8 : index
     %reinterpret_cast_4 = memref.reinterpret_cast %arg2 to offset: [%86], sizes: [%arg7, %arg8], strides: [%arg8, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     scf.if %48 {
-      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c143_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_5 = memref.subview %reinterpret_cast_4[%31, %40] [%38, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %base_buffer_6, %offset_7, %sizes_8:2, %strides_9:2 = memref.extract_strided_metadata %subview_5 : memref<?x?xi8, strided<[?, 1], offset: ?>> -> memref<i8>, index, index, index, index, index
@@ -307,23 +307,23 @@ module {
       %94 = arith.muli %arg10, %25 : index
       %95 = arith.cmpi eq, %94, %c0 : index
       scf.if %95 {
-        func.call @baco_runtime_error(%c1_i64_2, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c116_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %96 = arith.floordivsi %arg19, %94 : index
       %97 = arith.cmpi eq, %25, %c0 : index
       scf.if %97 {
-        func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %98 = arith.floordivsi %arg19, %25 : index
       %99 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %99 {
-        func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %100 = arith.floordivsi %98, %arg10 : index
       %101 = arith.muli %100, %arg10 : index
       %102 = arith.subi %98, %101 : index
       scf.if %97 {
-        func.call @baco_runtime_error(%c1_i64_2, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c118_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %103 = arith.muli %98, %25 : index
       %104 = arith.subi %arg19, %103 : index
@@ -360,7 +360,7 @@ module {
       %133 = arith.subi %129, %126 : index
       %134 = arith.cmpi sgt, %132, %c0 : index
       scf.if %134 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_13 = memref.subview %reinterpret_cast_11[%117, %126] [%124, %133] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %135 = arith.index_cast %123 : index to i64
@@ -421,7 +421,7 @@ module {
         "instgem.mvin"(%c0_i64_3, %211, %212, %208) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %48 {
-        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c136_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_19 = memref.subview %reinterpret_cast_12[%126, %40] [%133, %47] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %159 = arith.index_cast %132 : index to i64

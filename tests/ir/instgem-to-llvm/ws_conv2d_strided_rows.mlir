@@ -106,34 +106,34 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c3 = arith.constant 3 : index
     %c0 = arith.constant 0 : index
-    %c90_i64 = arith.constant 90 : i64
+    %c98_i64 = arith.constant 98 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c91_i64 = arith.constant 91 : i64
+    %c99_i64 = arith.constant 99 : i64
     %c10_i64 = arith.constant 10 : i64
     %c5 = arith.constant 5 : index
     %c2_i64_1 = arith.constant 2 : i64
     %c32 = arith.constant 32 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
-    %c104_i64 = arith.constant 104 : i64
+    %c116_i64 = arith.constant 116 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c105_i64 = arith.constant 105 : i64
-    %c106_i64 = arith.constant 106 : i64
-    %c14_i64 = arith.constant 14 : i64
-    %c108_i64 = arith.constant 108 : i64
-    %c17_i64 = arith.constant 17 : i64
-    %c115_i64 = arith.constant 115 : i64
-    %c23_i64 = arith.constant 23 : i64
     %c117_i64 = arith.constant 117 : i64
+    %c118_i64 = arith.constant 118 : i64
+    %c14_i64 = arith.constant 14 : i64
+    %c120_i64 = arith.constant 120 : i64
+    %c17_i64 = arith.constant 17 : i64
+    %c127_i64 = arith.constant 127 : i64
+    %c23_i64 = arith.constant 23 : i64
+    %c129_i64 = arith.constant 129 : i64
     %c46_i64 = arith.constant 46 : i64
     %c78_i64 = arith.constant 78 : i64
-    %c119_i64 = arith.constant 119 : i64
+    %c131_i64 = arith.constant 131 : i64
     %c48_i64 = arith.constant 48 : i64
     %c63_i64 = arith.constant 63 : i64
-    %c123_i64 = arith.constant 123 : i64
-    %c124_i64 = arith.constant 124 : i64
+    %c135_i64 = arith.constant 135 : i64
+    %c136_i64 = arith.constant 136 : i64
     %c15 = arith.constant 15 : index
-    %c131_i64 = arith.constant 131 : i64
+    %c143_i64 = arith.constant 143 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -145,13 +145,13 @@ module {
     %10 = arith.index_cast %9 : i64 to index
     %11 = arith.cmpi eq, %8, %c0 : index
     scf.if %11 {
-      func.call @baco_runtime_error(%c1_i64_2, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c98_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %12 = arith.floordivsi %10, %8 : index
     %13 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %14 = arith.index_cast %13 : i64 to index
     scf.if %11 {
-      func.call @baco_runtime_error(%c1_i64_2, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c99_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %15 = arith.floordivsi %14, %8 : index
     %16 = arith.muli %15, %8 : index
@@ -204,7 +204,7 @@ module {
     %62 = arith.subi %58, %55 : index
     %63 = arith.cmpi sgt, %61, %c0 : index
     scf.if %63 {
-      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c143_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%46, %55] [%53, %62] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %64 = arith.cmpi sge, %37, %39 : index
@@ -248,23 +248,23 @@ module {
       %85 = arith.muli %arg10, %29 : index
       %86 = arith.cmpi eq, %85, %c0 : index
       scf.if %86 {
-        func.call @baco_runtime_error(%c1_i64_2, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c116_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %87 = arith.floordivsi %arg18, %85 : index
       %88 = arith.cmpi eq, %29, %c0 : index
       scf.if %88 {
-        func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %89 = arith.floordivsi %arg18, %29 : index
       %90 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %90 {
-        func.call @baco_runtime_error(%c1_i64_2, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %91 = arith.floordivsi %89, %arg10 : index
       %92 = arith.muli %91, %arg10 : index
       %93 = arith.subi %89, %92 : index
       scf.if %88 {
-        func.call @baco_runtime_error(%c1_i64_2, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c118_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %94 = arith.muli %89, %29 : index
       %95 = arith.subi %arg18, %94 : index
@@ -272,7 +272,7 @@ module {
       %97 = arith.addi %28, %93 : index
       %98 = arith.cmpi eq, %arg12, %c0 : index
       scf.if %98 {
-        func.call @baco_runtime_error(%c1_i64_2, %c108_i64, %c17_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c120_i64, %c17_i64) : (i64, i64, i64) -> ()
       }
       %99 = arith.floordivsi %97, %arg12 : index
       %100 = arith.muli %99, %arg12 : index
@@ -280,7 +280,7 @@ module {
       %102 = arith.addi %26, %87 : index
       %103 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %103 {
-        func.call @baco_runtime_error(%c1_i64_2, %c115_i64, %c23_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c127_i64, %c23_i64) : (i64, i64, i64) -> ()
       }
       %104 = arith.floordivsi %102, %arg11 : index
       %105 = arith.muli %104, %arg11 : index
@@ -292,22 +292,22 @@ module {
       %111 = arith.muli %110, %arg5 : index
       %112 = arith.subi %arg3, %106 : index
       scf.if %103 {
-        func.call @baco_runtime_error(%c1_i64_2, %c117_i64, %c46_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c129_i64, %c46_i64) : (i64, i64, i64) -> ()
       }
       %113 = arith.ceildivsi %112, %arg11 : index
       %114 = arith.subi %arg4, %101 : index
       scf.if %98 {
-        func.call @baco_runtime_error(%c1_i64_2, %c117_i64, %c78_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c129_i64, %c78_i64) : (i64, i64, i64) -> ()
       }
       %115 = arith.ceildivsi %114, %arg12 : index
       %116 = arith.muli %arg11, %arg4 : index
       %117 = arith.muli %116, %arg5 : index
       %118 = arith.muli %arg12, %arg5 : index
       scf.if %103 {
-        func.call @baco_runtime_error(%c1_i64_2, %c119_i64, %c48_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c131_i64, %c48_i64) : (i64, i64, i64) -> ()
       }
       scf.if %98 {
-        func.call @baco_runtime_error(%c1_i64_2, %c119_i64, %c63_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c131_i64, %c63_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%111], sizes: [%113, %115, %arg5], strides: [%117, %118, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %119 = arith.muli %87, %arg10 : index
@@ -335,7 +335,7 @@ module {
       %140 = arith.subi %136, %133 : index
       %141 = arith.cmpi sgt, %139, %c0 : index
       scf.if %141 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %142 = arith.cmpi sge, %104, %c0 : index
       %143 = arith.cmpi slt, %104, %113 : index
@@ -394,7 +394,7 @@ module {
       } {gemmini.load_stream}
       %166 = arith.addi %104, %c1 : index
       scf.if %141 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %167 = arith.cmpi sge, %166, %c0 : index
       %168 = arith.cmpi slt, %166, %113 : index
@@ -452,7 +452,7 @@ module {
       } {gemmini.load_stream}
       %191 = arith.addi %104, %c2 : index
       scf.if %141 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %192 = arith.cmpi sge, %191, %c0 : index
       %193 = arith.cmpi slt, %191, %113 : index
@@ -509,7 +509,7 @@ module {
         "instgem.mvin"(%c0_i64_3, %258, %259, %212) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %63 {
-        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c136_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_24 = memref.subview %reinterpret_cast_5[%133, %55] [%140, %62] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %216 = arith.index_cast %139 : index to i64

@@ -91,31 +91,30 @@ module {
     %c16_i64 = arith.constant 16 : i64
     %c3 = arith.constant 3 : index
     %c0 = arith.constant 0 : index
-    %c72_i64 = arith.constant 72 : i64
+    %c74_i64 = arith.constant 74 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c73_i64 = arith.constant 73 : i64
+    %c75_i64 = arith.constant 75 : i64
     %c10_i64 = arith.constant 10 : i64
     %c5 = arith.constant 5 : index
     %c2_i64_1 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c1 = arith.constant 1 : index
     %c2 = arith.constant 2 : index
-    %c86_i64 = arith.constant 86 : i64
+    %c91_i64 = arith.constant 91 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c87_i64 = arith.constant 87 : i64
-    %c43_i64 = arith.constant 43 : i64
-    %c50_i64 = arith.constant 50 : i64
-    %c19_i64 = arith.constant 19 : i64
+    %c92_i64 = arith.constant 92 : i64
+    %c45_i64 = arith.constant 45 : i64
     %c52_i64 = arith.constant 52 : i64
-    %c42_i64 = arith.constant 42 : i64
-    %c74_i64 = arith.constant 74 : i64
+    %c19_i64 = arith.constant 19 : i64
     %c54_i64 = arith.constant 54 : i64
+    %c42_i64 = arith.constant 42 : i64
+    %c56_i64 = arith.constant 56 : i64
     %c44_i64 = arith.constant 44 : i64
     %c59_i64 = arith.constant 59 : i64
-    %c92_i64 = arith.constant 92 : i64
-    %c93_i64 = arith.constant 93 : i64
+    %c97_i64 = arith.constant 97 : i64
+    %c98_i64 = arith.constant 98 : i64
     %c15 = arith.constant 15 : index
-    %c100_i64 = arith.constant 100 : i64
+    %c105_i64 = arith.constant 105 : i64
     %c1_i64_2 = arith.constant 1 : i64
     %c0_i64_3 = arith.constant 0 : i64
     %c1065353216_i64 = arith.constant 1065353216 : i64
@@ -127,13 +126,13 @@ module {
     %10 = arith.index_cast %9 : i64 to index
     %11 = arith.cmpi eq, %8, %c0 : index
     scf.if %11 {
-      func.call @baco_runtime_error(%c1_i64_2, %c72_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c74_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %12 = arith.floordivsi %10, %8 : index
     %13 = call @baco_program_id(%c0_i64_3) : (i64) -> i64
     %14 = arith.index_cast %13 : i64 to index
     scf.if %11 {
-      func.call @baco_runtime_error(%c1_i64_2, %c73_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64_2, %c75_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %15 = arith.floordivsi %14, %8 : index
     %16 = arith.muli %15, %8 : index
@@ -182,7 +181,7 @@ module {
     %58 = arith.subi %55, %54 : index
     %59 = arith.cmpi sgt, %57, %c0 : index
     scf.if %59 {
-      func.call @baco_boundary_error(%c100_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c105_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%46, %54] [%53, %58] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %60 = arith.cmpi sge, %37, %38 : index
@@ -218,18 +217,18 @@ module {
     scf.for %arg17 = %37 to %38 step %c1 {
       %81 = arith.cmpi eq, %arg9, %c0 : index
       scf.if %81 {
-        func.call @baco_runtime_error(%c1_i64_2, %c86_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c91_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %82 = arith.floordivsi %arg17, %arg9 : index
       scf.if %81 {
-        func.call @baco_runtime_error(%c1_i64_2, %c87_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c92_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %83 = arith.muli %82, %arg9 : index
       %84 = arith.subi %arg17, %83 : index
       %85 = arith.addi %30, %84 : index
       %86 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %86 {
-        func.call @baco_runtime_error(%c1_i64_2, %c43_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c45_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %87 = arith.floordivsi %85, %arg11 : index
       %88 = arith.muli %87, %arg11 : index
@@ -237,7 +236,7 @@ module {
       %90 = arith.addi %28, %82 : index
       %91 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %91 {
-        func.call @baco_runtime_error(%c1_i64_2, %c50_i64, %c19_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c52_i64, %c19_i64) : (i64, i64, i64) -> ()
       }
       %92 = arith.floordivsi %90, %arg10 : index
       %93 = arith.muli %92, %arg10 : index
@@ -250,22 +249,22 @@ module {
       %100 = arith.addi %24, %99 : index
       %101 = arith.subi %arg3, %94 : index
       scf.if %91 {
-        func.call @baco_runtime_error(%c1_i64_2, %c52_i64, %c42_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c54_i64, %c42_i64) : (i64, i64, i64) -> ()
       }
       %102 = arith.ceildivsi %101, %arg10 : index
       %103 = arith.subi %arg4, %89 : index
       scf.if %86 {
-        func.call @baco_runtime_error(%c1_i64_2, %c52_i64, %c74_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c54_i64, %c74_i64) : (i64, i64, i64) -> ()
       }
       %104 = arith.ceildivsi %103, %arg11 : index
       %105 = arith.muli %arg10, %arg4 : index
       %106 = arith.muli %105, %arg5 : index
       %107 = arith.muli %arg11, %arg5 : index
       scf.if %91 {
-        func.call @baco_runtime_error(%c1_i64_2, %c54_i64, %c44_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c56_i64, %c44_i64) : (i64, i64, i64) -> ()
       }
       scf.if %86 {
-        func.call @baco_runtime_error(%c1_i64_2, %c54_i64, %c59_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64_2, %c56_i64, %c59_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_4 = memref.reinterpret_cast %arg0 to offset: [%100], sizes: [%102, %104, %26], strides: [%106, %107, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %108 = arith.muli %24, %arg8 : index
@@ -284,7 +283,7 @@ module {
       %120 = arith.minsi %119, %c5 : index
       %121 = arith.subi %117, %114 : index
       scf.if %59 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %122 = arith.cmpi sge, %92, %c0 : index
       %123 = arith.cmpi slt, %92, %102 : index
@@ -339,7 +338,7 @@ module {
       } {gemmini.load_stream}
       %145 = arith.addi %92, %c1 : index
       scf.if %59 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %146 = arith.cmpi sge, %145, %c0 : index
       %147 = arith.cmpi slt, %145, %102 : index
@@ -394,7 +393,7 @@ module {
       } {gemmini.load_stream}
       %170 = arith.addi %92, %c2 : index
       scf.if %59 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %171 = arith.cmpi sge, %170, %c0 : index
       %172 = arith.cmpi slt, %170, %102 : index
@@ -448,7 +447,7 @@ module {
         "instgem.mvin"(%c0_i64_3, %230, %231, %191) : (i64, i64, i64, i64) -> ()
       } {gemmini.load_stream}
       scf.if %59 {
-        func.call @baco_boundary_error(%c93_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c98_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_24 = memref.subview %reinterpret_cast_5[%54, %54] [%58, %58] [1, 1] : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       %195 = arith.index_cast %57 : index to i64

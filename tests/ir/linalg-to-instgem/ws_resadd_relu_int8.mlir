@@ -22,14 +22,14 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @resadd_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: f32, %arg6: f32, %arg7: f32) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 0 : i64} {
     %c5_i64 = arith.constant 5 : i64
-    %c51_i64 = arith.constant 51 : i64
+    %c53_i64 = arith.constant 53 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i32 = arith.constant 0 : i32
     %c58_i64 = arith.constant 58 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c45_i64 = arith.constant 45 : i64
+    %c47_i64 = arith.constant 47 : i64
     %c0 = arith.constant 0 : index
     %c32 = arith.constant 32 : index
     %c1_i64 = arith.constant 1 : i64
@@ -62,7 +62,7 @@ module {
     %23 = arith.subi %19, %16 : index
     %24 = arith.cmpi sgt, %22, %c0 : index
     scf.if %24 {
-      func.call @baco_boundary_error(%c45_i64, %c13_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c47_i64, %c13_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "acc_add"} : memref<32x32xi8>
@@ -73,7 +73,7 @@ module {
     %subview_2 = memref.subview %alloc[%13, 0] [%14, %23] [1, 1] : memref<32x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
     memref.copy %subview, %subview_2 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
     scf.if %24 {
-      func.call @baco_boundary_error(%c45_i64, %c58_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c47_i64, %c58_i64) : (i64, i64) -> ()
     }
     %subview_3 = memref.subview %reinterpret_cast_1[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %alloc_4 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "acc_add"} : memref<32x32xi8>
@@ -121,7 +121,7 @@ module {
       linalg.yield %31 : i8
     }
     scf.if %24 {
-      func.call @baco_boundary_error(%c51_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c53_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_9 = memref.subview %reinterpret_cast_7[%7, %16] [%14, %23] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_10 = memref.subview %alloc_8[%13, 0] [%14, %23] [1, 1] : memref<32x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>

@@ -11,7 +11,7 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi32>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) attributes {gemmini.acc_rows_used = 64 : i64, gemmini.sp_rows_used = 128 : i64} {
     %c9_i64 = arith.constant 9 : i64
-    %c47_i64 = arith.constant 47 : i64
+    %c48_i64 = arith.constant 48 : i64
     %c0_i32 = arith.constant 0 : i32
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -62,7 +62,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c47_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c48_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_1[%9, %18] [%16, %25] [1, 1] : memref<?x?xi32, strided<[?, 1]>> to memref<?x?xi32, strided<[?, 1], offset: ?>>
     %subview_2 = memref.subview %alloc[%15, 0] [%16, %25] [1, 1] : memref<32x32xi32> to memref<?x?xi32, strided<[32, 1], offset: ?>>

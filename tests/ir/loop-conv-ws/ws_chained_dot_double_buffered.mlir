@@ -19,15 +19,15 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @fused_mlp_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: memref<?xi8>, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: f32, %arg9: f32) attributes {gemmini.acc_rows_used = 128 : i64, gemmini.sp_rows_used = 320 : i64} {
     %c5_i64 = arith.constant 5 : i64
-    %c62_i64 = arith.constant 62 : i64
+    %c64_i64 = arith.constant 64 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c22_i64 = arith.constant 22 : i64
-    %c59_i64 = arith.constant 59 : i64
+    %c61_i64 = arith.constant 61 : i64
     %c65_i64 = arith.constant 65 : i64
     %c0_i8 = arith.constant 0 : i8
     %c26_i64 = arith.constant 26 : i64
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c0_i32 = arith.constant 0 : i32
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -65,7 +65,7 @@ module {
       %49 = arith.subi %45, %42 : index
       %50 = arith.cmpi sgt, %48, %c0 : index
       scf.if %50 {
-        func.call @baco_boundary_error(%c52_i64, %c26_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c26_i64) : (i64, i64) -> ()
       }
       %subview_11 = memref.subview %reinterpret_cast[%33, %42] [%40, %49] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_12 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.copy_rows = 64 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
@@ -87,7 +87,7 @@ module {
       %64 = arith.subi %61, %60 : index
       %65 = arith.cmpi sgt, %63, %c0 : index
       scf.if %65 {
-        func.call @baco_boundary_error(%c52_i64, %c65_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c54_i64, %c65_i64) : (i64, i64) -> ()
       }
       %subview_14 = memref.subview %reinterpret_cast_1[%52, %60] [%59, %64] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_15 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 128 : i64, gemmini.copy_rows = 64 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
@@ -116,7 +116,7 @@ module {
     %21 = arith.subi %17, %14 : index
     %22 = arith.cmpi sgt, %20, %c0 : index
     scf.if %22 {
-      func.call @baco_boundary_error(%c59_i64, %c22_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c61_i64, %c22_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%8, %14] [%12, %21] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %alloc_4 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 256 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
@@ -157,7 +157,7 @@ module {
     %30 = arith.minsi %29, %c32 : index
     %31 = arith.subi %27, %24 : index
     scf.if %22 {
-      func.call @baco_boundary_error(%c62_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c64_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_9 = memref.subview %reinterpret_cast_7[%24, %14] [%31, %21] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_10 = memref.subview %alloc_8[%30, 0] [%31, %21] [1, 1] : memref<32x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>

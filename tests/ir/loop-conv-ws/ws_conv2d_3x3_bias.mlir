@@ -34,27 +34,27 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @conv2d_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: index, %arg17: f32, %arg18: memref<?xi32>) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 96 : i64} {
-    %c131_i64 = arith.constant 131 : i64
+    %c143_i64 = arith.constant 143 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
-    %c124_i64 = arith.constant 124 : i64
+    %c136_i64 = arith.constant 136 : i64
     %c0_i8 = arith.constant 0 : i8
-    %c123_i64 = arith.constant 123 : i64
+    %c135_i64 = arith.constant 135 : i64
     %c14_i64 = arith.constant 14 : i64
-    %c106_i64 = arith.constant 106 : i64
-    %c105_i64 = arith.constant 105 : i64
+    %c118_i64 = arith.constant 118 : i64
+    %c117_i64 = arith.constant 117 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c104_i64 = arith.constant 104 : i64
+    %c116_i64 = arith.constant 116 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c100_i64 = arith.constant 100 : i64
+    %c112_i64 = arith.constant 112 : i64
     %c32 = arith.constant 32 : index
     %c2_i64 = arith.constant 2 : i64
     %c16 = arith.constant 16 : index
     %c10_i64 = arith.constant 10 : i64
-    %c91_i64 = arith.constant 91 : i64
+    %c99_i64 = arith.constant 99 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c90_i64 = arith.constant 90 : i64
+    %c98_i64 = arith.constant 98 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0 = arith.constant 0 : index
     %c0_i64 = arith.constant 0 : i64
@@ -63,13 +63,13 @@ module {
     %1 = arith.index_cast %0 : i64 to index
     %2 = arith.cmpi eq, %arg6, %c0 : index
     scf.if %2 {
-      func.call @baco_runtime_error(%c1_i64, %c90_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c98_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %3 = arith.floordivsi %1, %arg6 : index
     %4 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %5 = arith.index_cast %4 : i64 to index
     scf.if %2 {
-      func.call @baco_runtime_error(%c1_i64, %c91_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c99_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %6 = arith.floordivsi %5, %arg6 : index
     %7 = arith.muli %6, %arg6 : index
@@ -108,7 +108,7 @@ module {
     %39 = arith.subi %35, %32 : index
     %40 = arith.cmpi sgt, %38, %c0 : index
     scf.if %40 {
-      func.call @baco_boundary_error(%c100_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c112_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%23, %32] [%30, %39] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "acc"} : memref<16x32xi32>
@@ -126,23 +126,23 @@ module {
       %49 = arith.muli %arg10, %17 : index
       %50 = arith.cmpi eq, %49, %c0 : index
       scf.if %50 {
-        func.call @baco_runtime_error(%c1_i64, %c104_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c116_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %51 = arith.floordivsi %arg19, %49 : index
       %52 = arith.cmpi eq, %17, %c0 : index
       scf.if %52 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %53 = arith.floordivsi %arg19, %17 : index
       %54 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %54 {
-        func.call @baco_runtime_error(%c1_i64, %c105_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c117_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %55 = arith.floordivsi %53, %arg10 : index
       %56 = arith.muli %55, %arg10 : index
       %57 = arith.subi %53, %56 : index
       scf.if %52 {
-        func.call @baco_runtime_error(%c1_i64, %c106_i64, %c14_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c118_i64, %c14_i64) : (i64, i64, i64) -> ()
       }
       %58 = arith.muli %53, %17 : index
       %59 = arith.subi %arg19, %58 : index
@@ -179,14 +179,14 @@ module {
       %88 = arith.subi %84, %81 : index
       %89 = arith.cmpi sgt, %87, %c0 : index
       scf.if %89 {
-        func.call @baco_boundary_error(%c123_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c135_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_6[%72, %81] [%79, %88] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_9 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<16x32xi8>
       %subview_10 = memref.subview %alloc_9[%78, 0] [%79, %88] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       memref.copy %subview_8, %subview_10 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[32, 1], offset: ?>>
       scf.if %40 {
-        func.call @baco_boundary_error(%c124_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c136_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_11 = memref.subview %reinterpret_cast_7[%81, %32] [%88, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_12 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<32x32xi8>
@@ -212,7 +212,7 @@ module {
       linalg.yield %55 : i8
     }
     scf.if %40 {
-      func.call @baco_boundary_error(%c131_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c143_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview_4 = memref.subview %reinterpret_cast_2[%23, %32] [%30, %39] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_5 = memref.subview %alloc_3[%29, 0] [%30, %39] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>

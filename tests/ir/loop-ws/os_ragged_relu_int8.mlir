@@ -15,13 +15,13 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) attributes {gemmini.acc_rows_used = 32 : i64, gemmini.sp_rows_used = 48 : i64} {
     %c9_i64 = arith.constant 9 : i64
-    %c51_i64 = arith.constant 51 : i64
+    %c52_i64 = arith.constant 52 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c62_i64 = arith.constant 62 : i64
     %c0_i8 = arith.constant 0 : i8
     %c27_i64 = arith.constant 27 : i64
-    %c40_i64 = arith.constant 40 : i64
+    %c41_i64 = arith.constant 41 : i64
     %c0_i32 = arith.constant 0 : i32
     %c32 = arith.constant 32 : index
     %c0 = arith.constant 0 : index
@@ -61,7 +61,7 @@ module {
       %44 = arith.subi %40, %37 : index
       %45 = arith.cmpi sgt, %43, %c0 : index
       scf.if %45 {
-        func.call @baco_boundary_error(%c40_i64, %c27_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c27_i64) : (i64, i64) -> ()
       }
       %subview_5 = memref.subview %reinterpret_cast[%28, %37] [%35, %44] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_6 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<16x16xi8>
@@ -87,7 +87,7 @@ module {
       %63 = arith.subi %59, %56 : index
       %64 = arith.cmpi sgt, %62, %c0 : index
       scf.if %64 {
-        func.call @baco_boundary_error(%c40_i64, %c62_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c41_i64, %c62_i64) : (i64, i64) -> ()
       }
       %subview_8 = memref.subview %reinterpret_cast_1[%47, %56] [%54, %63] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_9 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 16 : i64, gemmini.row_tile_stride = 32 : i64, gemmini.space = "spad"} : memref<16x32xi8>
@@ -129,7 +129,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c51_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c52_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_4 = memref.subview %alloc_3[%15, 0] [%16, %25] [1, 1] : memref<16x32xi8> to memref<?x?xi8, strided<[32, 1], offset: ?>>

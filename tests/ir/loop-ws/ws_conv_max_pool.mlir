@@ -25,23 +25,23 @@ module {
     %c4 = arith.constant 4 : index
     %c6 = arith.constant 6 : index
     %c5_i64 = arith.constant 5 : i64
-    %c79_i64 = arith.constant 79 : i64
+    %c83_i64 = arith.constant 83 : i64
     %c4_i64 = arith.constant 4 : i64
     %c-128_i8 = arith.constant -128 : i8
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c14_i64 = arith.constant 14 : i64
-    %c75_i64 = arith.constant 75 : i64
+    %c79_i64 = arith.constant 79 : i64
     %c3_i64 = arith.constant 3 : i64
     %c3 = arith.constant 3 : index
     %c5 = arith.constant 5 : index
-    %c68_i64 = arith.constant 68 : i64
+    %c72_i64 = arith.constant 72 : i64
     %c0_i8 = arith.constant 0 : i8
     %c13_i64 = arith.constant 13 : i64
-    %c67_i64 = arith.constant 67 : i64
+    %c71_i64 = arith.constant 71 : i64
     %c0_i32 = arith.constant 0 : i32
     %c15_i64 = arith.constant 15 : i64
-    %c62_i64 = arith.constant 62 : i64
+    %c66_i64 = arith.constant 66 : i64
     %c25 = arith.constant 25 : index
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -87,7 +87,7 @@ module {
     %31 = arith.subi %27, %24 : index
     %32 = arith.cmpi sgt, %30, %c0 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c62_i64, %c15_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c66_i64, %c15_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%15, %24] [%22, %31] [1, 1] : memref<?x?xi32, strided<[0, 1]>> to memref<?x?xi32, strided<[0, 1], offset: ?>>
     %alloc = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.col_tile_stride = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "acc"} : memref<25x16xi32>
@@ -110,7 +110,7 @@ module {
       %69 = arith.subi %65, %62 : index
       %70 = arith.cmpi sgt, %68, %c0 : index
       scf.if %70 {
-        func.call @baco_boundary_error(%c67_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c71_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_9 = memref.subview %reinterpret_cast[%15, %62] [%22, %69] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_10 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<25x16xi8>
@@ -126,7 +126,7 @@ module {
       %78 = arith.minsi %77, %c16 : index
       %79 = arith.subi %75, %72 : index
       scf.if %32 {
-        func.call @baco_boundary_error(%c68_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c72_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_12 = memref.subview %reinterpret_cast_1[%72, %24] [%79, %31] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
       %alloc_13 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 32 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<16x16xi8>
@@ -147,7 +147,7 @@ module {
     %44 = arith.ori %43, %41 : i1
     %45 = arith.ori %44, %42 : i1
     scf.if %45 {
-      func.call @baco_runtime_error(%c3_i64, %c75_i64, %c14_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c3_i64, %c79_i64, %c14_i64) : (i64, i64, i64) -> ()
     }
     %alloc_4 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 0 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "epilogue"} : memref<25x16xi8>
     linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel"]} ins(%alloc : memref<25x16xi32>) outs(%alloc_4 : memref<25x16xi8>) attrs =  {gemmini.epilogue = {relu = true, scaled = true}} {
@@ -210,7 +210,7 @@ module {
     %reinterpret_cast_6 = memref.reinterpret_cast %arg2 to offset: [%48], sizes: [%49, %arg6], strides: [%arg6, 1] : memref<?xi8> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %51 = arith.cmpi slt, %50, %c0 : index
     scf.if %51 {
-      func.call @baco_runtime_error(%c4_i64, %c79_i64, %c5_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c4_i64, %c83_i64, %c5_i64) : (i64, i64, i64) -> ()
     }
     %52 = arith.maxsi %50, %c0 : index
     %53 = arith.minsi %52, %49 : index
@@ -222,7 +222,7 @@ module {
     %59 = arith.minsi %58, %c6 : index
     %60 = arith.subi %56, %53 : index
     scf.if %32 {
-      func.call @baco_boundary_error(%c79_i64, %c5_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c83_i64, %c5_i64) : (i64, i64) -> ()
     }
     %subview_7 = memref.subview %reinterpret_cast_6[%53, %24] [%60, %31] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_8 = memref.subview %alloc_5[%59, 0] [%60, %31] [1, 1] : memref<6x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>

@@ -27,25 +27,24 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func private @baco_runtime_error(i64, i64, i64)
   func.func @depthwise_kernel(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: index, %arg7: index, %arg8: index, %arg9: index, %arg10: index, %arg11: index, %arg12: index, %arg13: index, %arg14: index, %arg15: index, %arg16: f32) attributes {gemmini.acc_rows_used = 16 : i64, gemmini.sp_rows_used = 32 : i64} {
-    %c100_i64 = arith.constant 100 : i64
+    %c105_i64 = arith.constant 105 : i64
     %c15 = arith.constant 15 : index
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c0_i8 = arith.constant 0 : i8
-    %c93_i64 = arith.constant 93 : i64
-    %c92_i64 = arith.constant 92 : i64
+    %c98_i64 = arith.constant 98 : i64
+    %c97_i64 = arith.constant 97 : i64
     %c59_i64 = arith.constant 59 : i64
     %c44_i64 = arith.constant 44 : i64
-    %c54_i64 = arith.constant 54 : i64
-    %c74_i64 = arith.constant 74 : i64
+    %c56_i64 = arith.constant 56 : i64
     %c42_i64 = arith.constant 42 : i64
-    %c52_i64 = arith.constant 52 : i64
+    %c54_i64 = arith.constant 54 : i64
     %c19_i64 = arith.constant 19 : i64
-    %c50_i64 = arith.constant 50 : i64
-    %c43_i64 = arith.constant 43 : i64
-    %c87_i64 = arith.constant 87 : i64
+    %c52_i64 = arith.constant 52 : i64
+    %c45_i64 = arith.constant 45 : i64
+    %c92_i64 = arith.constant 92 : i64
     %c13_i64 = arith.constant 13 : i64
-    %c86_i64 = arith.constant 86 : i64
+    %c91_i64 = arith.constant 91 : i64
     %c0_i32 = arith.constant 0 : i32
     %c2 = arith.constant 2 : index
     %c1 = arith.constant 1 : index
@@ -53,9 +52,9 @@ module {
     %c2_i64 = arith.constant 2 : i64
     %c5 = arith.constant 5 : index
     %c10_i64 = arith.constant 10 : i64
-    %c73_i64 = arith.constant 73 : i64
+    %c75_i64 = arith.constant 75 : i64
     %c9_i64 = arith.constant 9 : i64
-    %c72_i64 = arith.constant 72 : i64
+    %c74_i64 = arith.constant 74 : i64
     %c1_i64 = arith.constant 1 : i64
     %c0 = arith.constant 0 : index
     %c0_i64 = arith.constant 0 : i64
@@ -65,13 +64,13 @@ module {
     %2 = arith.index_cast %1 : i64 to index
     %3 = arith.cmpi eq, %0, %c0 : index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c72_i64, %c9_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c74_i64, %c9_i64) : (i64, i64, i64) -> ()
     }
     %4 = arith.floordivsi %2, %0 : index
     %5 = call @baco_program_id(%c0_i64) : (i64) -> i64
     %6 = arith.index_cast %5 : i64 to index
     scf.if %3 {
-      func.call @baco_runtime_error(%c1_i64, %c73_i64, %c10_i64) : (i64, i64, i64) -> ()
+      func.call @baco_runtime_error(%c1_i64, %c75_i64, %c10_i64) : (i64, i64, i64) -> ()
     }
     %7 = arith.floordivsi %6, %0 : index
     %8 = arith.muli %7, %0 : index
@@ -102,18 +101,18 @@ module {
     scf.for %arg17 = %29 to %30 step %c1 {
       %52 = arith.cmpi eq, %arg9, %c0 : index
       scf.if %52 {
-        func.call @baco_runtime_error(%c1_i64, %c86_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c91_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %53 = arith.floordivsi %arg17, %arg9 : index
       scf.if %52 {
-        func.call @baco_runtime_error(%c1_i64, %c87_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c92_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %54 = arith.muli %53, %arg9 : index
       %55 = arith.subi %arg17, %54 : index
       %56 = arith.addi %22, %55 : index
       %57 = arith.cmpi eq, %arg11, %c0 : index
       scf.if %57 {
-        func.call @baco_runtime_error(%c1_i64, %c43_i64, %c13_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c45_i64, %c13_i64) : (i64, i64, i64) -> ()
       }
       %58 = arith.floordivsi %56, %arg11 : index
       %59 = arith.muli %58, %arg11 : index
@@ -121,7 +120,7 @@ module {
       %61 = arith.addi %20, %53 : index
       %62 = arith.cmpi eq, %arg10, %c0 : index
       scf.if %62 {
-        func.call @baco_runtime_error(%c1_i64, %c50_i64, %c19_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c19_i64) : (i64, i64, i64) -> ()
       }
       %63 = arith.floordivsi %61, %arg10 : index
       %64 = arith.muli %63, %arg10 : index
@@ -134,22 +133,22 @@ module {
       %71 = arith.addi %16, %70 : index
       %72 = arith.subi %arg3, %65 : index
       scf.if %62 {
-        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c42_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c42_i64) : (i64, i64, i64) -> ()
       }
       %73 = arith.ceildivsi %72, %arg10 : index
       %74 = arith.subi %arg4, %60 : index
       scf.if %57 {
-        func.call @baco_runtime_error(%c1_i64, %c52_i64, %c74_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c74_i64) : (i64, i64, i64) -> ()
       }
       %75 = arith.ceildivsi %74, %arg11 : index
       %76 = arith.muli %arg10, %arg4 : index
       %77 = arith.muli %76, %arg5 : index
       %78 = arith.muli %arg11, %arg5 : index
       scf.if %62 {
-        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c44_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c56_i64, %c44_i64) : (i64, i64, i64) -> ()
       }
       scf.if %57 {
-        func.call @baco_runtime_error(%c1_i64, %c54_i64, %c59_i64) : (i64, i64, i64) -> ()
+        func.call @baco_runtime_error(%c1_i64, %c56_i64, %c59_i64) : (i64, i64, i64) -> ()
       }
       %reinterpret_cast_3 = memref.reinterpret_cast %arg0 to offset: [%71], sizes: [%73, %75, %18], strides: [%77, %78, 1] : memref<?xi8> to memref<?x?x?xi8, strided<[?, ?, 1], offset: ?>>
       %79 = arith.muli %16, %arg8 : index
@@ -175,7 +174,7 @@ module {
       %97 = arith.subi %94, %93 : index
       %98 = arith.cmpi sgt, %96, %c0 : index
       scf.if %98 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %99 = arith.cmpi sge, %63, %c0 : index
       %100 = arith.cmpi slt, %63, %73 : index
@@ -188,7 +187,7 @@ module {
       memref.copy %subview_6, %subview_7 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       %105 = arith.addi %63, %c1 : index
       scf.if %98 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %106 = arith.cmpi sge, %105, %c0 : index
       %107 = arith.cmpi slt, %105, %73 : index
@@ -201,7 +200,7 @@ module {
       memref.copy %subview_8, %subview_9 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       %112 = arith.addi %63, %c2 : index
       scf.if %98 {
-        func.call @baco_boundary_error(%c92_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c97_i64, %c13_i64) : (i64, i64) -> ()
       }
       %113 = arith.cmpi sge, %112, %c0 : index
       %114 = arith.cmpi slt, %112, %73 : index
@@ -214,7 +213,7 @@ module {
       memref.copy %subview_10, %subview_11 : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       %collapse_shape = memref.collapse_shape %alloc_5 [[0, 1], [2]] : memref<3x5x16xi8> into memref<15x16xi8>
       scf.if %98 {
-        func.call @baco_boundary_error(%c93_i64, %c13_i64) : (i64, i64) -> ()
+        func.call @baco_boundary_error(%c98_i64, %c13_i64) : (i64, i64) -> ()
       }
       %subview_12 = memref.subview %reinterpret_cast_4[%93, %93] [%97, %97] [1, 1] : memref<?x?xi8, strided<[16, 1], offset: ?>> to memref<?x?xi8, strided<[16, 1], offset: ?>>
       %alloc_13 = memref.alloc() {alignment = 64 : i64, gemmini.base_row = 16 : i64, gemmini.row_tile_stride = 16 : i64, gemmini.space = "spad"} : memref<16x16xi8>
@@ -257,7 +256,7 @@ module {
     %50 = arith.subi %47, %46 : index
     %51 = arith.cmpi sgt, %49, %c0 : index
     scf.if %51 {
-      func.call @baco_boundary_error(%c100_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c105_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast[%38, %46] [%45, %50] [1, 1] : memref<?x?xi8, strided<[?, 1], offset: ?>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_2 = memref.subview %alloc_1[%44, 0] [%45, %50] [1, 1] : memref<15x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>

@@ -13,7 +13,7 @@ module {
   func.func private @baco_program_id(i64) -> i64
   func.func @gemm(%arg0: memref<?xi8>, %arg1: memref<?xi8>, %arg2: memref<?xi8>, %arg3: index, %arg4: index, %arg5: index, %arg6: f32) attributes {gemmini.acc_rows_used = 16 : i64, gemmini.sp_rows_used = 128 : i64} {
     %c9_i64 = arith.constant 9 : i64
-    %c49_i64 = arith.constant 49 : i64
+    %c50_i64 = arith.constant 50 : i64
     %cst = arith.constant 1.270000e+02 : f32
     %cst_0 = arith.constant -1.280000e+02 : f32
     %c64 = arith.constant 64 : index
@@ -78,7 +78,7 @@ module {
     %25 = arith.subi %21, %18 : index
     %26 = arith.cmpi sgt, %24, %c0 : index
     scf.if %26 {
-      func.call @baco_boundary_error(%c49_i64, %c9_i64) : (i64, i64) -> ()
+      func.call @baco_boundary_error(%c50_i64, %c9_i64) : (i64, i64) -> ()
     }
     %subview = memref.subview %reinterpret_cast_2[%9, %18] [%16, %25] [1, 1] : memref<?x?xi8, strided<[?, 1]>> to memref<?x?xi8, strided<[?, 1], offset: ?>>
     %subview_4 = memref.subview %alloc_3[%15, 0] [%16, %25] [1, 1] : memref<16x16xi8> to memref<?x?xi8, strided<[16, 1], offset: ?>>
