@@ -73,7 +73,7 @@ def test_a_block_stored_beyond_the_window_keeps_its_zeros(target):
 
 
 @pytest.mark.parametrize("dim,shape", [(16, (65, 129)), (16, (17, 300)), (16, (49, 33)), (4, (9, 13)), (16, (7, 7)),
-                                       (16, (1, 17)), (16, (100, 72))])
+                                       (16, (1, 17)), (16, (100, 72)), (16, (16, 1024)), (4, (4, 40))])
 def test_default_views_cover_the_elements_once(dim, shape):
     """resadd_launches over default_views: the elements not in whole DIM rows of an add whose M x N
     view would be several programs run as a launch of one row after the whole-row launch; an M x N

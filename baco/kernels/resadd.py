@@ -126,7 +126,7 @@ def default_views(M, N, config) -> list[tuple[int, int, int]]:
     program stays (7x7: 171 cycles, the two launches 348)."""
     rows, cols = default_view(M, N, config)
     whole, tail = divmod(M * N, config.dim)
-    if (rows, cols) != (M, N) or whole == 0 or len(resadd_programs(M, N, config)) == 1:
+    if not (whole and tail) or (rows, cols) != (M, N) or len(resadd_programs(M, N, config)) == 1:
         return [(0, rows, cols)]
     return [(0, config.dim, whole), (config.dim * whole, 1, tail)]
 
