@@ -805,7 +805,8 @@ def _chain_program(t: _Timeline, rows, K, H, N, bm, bk, double_buffer: bool, fre
 def _resadd_program(t: _Timeline, rows, cols, K, bm, bn, bk, double_buffer: bool, freed: _Released) -> _Released:
     """One program of the GEMM + residual add on the timeline: the first block's padding and bias
     rows, the K loop into it; the second block's zeros, the identity and the product reading the
-    first block into it; the third block's zeros under the residual's window, the identity again
+    first block into it; the residual's window into the third block (no zeros around it: the sum
+    is only stored within that window, linalg_to_instgem's stored_only_within), the identity again
     and the product reading the second block onto it; the stores; each mvin once the program
     before has read the rows it overwrites (`freed`)."""
     cfg, d = t.cfg, t.cfg.dim
@@ -818,7 +819,6 @@ def _resadd_program(t: _Timeline, rows, cols, K, bm, bn, bk, double_buffer: bool
     b_ready, b_row = t.window(bn, bn, cfg.input_bytes, gate=freed["first"])
     t.config_ex()
     exact = t.product(bm, bn, bn, b_ready, b_row, layer, cfg.max_block_len)
-    t.zeros([d] * (_tiles(bm, d) * _tiles(bn, d) - (rows // d) * (cols // d)), freed["out"])
     residual = t.window(rows, cols, cfg.input_bytes, gate=freed["out"])[0][-1]
     b_ready, b_row = t.window(bn, bn, cfg.input_bytes, gate=freed["second"])
     t.config_ex()

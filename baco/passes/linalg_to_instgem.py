@@ -550,8 +550,9 @@ class LinalgToInstGem:
     def stored_only_within(self, alloc, fill, window) -> bool:
         """Whether every read of `alloc` (an accumulator block zero-filled by `fill`) is a store of
         `window` (the same offsets and sizes, static or the same SSA values): every other use
-        writes it (its added loads) or is an epilogue whose block is itself only stored within
-        `window`. The fill's zeros outside the window are then never read."""
+        writes it element by element (its added loads, products accumulated into it) or is an
+        epilogue whose block is itself only stored within `window`. The fill's zeros outside the
+        window are then never read."""
         key = window_key(window)
 
         def stored(value, writer) -> bool:
@@ -566,6 +567,8 @@ class LinalgToInstGem:
                         return False
                 elif "gemmini.acc_add" in op.attributes and use.operand_number == 1:
                     continue        # an added load: writes only
+                elif op.name == "linalg.matmul" and use.operand_number == 2:
+                    continue        # C += A·B: C[i, j] reads only C[i, j], so nothing outside moves in
                 elif "gemmini.epilogue" in op.attributes and use.operand_number == 0 \
                         and op.operands[1].owner.name == "memref.alloc":
                     if not stored(op.operands[1], op):
