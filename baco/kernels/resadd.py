@@ -121,7 +121,7 @@ def default_views(M, N, config) -> list[tuple[int, int, int]]:
     instructions a DIM x DIM tile: RESADD_INSTRUCTIONS); then the first DIM·⌊MN/DIM⌋ elements as
     DIM rows (whole-row programs, one LOOP_WS each) and the last MN mod DIM elements as one row (a
     one-program launch, folded). End to end on the ISS with the cycle model at DIM 16 the two
-    launches take 0.40-0.93x the one's cycles on 11 such adds (65x129 2,310 -> 1,487, 1.30x the C
+    launches take 0.41-0.95x the one's cycles on 10 such adds (65x129 2,310 -> 1,487, 1.30x the C
     library's stream where the one view was 0.83x; 17x513 3,763 -> 1,553); an M x N view of one
     program stays (7x7: 171 cycles, the two launches 348)."""
     rows, cols = default_view(M, N, config)
