@@ -1,6 +1,6 @@
 """What the CPU operators (baco/model/cpu_ops.py) cost on the RISC-V core.
 
-    python benchmarks/cpu_ops.py [--smoke] [--pools]
+    python benchmarks/cpu_ops.py [--smoke] [--pools] [--refit]
 
 Each operator, at a size it has in the networks of issue H (MobileNetV3's squeeze-excite and
 hardswish, ResNet's global average pool, a BERT-base layer's softmax and layernorm), runs as its
@@ -9,6 +9,10 @@ must equal the host JIT's bit for bit (exit 1 otherwise). Prints the instruction
 instructions per output element, measured in this run (the ELF's start-up, ~100 instructions,
 included), beside what the CPU cost table the tuner uses predicts (baco.model.cpu_cost, fitted on
 such runs at smaller shapes) and the ratio of the two.
+
+--refit: the rows of the elementwise and row operators (lut, add, add_relu, mul_channel, softmax,
+masked_softmax, layernorm, copy) measured the same way at ROW_FIT's shapes and at held-out ones
+(ROW_HELD), each beside the table in use and a refit over its row's terms on the fitted shapes.
 
 --pools: the average pools' rows (avg_pool2d, adaptive_avg_pool2d) measured the same way at the
 shapes they are fitted on (POOL_FIT: ResNet's, MobileNet's, DenseNet's, Inception's and VGG's pools
@@ -95,6 +99,38 @@ POOL_HELD = [
 POOL_BUILDERS = {"avg_pool2d": avg_pool, "adaptive_avg_pool2d": adaptive_pool}
 
 
+def _keep(rows, cols):
+    """An attention mask of rows x cols keeping its first column and about 3 in 4 of the rest."""
+    keep = np.random.default_rng(rows * cols).random((rows, cols)) < 0.75
+    keep[:, 0] = True
+    return keep
+
+
+# --refit: the elementwise and row operators' rows, fitted on ROW_FIT's shapes (MobileNetV3's,
+# ResNet's and a BERT layer's sizes, smaller; elements in groups of cpu_ops.UNROLL and not; rows of
+# 32 values or more, as the networks' softmaxes and layernorms have: LLVM unrolls shorter ones) and
+# checked on ROW_HELD's, each over the terms of its row in use
+ROW_BUILDERS = {
+    "lut": lambda shape: cpu_ops.lut(shape, cpu_ops.lut_table("hardswish", 0.05, 0.05)),
+    "add": lambda shape: cpu_ops.add(shape, a_scale=0.03, b_scale=0.04, out_scale=0.05),
+    "add_relu": lambda shape: cpu_ops.add(shape, a_scale=0.03, b_scale=0.04, out_scale=0.05, relu=True),
+    "mul_channel": lambda shape: cpu_ops.mul_channel(shape, x_scale=0.03, s_scale=1 / 127, out_scale=0.03),
+    "softmax": lambda shape: cpu_ops.softmax(shape, in_scale=0.05, out_scale=1 / 127),
+    "masked_softmax": lambda shape: cpu_ops.softmax(shape, in_scale=0.05, out_scale=1 / 127, keep=_keep(*shape)),
+    "layernorm": lambda shape: cpu_ops.layernorm(shape, ONES[:shape[-1]], ZEROS[:shape[-1]], in_scale=0.05,
+                                                 out_scale=0.03),
+    "copy": lambda shape: cpu_ops.copy(shape),
+}
+IMAGES = [(1, 8, 8, 16), (1, 28, 28, 24), (1, 14, 14, 40), (1, 4, 4, 96), (1, 2, 2, 576), (1, 7, 7, 3), (1, 9, 9, 5),
+          (1, 6, 6, 20)]
+MATRICES = [(32, 32), (64, 128), (16, 768), (16, 33), (8, 64)]
+ROW_FIT = {op: IMAGES for op in ("lut", "add", "add_relu", "mul_channel", "copy")} | \
+    {op: MATRICES for op in ("softmax", "masked_softmax", "layernorm")}
+ROW_HELD = {op: [(1, 56, 56, 16), (1, 28, 28, 96), (1, 5, 5, 17), (1, 1, 1, 1024)]
+            for op in ("lut", "add", "add_relu", "mul_channel", "copy")} | \
+    {op: [(128, 128), (128, 768), (12, 97), (8, 16), (4, 8)] for op in ("softmax", "masked_softmax", "layernorm")}
+
+
 def iss_instructions(kernel, rng) -> tuple[int, bool]:
     """(instructions the ISS retires running the kernel's runner ELF on random int8 inputs, whether
     its output equals the host JIT's)."""
@@ -128,14 +164,43 @@ def pools(rng) -> int:
     return bad
 
 
+def refit_rows(rng) -> int:
+    """The elementwise and row operators' rows against the ISS at ROW_FIT and ROW_HELD, and their refit."""
+    bad = 0
+    for op, build in ROW_BUILDERS.items():
+        runs = []
+        for split, cases in (("fit", ROW_FIT[op]), ("held", ROW_HELD[op])):
+            for shape in cases:
+                kernel = build(shape)
+                count, ok = iss_instructions(kernel, rng)
+                bad += not ok
+                runs.append((split, shape, kernel.work, count, ok))
+        fitted = nnls_relative([(None, work, count) for split, _, work, count, _ in runs if split == "fit"],
+                               tuple(CPU_INSTRUCTIONS[op]))
+        print(f"\n{op}: in use {CPU_INSTRUCTIONS[op]}\n  refit {fitted}")
+        print(f"  {'':5s} {'shape':24s} {'instructions':>12s} {'per output':>10s} {'in use / ISS':>12s} "
+              f"{'refit / ISS':>11s}")
+        for split, shape, work, count, ok in runs:
+            use, refit = (sum(c * work[t] for t, c in table.items()) / count
+                          for table in (CPU_INSTRUCTIONS[op], fitted))
+            print(f"  {split:5s} {str(shape):24s} {count:>12,d} {count / work['outputs']:>10.2f} {use:>12.2f} "
+                  f"{refit:>11.2f}" + ("" if ok else "  MISMATCH host vs ISS"))
+    return bad
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="shapes shrunk 7x (a quick check that it runs)")
     p.add_argument("--pools", action="store_true", help="the average pools' rows against the ISS, and their refit")
+    p.add_argument("--refit", action="store_true",
+                   help="the elementwise and row operators' rows (LUT, adds, SE multiply, softmaxes, layernorm, "
+                        "copy) against the ISS, and their refit")
     args = p.parse_args(argv)
     rng = np.random.default_rng(0)
     if args.pools:
         return 1 if pools(rng) else 0
+    if args.refit:
+        return 1 if refit_rows(rng) else 0
     print(f"{'operator':40s} {'instructions':>13s} {'per output':>11s} {'table':>13s} {'table/ISS':>9s}")
     bad = 0
     for name, build in CASES:
