@@ -26,16 +26,17 @@ median 0.61, and 0.27-0.97x, median 0.56): a global pool's cost a tap depends on
 its window (2.1 instructions at 28x28, 4.2 at 56x56) and an upsampling one (VGG's 2x2 -> 7x7 at
 64x64) retires 40 an output, 0.46x of the row.
 Session 29: requantisation clamps with fmax.s/fmin.s (LLVM's maxnum/minnum; arith.maxnumf had
-compiled to compares and branches) and the flat elementwise kernels and the SE multiply run their
-inner loop over groups of cpu_ops.UNROLL elements (unrolled); the rows of the operators that changed
-were refitted (`python benchmarks/cpu_ops.py --refit`: LUT, adds, SE multiply, softmaxes,
-layernorm, copy, each over its row's terms plus `ragged_outputs`, the elements of a kernel whose
-count is no multiple of UNROLL, on 5-8 shapes, 4-5 held out; `--pools` for the average pools). The
-refit against the ISS: LUT, adds and copy 1.00-1.01x fitted and held out; SE multiply 0.84-1.12x
-(0.83x at 17 channels held out: LLVM unrolls 3 and 5 channels, not 17 or 20); softmax 0.99-1.01x
-(rows of 32 values and more; 8 and 4 held out: 1.78x, 1.58x), masked 1.00x (4: 1.55x), layernorm
-0.97-1.02x; avg_pool2d 0.97-1.06x, held out 0.84-1.02x; adaptive_avg_pool2d 0.37-1.32x, median 0.96
-(held out 0.38-1.49x), as unequal as before (a global pool's taps unroll unevenly).
+compiled to compares and branches), and the flat elementwise kernels, the SE multiply's channels and
+the softmax's and layernorm's row loops run over groups of cpu_ops.UNROLL elements (unrolled); the
+rows of the operators that changed were refitted (`python benchmarks/cpu_ops.py --refit`: LUT,
+adds, SE multiply, softmaxes, layernorm, copy, each over its row's terms plus `ragged_outputs`, the
+elements of a kernel whose inner count is no multiple of UNROLL, on 5-8 shapes, 4-5 held out;
+`--pools` for the average pools). The refit against the ISS: LUT, adds and copy 1.00-1.01x fitted
+and held out; SE multiply 0.84-1.12x (0.83x at 17 channels held out: LLVM unrolls 3 and 5 channels,
+not 17 or 20); softmax 0.99-1.01x (rows of 8 and 4 held out: 1.29x, 1.11x), masked 0.99-1.01x (4:
+1.18x), layernorm 0.97-1.04x (8: 0.90x, 4: 0.76x); avg_pool2d 0.97-1.06x, held out 0.84-1.02x;
+adaptive_avg_pool2d 0.37-1.32x, median 0.96 (held out 0.38-1.49x), as unequal as before (a global
+pool's taps unroll unevenly).
 `python benchmarks/cpu_ops.py` prints the table's prediction beside each measured operator at
 the networks' sizes."""
 from __future__ import annotations
@@ -50,9 +51,9 @@ CPU_INSTRUCTIONS = {
     "add": {"calls": 138.6, "outputs": 11.5, "ragged_outputs": 3.5},
     "add_relu": {"calls": 137.6, "outputs": 11.5, "ragged_outputs": 3.5},
     "mul_channel": {"outputs": 9.9, "ragged_outputs": 1.5},
-    "softmax": {"rows": 30.4, "outputs": 23.2},
-    "masked_softmax": {"calls": 4.0, "rows": 39.5, "outputs": 34.1},
-    "layernorm": {"outputs": 19.5},
+    "softmax": {"rows": 20.2, "outputs": 16.4, "ragged_outputs": 7.1},
+    "masked_softmax": {"calls": 20.2, "rows": 34.5, "outputs": 25.1, "ragged_outputs": 9.1},
+    "layernorm": {"outputs": 15.1, "ragged_outputs": 5.0},
     "copy": {"calls": 126.8, "outputs": 2.4, "ragged_outputs": 2.6},
     "permute": {"outputs": 2.67},
     "strided_copy": {"outputs": 3.68},

@@ -302,6 +302,26 @@ class _Func:
         self.depth -= 1
         self.line("}")
 
+    @contextmanager
+    def loop_grouped(self, n: int, carried=()):
+        """loop(0, n, carried) (the same iv, args, next, results), run as an outer loop over groups
+        of UNROLL and an inner one of UNROLL iterations (which LLVM unrolls) when UNROLL divides n;
+        the iterations in the same order, so a carried float sum adds in the same order."""
+        if n % UNROLL:
+            with self.loop(0, n, carried) as plain:
+                yield plain
+            return
+        with self.loop(0, n // UNROLL, carried) as outer:
+            with self.loop(0, UNROLL, [(a, t) for a, (_, t) in zip(outer.args, carried)]) as inner:
+                first = self(f"arith.muli {outer.iv}, {self.index(UNROLL)} : index")
+                body = SimpleNamespace(iv=self(f"arith.addi {first}, {inner.iv} : index"), args=inner.args,
+                                       results=outer.results)
+                yield body
+                if carried:
+                    inner.next = body.next
+            if carried:
+                outer.next = inner.results
+
     def requant(self, v: str) -> str:
         """saturate_int8(round_half_even(v)) of a float32 v, as an i8: clamped to [-128, 127], then
         converted in the current rounding mode (lrint: one fcvt.l.s on RISC-V), which is round-
@@ -545,9 +565,10 @@ def max_pool2d(shape, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
 # ---------------------------------------------------------------- elementwise
 
-# a flat elementwise kernel's elements per inner loop when their count is a multiple of it: the
-# inner loop's constant trip count is unrolled by LLVM, its loop overhead (three instructions an
-# element) paid once per group (a LUT: 7.0 -> 4.4 instructions an element on the ISS)
+# a flat elementwise kernel's elements per inner loop when their count is a multiple of it (the
+# SE multiply's channels, a softmax's or layernorm's row: loop_grouped): the inner loop's constant
+# trip count is unrolled by LLVM, its loop overhead (three instructions an element) paid once per
+# group (a LUT: 7.0 -> 4.4 instructions an element on the ISS)
 UNROLL = 8
 
 
@@ -721,21 +742,22 @@ def softmax(shape, *, in_scale, out_scale, keep=None) -> CpuKernel:
             e = f(f"memref.load {t}[{d}] : memref<256xf32>")
             return e if keep is None else f(f"arith.select {on}, {e}, {f.f32(0.0)} : f32")
         low = f.const("-128", "i32")
-        with f.loop(0, cols, [(low, "i32")]) as lm:
+        with f.loop_grouped(cols, [(low, "i32")]) as lm:
             x = load_x(lm.iv)
             if keep is not None:
                 x = f(f"arith.select {kept(lm.iv)}, {x}, {low} : i32")
             lm.next = [f(f"arith.maxsi {lm.args[0]}, {x} : i32")]
         m = lm.results[0]
-        with f.loop(0, cols, [(f.f32(0.0), "f32")]) as ls:
+        with f.loop_grouped(cols, [(f.f32(0.0), "f32")]) as ls:
             e = exp_of(ls.iv, m)
             f.line(f"memref.store {e}, {scratch}[{ls.iv}] : {ety}")
             ls.next = [f(f"arith.addf {ls.args[0]}, {e} : f32")]
         rs = f(f"arith.divf {f.f32(inv_out)}, {ls.results[0]} : f32")
-        with f.loop(0, cols) as lo:
+        with f.loop_grouped(cols) as lo:
             q = f.requant(f(f"arith.mulf {f(f'memref.load {scratch}[{lo.iv}] : {ety}')}, {rs} : f32"))
             f.line(f"memref.store {q}, {f.arg(1)}[{r}, {lo.iv}] : {ty}")
-    return _row_kernel("softmax" if keep is None else "masked_softmax", shape, (rows, cols), build, glob)
+    return _unrolled(_row_kernel("softmax" if keep is None else "masked_softmax", shape, (rows, cols), build, glob),
+                     cols % UNROLL == 0)
 
 
 LAYERNORM_MAX_COLS = (1 << 31) // (128 * 128) - 1     # the int32 sum of squares cannot overflow
@@ -765,7 +787,7 @@ def layernorm(shape, gamma, beta, *, eps=1e-5, in_scale, out_scale) -> CpuKernel
     def build(f, r):
         g, b = f.get_global(gsym, vty), f.get_global(bsym, vty)
         zero = f.const("0", "i32")
-        with f.loop(0, cols, [(zero, "i32"), (zero, "i32")]) as ls:
+        with f.loop_grouped(cols, [(zero, "i32"), (zero, "i32")]) as ls:
             x = f(f"arith.extsi {f(f'memref.load {f.arg(0)}[{r}, {ls.iv}] : {ty}')} : i8 to i32")
             ls.next = [f(f"arith.addi {ls.args[0]}, {x} : i32"),
                        f(f"arith.addi {ls.args[1]}, {f(f'arith.muli {x}, {x} : i32')} : i32")]
@@ -778,13 +800,13 @@ def layernorm(shape, gamma, beta, *, eps=1e-5, in_scale, out_scale) -> CpuKernel
         var = f(f"arith.divf {f(f'arith.sitofp {v} : i64 to f32')}, {f.f32(cols * cols)} : f32")
         root = f(f"math.sqrt {f(f'arith.addf {var}, {f.f32(e)} : f32')} : f32")
         rstd = f(f"arith.divf {f.f32(1.0)}, {root} : f32")
-        with f.loop(0, cols) as lo:
+        with f.loop_grouped(cols) as lo:
             x = f(f"arith.sitofp {f(f'memref.load {f.arg(0)}[{r}, {lo.iv}] : {ty}')} : i8 to f32")
             n = f(f"arith.mulf {f(f'arith.subf {x}, {mean} : f32')}, {rstd} : f32")
             y = f(f"arith.mulf {n}, {f(f'memref.load {g}[{lo.iv}] : {vty}')} : f32")
             y = f(f"arith.addf {y}, {f(f'memref.load {b}[{lo.iv}] : {vty}')} : f32")
             f.line(f"memref.store {f.requant(y)}, {f.arg(1)}[{r}, {lo.iv}] : {ty}")
-    return _row_kernel("layernorm", shape, (rows, cols), build, gtext + btext)
+    return _unrolled(_row_kernel("layernorm", shape, (rows, cols), build, gtext + btext), cols % UNROLL == 0)
 
 
 # ---------------------------------------------------------------- layout
