@@ -326,8 +326,7 @@ class _Func:
         """saturate_int8(round_half_even(v)) of a float32 v, as an i8: clamped to [-128, 127], then
         converted in the current rounding mode (lrint: one fcvt.l.s on RISC-V), which is round-
         to-nearest-even as for every other float op of the kernel."""
-        r = self.max(v, self.f32(-128.0))
-        r = self(f"llvm.intr.minnum({r}, {self.f32(127.0)}) : (f32, f32) -> f32")
+        r = self.min(self.max(v, self.f32(-128.0)), self.f32(127.0))
         return self(f"arith.trunci {self(f'llvm.intr.lrint({r}) : (f32) -> i64')} : i64 to i8")
 
     def max(self, a: str, b: str) -> str:
@@ -335,6 +334,10 @@ class _Func:
         maxnum, one fmax.s on RISC-V (arith.maxnumf, which arith-expand spells with NaN tests,
         compiled to two compares and branches)."""
         return self(f"llvm.intr.maxnum({a}, {b}) : (f32, f32) -> f32")
+
+    def min(self, a: str, b: str) -> str:
+        """The smaller of float32 a and b, neither a NaN: LLVM's minnum, one fmin.s (as max)."""
+        return self(f"llvm.intr.minnum({a}, {b}) : (f32, f32) -> f32")
 
     def text(self) -> str:
         params = ", ".join(f"%{n}: {memref(s, d)}" for n, s, d in self.args)
