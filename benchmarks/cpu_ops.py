@@ -141,51 +141,39 @@ def iss_instructions(kernel, rng) -> tuple[int, bool]:
     return stats["instructions"], bool(np.array_equal(host, iss))
 
 
+def refit(op, build, cases, terms, rng) -> int:
+    """Operator `op`'s row against the ISS at `cases` ((split "fit" or "held", arguments of
+    `build`)) beside the table in use and its refit over `terms` on the "fit" ones; the number of
+    runs whose ISS output differs from the host JIT's."""
+    runs = []
+    for split, args in cases:
+        kernel = build(*args)
+        count, ok = iss_instructions(kernel, rng)
+        runs.append((split, args, kernel.work, count, ok))
+    fitted = nnls_relative([(None, work, count) for split, _, work, count, _ in runs if split == "fit"], terms)
+    print(f"\n{op}: in use {CPU_INSTRUCTIONS[op]}\n  refit {fitted}")
+    print(f"  {'':5s} {'arguments':44s} {'instructions':>12s} {'per output':>10s} {'in use / ISS':>12s} "
+          f"{'refit / ISS':>11s}")
+    for split, args, work, count, ok in runs:
+        use, fit = (sum(c * work[t] for t, c in table.items()) / count for table in (CPU_INSTRUCTIONS[op], fitted))
+        print(f"  {split:5s} {str(args):44s} {count:>12,d} {count / work['outputs']:>10.2f} {use:>12.2f} {fit:>11.2f}"
+              + ("" if ok else "  MISMATCH host vs ISS"))
+    return sum(not ok for *_, ok in runs)
+
+
 def pools(rng) -> int:
     """The average pools' rows against the ISS at POOL_FIT and POOL_HELD, and their refit."""
-    bad = 0
-    for op, build in POOL_BUILDERS.items():
-        runs = []
-        for split, cases in (("fit", POOL_FIT), ("held", POOL_HELD)):
-            for args in (a for o, a in cases if o == op):
-                kernel = build(*args)
-                count, ok = iss_instructions(kernel, rng)
-                bad += not ok
-                runs.append((split, args, kernel.work, count, ok))
-        fitted = nnls_relative([(None, work, count) for split, _, work, count, _ in runs if split == "fit"],
-                               POOL_TERMS)
-        print(f"\n{op}: in use {CPU_INSTRUCTIONS[op]}\n  refit {fitted}")
-        print(f"  {'':5s} {'arguments':44s} {'instructions':>12s} {'in use / ISS':>12s} {'refit / ISS':>11s}")
-        for split, args, work, count, ok in runs:
-            use, refit = (sum(c * work[t] for t, c in table.items()) / count
-                          for table in (CPU_INSTRUCTIONS[op], fitted))
-            print(f"  {split:5s} {str(args):44s} {count:>12,d} {use:>12.2f} {refit:>11.2f}"
-                  + ("" if ok else "  MISMATCH host vs ISS"))
-    return bad
+    return sum(refit(op, build, [(split, args) for split, cases in (("fit", POOL_FIT), ("held", POOL_HELD))
+                                 for o, args in cases if o == op], POOL_TERMS, rng)
+               for op, build in POOL_BUILDERS.items())
 
 
 def refit_rows(rng) -> int:
-    """The elementwise and row operators' rows against the ISS at ROW_FIT and ROW_HELD, and their refit."""
-    bad = 0
-    for op, build in ROW_BUILDERS.items():
-        runs = []
-        for split, cases in (("fit", ROW_FIT[op]), ("held", ROW_HELD[op])):
-            for shape in cases:
-                kernel = build(shape)
-                count, ok = iss_instructions(kernel, rng)
-                bad += not ok
-                runs.append((split, shape, kernel.work, count, ok))
-        fitted = nnls_relative([(None, work, count) for split, _, work, count, _ in runs if split == "fit"],
-                               tuple(CPU_INSTRUCTIONS[op]))
-        print(f"\n{op}: in use {CPU_INSTRUCTIONS[op]}\n  refit {fitted}")
-        print(f"  {'':5s} {'shape':24s} {'instructions':>12s} {'per output':>10s} {'in use / ISS':>12s} "
-              f"{'refit / ISS':>11s}")
-        for split, shape, work, count, ok in runs:
-            use, refit = (sum(c * work[t] for t, c in table.items()) / count
-                          for table in (CPU_INSTRUCTIONS[op], fitted))
-            print(f"  {split:5s} {str(shape):24s} {count:>12,d} {count / work['outputs']:>10.2f} {use:>12.2f} "
-                  f"{refit:>11.2f}" + ("" if ok else "  MISMATCH host vs ISS"))
-    return bad
+    """The elementwise and row operators' rows against the ISS at ROW_FIT and ROW_HELD, and their refit
+    over each row's terms."""
+    return sum(refit(op, build, [(split, (shape,)) for split, cases in (("fit", ROW_FIT[op]), ("held", ROW_HELD[op]))
+                                 for shape in cases], tuple(CPU_INSTRUCTIONS[op]), rng)
+               for op, build in ROW_BUILDERS.items())
 
 
 def main(argv=None) -> int:

@@ -582,13 +582,14 @@ def _flat_kernel(op, args, n_inputs, body, globals_text="") -> CpuKernel:
     flat = (n // UNROLL, UNROLL) if n % UNROLL == 0 else (n,)
     f = _Func([(name, flat, dtype) for name, _, dtype in args])
     _elementwise(f, list(range(n_inputs)), n_inputs, body)
-    return _unrolled(CpuKernel(op, args, n_inputs, f, globals_text), n % UNROLL == 0)
+    return _unrolled(CpuKernel(op, args, n_inputs, f, globals_text), n)
 
 
-def _unrolled(kernel: CpuKernel, unrolled: bool) -> CpuKernel:
-    """`kernel` with its work's ragged_outputs: its outputs where its inner loop is not in groups of
-    UNROLL (each element pays the loop's overhead), else 0."""
-    kernel.work["ragged_outputs"] = 0 if unrolled else kernel.work["outputs"]
+def _unrolled(kernel: CpuKernel, inner: int) -> CpuKernel:
+    """`kernel`, whose inner loop runs `inner` iterations, with its work's ragged_outputs: its
+    outputs where UNROLL does not divide `inner` (the loop is not in groups: each element pays the
+    loop's overhead), else 0."""
+    kernel.work["ragged_outputs"] = kernel.work["outputs"] if inner % UNROLL else 0
     return kernel
 
 
@@ -671,7 +672,7 @@ def mul_channel(shape, *, x_scale, s_scale, out_scale) -> CpuKernel:
         p = f(f"arith.muli {f(f'arith.extsi {b[0]} : i8 to i32')}, {f(f'arith.extsi {b[1]} : i8 to i32')} : i32")
         return f.requant(f(f"arith.mulf {f(f'arith.sitofp {p} : i32 to f32')}, {f.f32(m)} : f32"))
     _elementwise(f, [0, 1], 2, body, {1: s_map})
-    return _unrolled(CpuKernel("mul_channel", args, 2, f), c % UNROLL == 0)
+    return _unrolled(CpuKernel("mul_channel", args, 2, f), c)
 
 
 # ---------------------------------------------------------------- row reductions
@@ -760,7 +761,7 @@ def softmax(shape, *, in_scale, out_scale, keep=None) -> CpuKernel:
             q = f.requant(f(f"arith.mulf {f(f'memref.load {scratch}[{lo.iv}] : {ety}')}, {rs} : f32"))
             f.line(f"memref.store {q}, {f.arg(1)}[{r}, {lo.iv}] : {ty}")
     return _unrolled(_row_kernel("softmax" if keep is None else "masked_softmax", shape, (rows, cols), build, glob),
-                     cols % UNROLL == 0)
+                     cols)
 
 
 LAYERNORM_MAX_COLS = (1 << 31) // (128 * 128) - 1     # the int32 sum of squares cannot overflow
@@ -809,7 +810,7 @@ def layernorm(shape, gamma, beta, *, eps=1e-5, in_scale, out_scale) -> CpuKernel
             y = f(f"arith.mulf {n}, {f(f'memref.load {g}[{lo.iv}] : {vty}')} : f32")
             y = f(f"arith.addf {y}, {f(f'memref.load {b}[{lo.iv}] : {vty}')} : f32")
             f.line(f"memref.store {f.requant(y)}, {f.arg(1)}[{r}, {lo.iv}] : {ty}")
-    return _unrolled(_row_kernel("layernorm", shape, (rows, cols), build, gtext + btext), cols % UNROLL == 0)
+    return _unrolled(_row_kernel("layernorm", shape, (rows, cols), build, gtext + btext), cols)
 
 
 # ---------------------------------------------------------------- layout
