@@ -98,3 +98,36 @@ def test_library_energy_matches_the_simulators(M, N, K, dim, out_int8):
     report = time_matmul(M, N, K, cfg, out_int8=out_int8)
     assert library_matmul_counts(M, N, K, cfg, out_int8=out_int8) == {k: report[k] for k in COUNTS}
     assert math.isclose(library_matmul_energy(M, N, K, cfg, out_int8=out_int8), report["energy_uj"], rel_tol=1e-9)
+
+
+LOOP_WS_CASES = [  # M, N, K, DIM, blocks, bias: one K step (A resident along a one-row grid, or not), several, ragged
+    (32, 512, 256, 16, (32, 32, 256), True),
+    (64, 96, 48, 16, (32, 48, 48), False),
+    (17, 33, 65, 16, (32, 32, 32), False),
+    (33, 40, 20, 8, (16, 16, 32), True),
+    (1, 65, 33, 16, (16, 64, 16), False),
+]
+
+
+@pytest.mark.parametrize("M,N,K,dim,blocks,bias", LOOP_WS_CASES)
+def test_tuner_energy_of_a_loop_ws_program_is_the_simulators(M, N, K, dim, blocks, bias):
+    """A WS schedule whose blocks fit the loop unit's halves compiles to LOOP_WS: the energy the
+    search prices it at (kernel_model.kernel_energy) is the cycle model's for that program, not
+    the explicit stream's (which moves a resident A again for every column of programs)."""
+    from baco.design import run_gemm
+    from baco.gemmini.schedule import loop_ws_fits
+    from baco.problem.layer import Layer
+    from baco.tuner import kernel_model
+    cfg = GemminiConfig.from_capacity(dim, 256, 64)
+    s = GemmSchedule(*blocks)
+    assert loop_ws_fits(min(blocks[0], M), min(blocks[1], N), min(blocks[2], K), cfg)
+    layer = Layer(R=1, S=1, P=M, Q=1, C=K, K=N, N=1, bias=bias)
+    temporal, sC, sK = residual.block_factors(layer, {"BLOCK_M": min(s.block_m, M), "BLOCK_N": min(s.block_n, N),
+                                                      "BLOCK_K": min(s.block_k, K)}, dim)
+    hw = tuple(torch.tensor([float(v)], dtype=torch.float64) for v in (dim, cfg.sp_kb, cfg.acc_kb))
+    choice = torch.tensor([kernel_model.SCHEDULE_VARIANTS.index(("WS", True))])
+    with torch.no_grad():
+        predicted = float(kernel_model.kernel_energy(layer, temporal, torch.stack([sC, sK], 1), hw, choice)[0])
+    ok, report, _ = run_gemm(M, N, K, cfg, s, bias=bias)
+    assert ok
+    assert math.isclose(predicted, report["energy_uj"], rel_tol=1e-9)

@@ -1,4 +1,5 @@
 """The exhaustive optimum (baco/tuner/optimum.py) against brute force on tiny GEMM networks."""
+import dataclasses
 import itertools
 import math
 
@@ -118,18 +119,27 @@ def test_only_gemm_networks():
                                    pytest.param((33, 1, 40), marks=pytest.mark.slow),
                                    pytest.param((65, 17, 1), marks=pytest.mark.slow)])
 @pytest.mark.parametrize("pe", [4, 16])
-def test_the_loop_ws_bound_is_below_the_walk(shape, pe, analytical):
-    """loop_ws_bound (what the optimum prunes on before walking) is at most the walked LOOP_WS
-    cycles of every candidate block of small ragged layers, and the walked layer_blocks costs
-    every block as walk_loop_ws does after it."""
+def test_the_loop_ws_bound_is_below_the_walk(shape, pe, analytical, monkeypatch):
+    """loop_ws_bound and loop_counts_bound (what the optimum prunes on before walking) are at most
+    the walked LOOP_WS cycles and counts of every candidate block of small ragged layers, the
+    walked layer_blocks costs every block as walk_loop_ws does after it, and costing the blocks in
+    chunks changes nothing."""
     layer = gemm(*shape)
     walked = optimum.layer_blocks(layer, pe)
     bounded = optimum.layer_blocks(layer, pe, walk=False)
     assert torch.equal(walked.blocks, bounded.blocks)
+    monkeypatch.setattr(optimum, "CHUNK", 97)
+    chunked = optimum.layer_blocks(layer, pe, walk=False)
+    for f in dataclasses.fields(optimum.LayerBlocks):
+        assert torch.equal(getattr(chunked, f.name), getattr(bounded, f.name)), f.name
     assert bool((bounded.loop <= walked.loop * (1 + 1e-12)).all())
     assert bool((bounded.cycles_lb <= walked.cycles_lb * (1 + 1e-12)).all())
     assert float((bounded.loop / walked.loop).max()) > 0.2      # not vacuous
-    assert torch.equal(optimum.walk_loop_ws(layer, bounded, pe).cycles_lb, walked.cycles_lb)
+    assert bool((bounded.loop_counts <= walked.loop_counts * (1 + 1e-12)).all())
+    assert bool((bounded.energy_lb <= walked.energy_lb * (1 + 1e-12)).all())
+    rewalked = optimum.walk_loop_ws(layer, bounded, pe)
+    for name in ("cycles_lb", "energy_lb", "loop", "loop_counts"):
+        assert torch.equal(getattr(rewalked, name), getattr(walked, name)), name
 
 
 # ragged layers, one with a bias; the larger ones with -m slow
@@ -185,7 +195,7 @@ def test_a_dropped_block_has_a_kept_one_as_good_on_every_memory(bias, analytical
     assert 0 < kept.blocks.shape[0] < 0.8 * walked.blocks.shape[0]
     kept_blocks = set(map(tuple, kept.blocks.tolist()))
     is_kept = torch.tensor([tuple(b) in kept_blocks for b in walked.blocks.tolist()])
-    counts = optimum.dataflow_counts(layer, walked.blocks, pe)
+    counts = optimum.program_counts(layer, walked, pe)
     for sp, acc in itertools.product((1, 4, 64, 1024), (1, 8, 64, 1024)):
         (cycles, cnt), = optimum._chosen_schedules([layer], [walked], [counts], pe, sp, acc)
         energy_uj = energy.energy_pj(cnt, sp_kb=float(sp), acc_kb=float(acc), dim=float(pe)) * 1e-6 * layer.count

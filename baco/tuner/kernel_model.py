@@ -579,17 +579,33 @@ def _loop_conv_rows(layer, rows, blocks, hw_t) -> tuple[torch.Tensor, torch.Tens
     return out[0], out[1], out[2], out[3]
 
 
-def _loop_ws_energy_rows(dims, blocks, hw_t, bias=False) -> torch.Tensor:
+def _loop_ws_energy_rows(dims, blocks, hw_t, bias=False, *, b_padded: bool = False, rows=None) -> torch.Tensor:
     """loop_ws_energy [B] of B GEMMs (dims M, N, K and blocks, numbers or [B]; bias, bool or [B]) on
-    hw_t [B]; nan where a relaxation's fractional blocks or hardware make no program."""
-    B = hw_t[0].shape[0]
-    out = torch.full((B,), math.nan, dtype=torch.float64)
+    hw_t [B]: loop_ws_count_rows priced by baco.gemmini.energy.energy_pj; nan where a relaxation's
+    fractional blocks or hardware make no program (or outside `rows`, a bool [B], where given).
+    Detached (a constant: _straight_through gives it a slope; nan counts must not reach a gradient)."""
+    pe, sp_kb, acc_kb = (torch.as_tensor(v, dtype=torch.float64).detach() for v in hw_t)
+    priced = torch.isfinite(sp_kb) & torch.isfinite(acc_kb) & (sp_kb > 0) & (acc_kb > 0)
+    counts = loop_ws_count_rows(dims, blocks, pe, bias, b_padded=b_padded,
+                                rows=priced if rows is None else priced & rows)
+    return energy.energy_pj(counts, sp_kb=sp_kb, acc_kb=acc_kb, dim=pe) * 1e-6
+
+
+def loop_ws_count_rows(dims, blocks, pe, bias=False, *, b_padded: bool = False, rows=None) -> dict:
+    """loop_ws_counts [B] (one tensor a count) of B GEMMs (dims M, N, K and blocks, numbers or [B];
+    bias, bool or [B]) on pe-wide arrays [B]: what their LOOP_WS programs move and compute,
+    hardware-free but for the array; nan where a relaxation's fractional blocks or array make no
+    program (or outside `rows`, a bool [B], where given)."""
+    B = torch.as_tensor(pe).shape[0]
+    out = torch.full((len(COUNT_KEYS), B), math.nan, dtype=torch.float64)
     biased = torch.as_tensor(bias).expand(B).tolist()
-    for i, key in enumerate(_rows((*dims, *blocks, *hw_t), B)):
-        whole = _whole(key[:7])
-        if whole and all(math.isfinite(v) and v > 0 for v in key[7:]):
-            out[i] = loop_ws_energy(*whole, *key[7:], bias=biased[i])
-    return out
+    wanted = torch.ones(B, dtype=torch.bool) if rows is None else torch.as_tensor(rows).expand(B)
+    for i, key in enumerate(_rows((*dims, *blocks, pe), B)):
+        whole = _whole(key) if wanted[i] else None
+        if whole:
+            counts = loop_ws_counts(*whole, b_padded=b_padded, bias=biased[i])
+            out[:, i] = torch.tensor([counts[k] for k in COUNT_KEYS], dtype=torch.float64)
+    return dict(zip(COUNT_KEYS, out))
 
 
 def _rows(values, B) -> list:
@@ -645,15 +661,32 @@ def kernel_layer_tensors(layer: Layer, temporal, spatial, order, hw_t):
 
 def kernel_energy(layer: Layer, temporal, spatial, hw_t, choice) -> torch.Tensor:
     """Energy µJ [B] of the compiled programs of B mappings of a kernel layer, each run with its
-    SCHEDULE_VARIANTS[choice] (the dataflow changes the counts; double buffering does not)."""
+    SCHEDULE_VARIANTS[choice] (the dataflow changes the counts; double buffering does not), a WS one
+    as LOOP_WS where its blocks fit the loop unit's halves (runs_loop_ws; _loop_ws_energy_rows with
+    the explicit stream's slope): the program the compiler emits."""
+    sc = (spatial[:, 0], spatial[:, 1])
     flows = [SCHEDULE_VARIANTS[int(i)][0] for i in choice.tolist()]
-    by_dataflow = {df: costmodel.compiled_program_energy(layer, temporal, (spatial[:, 0], spatial[:, 1]), hw_t,
-                                                         out_int8=KERNEL_OUT_INT8, dataflow=df)
+    by_dataflow = {df: costmodel.compiled_program_energy(layer, temporal, sc, hw_t, out_int8=KERNEL_OUT_INT8,
+                                                         dataflow=df)
                    for df in sorted(set(flows))}
-    if len(by_dataflow) == 1:
-        return next(iter(by_dataflow.values()))
     os_rows = torch.tensor([df == "OS" for df in flows])
-    return torch.where(os_rows, by_dataflow["OS"], by_dataflow["WS"])
+    explicit = torch.where(os_rows, by_dataflow.get("OS", 0.0), by_dataflow.get("WS", 0.0))
+    B = temporal.shape[0]
+    hw = tuple(torch.as_tensor(v, dtype=torch.float64).expand(B) for v in hw_t)
+    sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, hw[0])
+    loop = runs_loop_ws(choice, sp_rows, acc_rows, *hw)
+    if not bool(loop.any()):
+        return explicit
+    dims, blocks = costmodel._gemm_blocks(layer, temporal, sc)
+    loop_uj = _loop_ws_energy_rows(dims, blocks, hw, costmodel._bias(layer), b_padded=KERNEL_B_PADDED, rows=loop)
+    return _straight_through(explicit, loop_uj)
+
+
+def runs_loop_ws(choice, sp_rows, acc_rows, pe, sp_kb, acc_kb) -> torch.Tensor:
+    """Whether each of B kernel-layer programs whose schedule variant fastest_fitting chose (`choice`
+    [B]) runs as LOOP_WS: a WS variant whose blocks fit the loop unit's halves (loop_ws_fit)."""
+    ws = torch.tensor([SCHEDULE_VARIANTS[int(i)][0] == "WS" for i in choice.tolist()], dtype=torch.bool)
+    return ws & loop_ws_fit(sp_rows, acc_rows, pe, sp_kb, acc_kb)
 
 
 def evaluate(layer: Layer, mapping: Mapping, hw, cycle_model: str = "compiled", program: str = "baco",
@@ -866,14 +899,22 @@ def loop_ws_stream_counts(loops, cfg: GemminiConfig) -> dict:
 
 
 @functools.lru_cache(maxsize=65536)
+def loop_ws_counts(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int,
+                   b_padded: bool = False, bias: bool = False) -> dict:
+    """What the LOOP_WS programs of an M x N x K GEMM in these blocks move and compute
+    (loop_ws_stream_counts of loop_ws_walk's loops, `b_padded` and `bias` as it takes them; read-only).
+    Cached: the search asks again for every batch."""
+    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded, bias)
+    return loop_ws_stream_counts(loops, GemminiConfig(dim=dim))
+
+
 def loop_ws_energy(M: int, N: int, K: int, block_m: int, block_n: int, block_k: int, dim: int, sp_kb: float,
                    acc_kb: float, b_padded: bool = False, bias: bool = False) -> float:
     """Energy (µJ) of the LOOP_WS programs of an M x N x K GEMM in these blocks (loop_ws_walk's
-    loops, `bias` as it takes it): loop_ws_stream_counts priced by baco.gemmini.energy.energy_pj,
-    the cycle model's sum. Cached: the search asks again for every batch."""
-    cfg = GemminiConfig(dim=dim)
-    loops = _loop_ws_loops(M, N, K, block_m, block_n, block_k, dim, b_padded, bias)
-    return energy.energy_pj(loop_ws_stream_counts(loops, cfg), sp_kb=sp_kb, acc_kb=acc_kb, dim=dim) * 1e-6
+    loops, `bias` as it takes it): loop_ws_counts priced by baco.gemmini.energy.energy_pj, the cycle
+    model's sum."""
+    counts = loop_ws_counts(M, N, K, block_m, block_n, block_k, dim, b_padded, bias)
+    return energy.energy_pj(counts, sp_kb=sp_kb, acc_kb=acc_kb, dim=dim) * 1e-6
 
 
 @functools.lru_cache(maxsize=4096)

@@ -47,12 +47,13 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 
 import torch
 
 from baco.gemmini import energy
 from baco.gemmini.config import GemminiConfig
+from baco.gemmini.loop_conv_timing import COUNT_KEYS
 from baco.gemmini.schedule import LOOP_WS_INSTRUCTIONS
 from baco.gemmini.timing_constants import DEFAULT_CONSTANTS
 from baco.problem.dims import DIMS, DIM_INDEX, NUM_LEVELS
@@ -61,7 +62,7 @@ from baco.tuner import costmodel, kernel_model, residual
 from baco.tuner.arch import MAX_BUFFER_KB, MAX_PE_DIM, MIN_PE_DIM
 from baco.tuner.explore import NetworkProblem, Result
 from baco.tuner.hwinfer import acc_candidates, gemm_rows_from_factors, requirements_from_factors, sp_candidates
-from baco.tuner.mapping import KERNEL_OUT_INT8, is_kernel_layer
+from baco.tuner.mapping import KERNEL_B_PADDED, KERNEL_OUT_INT8, is_kernel_layer
 from baco.tuner.points import Tiling
 
 CHUNK = 1 << 17         # blocks costed per batched call
@@ -171,11 +172,13 @@ def block_bound(layer: Layer, pe: int, bm, bn, bk) -> tuple[torch.Tensor, torch.
     that broadcast) on a pe-wide array, below any program and any buffers (the LayerBlocks' cycles_lb
     and energy_lb), from the blocks' counts alone: the explicit stream (explicit_bound) or LOOP_WS
     (loop_ws_bound), the faster, and the MACs and DRAM bytes priced (baco.gemmini.energy: A read
-    once per column of programs, B once per row of them, C written once; the bias's int32 rows)."""
-    M, N, K, pm, pn, _ = _block_counts(layer, bm, bn, bk)
+    once per column of programs, B once per row of them, but LOOP_WS's resident operands once:
+    _loop_moves; C written once; the bias's int32 rows)."""
+    M, N, K, *_ = _block_counts(layer, bm, bn, bk)
     cfg = GemminiConfig()
     out_bytes = cfg.input_bytes if KERNEL_OUT_INT8 else cfg.acc_bytes
-    dram = M * K * pn + K * N * pm + M * N * (out_bytes + (cfg.acc_bytes if layer.bias else 0))
+    a_times, b_times = _loop_moves(layer, bm, bn, bk)
+    dram = M * K * a_times + K * N * b_times + M * N * (out_bytes + (cfg.acc_bytes if layer.bias else 0))
     pj = M * N * K * energy.MAC_PJ + dram * energy.DRAM_PJ
     return torch.minimum(explicit_bound(layer, pe, bm, bn, bk), _loop_bound(layer, pe, bm, bn, bk)), pj * 1e-6
 
@@ -202,14 +205,23 @@ def _loop_bound(layer: Layer, pe: int, bm, bn, bk) -> torch.Tensor:
     strip, column strip) groups at least pe cycles (new weights wait until the array has taken the
     last ones: loop_ws_timing._group_cycles), not only its rows."""
     M, N, K, pm, pn, steps = _block_counts(layer, bm, bn, bk)
-    one_step = steps == 1           # B stays resident down a column; A along a one-row grid
-    beats = torch.where(one_step & (pm == 1), 1.0, pn) * M * _beats(K, bk) + \
-        torch.where(one_step, 1.0, pm) * K * _beats(N, bn)
+    a_times, b_times = _loop_moves(layer, bm, bn, bk)
+    beats = a_times * M * _beats(K, bk) + b_times * K * _beats(N, bn)
     c = LOOP_WS_INSTRUCTIONS
     cpu = pm * pn * (c["program"] + steps * c["step"]) * DEFAULT_CONSTANTS.cpu_cycles_per_instruction
     rows = (pm - 1) * torch.clamp(bm, min=pe) + torch.clamp(M - (pm - 1) * bm, min=pe)   # each program's, >= pe
     array = rows * _strips(N, bn, pe) * _strips(K, bk, pe)
     return torch.maximum(torch.maximum(array, beats * DEFAULT_CONSTANTS.beat_cycles), cpu)
+
+
+def _loop_moves(layer: Layer, bm, bn, bk) -> tuple[torch.Tensor, torch.Tensor]:
+    """(times A, times B) the LOOP_WS programs in blocks bm x bn x bk move their operand at least
+    (the explicit stream's at most): A once per column of programs, B once per row of them, but
+    with programs of one K step a B stays resident down a column (once) and an A along a one-row
+    grid (schedule._loop_ws_columns, resident_a)."""
+    _, _, _, pm, pn, steps = _block_counts(layer, bm, bn, bk)
+    one_step = steps == 1
+    return torch.where(one_step & (pm == 1), 1.0, pn), torch.where(one_step, 1.0, pm)
 
 
 def residual_applies(layer: Layer, pe: int) -> bool:
@@ -232,6 +244,7 @@ class LayerBlocks:
     loop: torch.Tensor          # [B] cycles of the LOOP_WS program, where the blocks fit its halves
     sp_rows: torch.Tensor       # [B] scratchpad rows, single-buffered
     acc_rows: torch.Tensor      # [B] accumulator rows
+    loop_counts: torch.Tensor   # [len(COUNT_KEYS), B] what the LOOP_WS program moves and computes
 
 
 def loop_ws_bound(layer: Layer, blocks: torch.Tensor, pe: int) -> torch.Tensor:
@@ -254,8 +267,8 @@ def candidate_grid(layer: Layer, pe: int) -> list[torch.Tensor]:
 
 def layer_blocks(layer: Layer, pe: int, walk: bool = True, blocks: torch.Tensor | None = None) -> LayerBlocks:
     """A layer's candidate blocks on a pe-wide array (`blocks` [B, 3], default every one of
-    candidate_grid), costed; without `walk` their LOOP_WS cycles are loop_ws_bound's (walk_loop_ws
-    walks the ones that survive the pruning)."""
+    candidate_grid), costed; without `walk` their LOOP_WS cycles and counts are loop_ws_bound's and
+    loop_counts_bound's (walk_loop_ws walks the ones that survive the pruning)."""
     if blocks is None:
         grids = torch.meshgrid(*candidate_grid(layer, pe), indexing="ij")
         blocks = torch.stack([g.reshape(-1) for g in grids], 1)
@@ -266,30 +279,71 @@ def layer_blocks(layer: Layer, pe: int, walk: bool = True, blocks: torch.Tensor 
         temporal, spatial = block_tensors(layer, blocks)
         need = requirements_from_factors(layer, temporal, spatial, float(pe))
         hw = (torch.full_like(need["sp_kb"], float(pe)), need["sp_kb"], need["acc_kb"])
-        sc = (spatial[:, 0], spatial[:, 1])
+        sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, float(pe))
         if walk:
             variants, loop = kernel_model.kernel_programs(layer, temporal, spatial, hw)
+            loop_counts = _walked_counts(layer, temporal, spatial, hw[0])
         else:
-            variants, loop = kernel_model.kernel_programs(layer, temporal, spatial, hw, loop=False), \
-                loop_ws_bound(layer, blocks, pe)
-        energy_uj = torch.stack([costmodel.compiled_program_energy(layer, temporal, sc, hw, out_int8=KERNEL_OUT_INT8,
-                                                                   dataflow=df) for df in ("WS", "OS")]).min(0).values
-        sp_rows, acc_rows = gemm_rows_from_factors(layer, temporal, spatial, float(pe))
-        parts.append((blocks, need["sp_kb"], need["acc_kb"], _fastest(layer, variants, loop),
-                      energy_uj * layer.count, variants.T, loop, sp_rows, acc_rows))
-    blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants, loop, sp_rows, acc_rows = (torch.cat(x) for x in zip(*parts))
-    return LayerBlocks(blocks, sp_kb, acc_kb, cycles_lb, energy_lb, variants.T, loop, sp_rows, acc_rows)
+            variants = kernel_model.kernel_programs(layer, temporal, spatial, hw, loop=False)
+            loop, loop_counts = loop_ws_bound(layer, blocks, pe), loop_counts_bound(layer, blocks, pe)
+        k = LayerBlocks(blocks, need["sp_kb"], need["acc_kb"], _fastest(layer, variants, loop), None, variants, loop,
+                        sp_rows, acc_rows, loop_counts)
+        parts.append(replace(k, energy_lb=_least_energy(layer, k, pe)))
+    return LayerBlocks(*(torch.cat([getattr(k, f.name) for k in parts], 0 if f.name == "blocks" else -1)
+                         for f in fields(LayerBlocks)))
 
 
 def walk_loop_ws(layer: Layer, k: LayerBlocks, pe: int) -> LayerBlocks:
-    """k with its LOOP_WS cycles walked (layer_blocks(walk=True)'s) in place of loop_ws_bound's."""
+    """k with its LOOP_WS cycles and counts walked (layer_blocks(walk=True)'s) in place of
+    loop_ws_bound's and loop_counts_bound's, and its least energy with them."""
     if k.blocks.shape[0] == 0:
         return k
     temporal, spatial = block_tensors(layer, k.blocks)
     hw = (torch.full_like(k.sp_kb, float(pe)), k.sp_kb, k.acc_kb)
     loop = kernel_model.kernel_programs(layer, temporal, spatial, hw)[1]
-    return LayerBlocks(k.blocks, k.sp_kb, k.acc_kb, _fastest(layer, k.variants, loop), k.energy_lb, k.variants, loop,
-                       k.sp_rows, k.acc_rows)
+    walked = replace(k, cycles_lb=_fastest(layer, k.variants, loop), loop=loop,
+                     loop_counts=_walked_counts(layer, temporal, spatial, hw[0]))
+    return replace(walked, energy_lb=_least_energy(layer, walked, pe))
+
+
+def _walked_counts(layer: Layer, temporal, spatial, pe) -> torch.Tensor:
+    """[len(COUNT_KEYS), B] kernel_model.loop_ws_count_rows of the blocks' LOOP_WS programs."""
+    dims, blocks = costmodel._gemm_blocks(layer, temporal, (spatial[:, 0], spatial[:, 1]))
+    counts = kernel_model.loop_ws_count_rows(dims, blocks, pe, costmodel._bias(layer), b_padded=KERNEL_B_PADDED)
+    return torch.stack([counts[key] for key in COUNT_KEYS])
+
+
+def loop_counts_bound(layer: Layer, blocks: torch.Tensor, pe: int) -> torch.Tensor:
+    """[len(COUNT_KEYS), B] a lower bound of what the LOOP_WS programs in blocks [B, 3] move and
+    compute (kernel_model.loop_ws_counts), without the walk: the explicit WS program's MACs, preloads,
+    scratchpad reads and stores (the same computes and C); the accumulator written once a compute's
+    DIM-deep K strip (no zero fill: the first K strip overwrites; the bias's D once a block) and
+    read as often, and once more to store; the operands' elements moved as often as _loop_moves
+    says, each into the scratchpad, the bias's int32 from DRAM."""
+    b = blocks.to(torch.float64)
+    M, N, K, *_ = _block_counts(layer, b[:, 0], b[:, 1], b[:, 2])
+    ws = dataflow_counts(layer, blocks, pe)["WS"]
+    a_times, b_times = _loop_moves(layer, b[:, 0], b[:, 1], b[:, 2])
+    moved = a_times * M * K + b_times * K * N
+    bias = M * N if layer.bias else 0.0
+    updates = M * N * _strips(K, b[:, 2], pe)
+    bound = {**ws, "accumulator_writes": updates + bias, "accumulator_reads": updates + M * N,
+             "scratchpad_writes": moved, "dram_bytes_in": moved + bias * GemminiConfig().acc_bytes}
+    return torch.stack([torch.as_tensor(bound[key], dtype=torch.float64).expand(b.shape[0]) for key in COUNT_KEYS])
+
+
+def _least_energy(layer: Layer, k: LayerBlocks, pe: int) -> torch.Tensor:
+    """[B] LayerBlocks.energy_lb: the least of the blocks' programs' energies µJ (WS, OS, and LOOP_WS
+    where the blocks fit its halves of the largest memories), count-weighted, priced at their own
+    needs (no buffer they fit costs less an access)."""
+    e = _priced(energy_parts(layer, k, pe), energy.scratchpad_pj(k.sp_kb), energy.accumulator_pj(k.acc_kb, pe))
+    return torch.minimum(e[:2].min(0).values, torch.where(_may_loop(k, pe), e[2], math.inf)) * 1e-6
+
+
+def _may_loop(k: LayerBlocks, pe: int) -> torch.Tensor:
+    """[B] whether the blocks fit LOOP_WS's halves of some memories the enumeration costs (the largest)."""
+    big = torch.tensor(float(MAX_BUFFER_KB), dtype=torch.float64)
+    return kernel_model.loop_ws_fit(k.sp_rows, k.acc_rows, pe, big, big)
 
 
 DOMINATOR_PICKS = 48     # blocks a ranking contributes to a round's dominators (undominated)
@@ -298,26 +352,40 @@ DOMINANCE_ROUNDS = 2
 
 def _subset(k: LayerBlocks, at: torch.Tensor) -> LayerBlocks:
     return LayerBlocks(k.blocks[at], k.sp_kb[at], k.acc_kb[at], k.cycles_lb[at], k.energy_lb[at], k.variants[:, at],
-                       k.loop[at], k.sp_rows[at], k.acc_rows[at])
+                       k.loop[at], k.sp_rows[at], k.acc_rows[at], k.loop_counts[:, at])
+
+
+def _no_blocks() -> LayerBlocks:
+    return LayerBlocks(*(torch.zeros(0),) * len(fields(LayerBlocks)))
 
 
 def dataflow_counts(layer: Layer, blocks: torch.Tensor, pe: int) -> dict:
-    """{"WS": counts, "OS": counts}: costmodel.compiled_program_counts of the GEMM kernel's programs in
-    blocks [B, 3] on a pe-wide array, under each dataflow (hardware-free but for the array)."""
+    """{"WS": counts, "OS": counts}: costmodel.compiled_program_counts of the GEMM kernel's explicit
+    programs in blocks [B, 3] on a pe-wide array, under each dataflow (hardware-free but for the array)."""
     temporal, spatial = block_tensors(layer, blocks)
     return {df: costmodel.compiled_program_counts(layer, temporal, (spatial[:, 0], spatial[:, 1]), (float(pe),),
                                                   out_int8=KERNEL_OUT_INT8, dataflow=df) for df in ("WS", "OS")}
+
+
+PROGRAM_FORMS = ("WS", "OS", "LOOP")     # the programs a block may run: explicit WS or OS, or LOOP_WS
+
+
+def program_counts(layer: Layer, k: LayerBlocks, pe: int) -> dict:
+    """{form: counts} of PROGRAM_FORMS: the blocks' dataflow_counts and their LOOP_WS programs'
+    (k.loop_counts: walked or loop_counts_bound's)."""
+    return {**dataflow_counts(layer, k.blocks, pe), "LOOP": dict(zip(COUNT_KEYS, k.loop_counts))}
 
 
 MEMORY_ACCESSES = ("scratchpad_reads", "scratchpad_writes", "accumulator_reads", "accumulator_writes")
 
 
 def energy_parts(layer: Layer, k: LayerBlocks, pe: int) -> torch.Tensor:
-    """[2, B, 3] per dataflow (WS, OS) the blocks' energy (pJ, count-weighted) as a linear function of
-    the memories' per-access energies: the part no buffer size changes (energy_pj of the counts
-    without the memory accesses), the scratchpad accesses and the accumulator accesses."""
+    """[len(PROGRAM_FORMS), B, 3] per program form the blocks' energy (pJ, count-weighted) as a
+    linear function of the memories' per-access energies: the part no buffer size changes
+    (energy_pj of the counts without the memory accesses), the scratchpad accesses and the
+    accumulator accesses (_priced prices them)."""
     parts = []
-    for c in dataflow_counts(layer, k.blocks, pe).values():
+    for c in program_counts(layer, k, pe).values():
         fixed = energy.energy_pj({**c, **dict.fromkeys(MEMORY_ACCESSES, 0)}, sp_kb=0, acc_kb=0, dim=pe)
         parts.append(torch.stack([torch.as_tensor(v, dtype=torch.float64).expand(k.blocks.shape[0]) for v in (
             fixed, c["scratchpad_reads"] + c["scratchpad_writes"], c["accumulator_reads"] + c["accumulator_writes"])],
@@ -325,34 +393,44 @@ def energy_parts(layer: Layer, k: LayerBlocks, pe: int) -> torch.Tensor:
     return torch.stack(parts)
 
 
+def _priced(parts: torch.Tensor, sp_pj, acc_pj) -> torch.Tensor:
+    """energy_parts' energies (pJ) at these per-access energies (broadcasting over parts' leading dims)."""
+    return parts[..., 0] + parts[..., 1] * sp_pj + parts[..., 2] * acc_pj
+
+
 def undominated(layer: Layer, k: LayerBlocks, pe: int) -> LayerBlocks:
     """k without the blocks another kept block dominates on every memory size the enumeration costs
     (its LOOP_WS not yet walked, k.loop loop_ws_bound's): Y dominates X when Y needs no more
     scratchpad and accumulator (it fits wherever X does), Y's cycles on any memories it fits (at most
     its single-buffered OS program or its WS one, the walked LOOP_WS where it may run one: fastest_fitting
-    takes the fastest that fits) are at most X's least (cycles_lb), and Y's energy under either
-    dataflow is at most X's under either, for every per-access scratchpad and accumulator energy from
-    X's own needs' to the largest buffers' (energy is linear in them: the four corners). The
-    dominators are a few blocks per round, ranked by cycles, energy and both, walked; they are kept."""
+    takes the fastest that fits) are at most X's least (cycles_lb), and Y's energy under any program
+    form it may run (PROGRAM_FORMS: LOOP_WS where its blocks fit the largest memories' halves) is at
+    most X's under any it may run (X's LOOP_WS counts loop_counts_bound's), for every per-access
+    scratchpad and accumulator energy from X's own needs' to the largest buffers' (energy is linear
+    in them: the four corners). The dominators are a few blocks per round, ranked by cycles, energy
+    and both, walked; they are kept."""
     n = k.blocks.shape[0]
     parts = energy_parts(layer, k, pe)
     big = torch.tensor(float(MAX_BUFFER_KB), dtype=torch.float64)
     sp_pj = (energy.scratchpad_pj(k.sp_kb), energy.scratchpad_pj(big).expand(n))
     acc_pj = (energy.accumulator_pj(k.acc_kb, pe), energy.accumulator_pj(big, pe).expand(n))
     corners = [(s, a) for s in sp_pj for a in acc_pj]
-    may_loop = kernel_model.loop_ws_fit(k.sp_rows, k.acc_rows, pe, big, big)
+    may_loop = _may_loop(k, pe)
+    cannot = torch.stack([torch.zeros_like(may_loop), torch.zeros_like(may_loop), ~may_loop])   # [forms, n]
     single = torch.minimum(k.variants[0], k.variants[2]) * layer.count      # single-buffered WS, OS
     alive, walked = torch.ones(n, dtype=torch.bool), torch.zeros(n, dtype=torch.bool)
     upper = torch.full((n,), math.inf, dtype=torch.float64)
     for _ in range(DOMINANCE_ROUNDS):
         idx = alive.nonzero().squeeze(1)
-        least_energy = parts[0, idx, 0] + parts[0, idx, 1] * sp_pj[0][idx] + parts[0, idx, 2] * acc_pj[0][idx]
+        least_energy = _priced(parts[0, idx], sp_pj[0][idx], acc_pj[0][idx])
         rankings = [torch.log(single[idx]) + w * torch.log(least_energy) for w in (0.0, 0.3, 1.0, 3.0)]
         rankings += [least_energy, k.cycles_lb[idx]]
         picks = torch.cat([idx[torch.argsort(r, stable=True)[:DOMINATOR_PICKS]] for r in rankings]).unique()
         picks = picks[~walked[picks]]
         if picks.numel():
-            loop = walk_loop_ws(layer, _subset(k, picks), pe).loop * layer.count
+            walked_picks = walk_loop_ws(layer, _subset(k, picks), pe)
+            parts[:, picks] = energy_parts(layer, walked_picks, pe)
+            loop = walked_picks.loop * layer.count
             v = k.variants[:, picks] * layer.count
             upper[picks] = torch.where(may_loop[picks], torch.minimum(v[2], torch.maximum(v[0], loop)),
                                        torch.minimum(v[0], v[2]))
@@ -367,9 +445,9 @@ def undominated(layer: Layer, k: LayerBlocks, pe: int) -> LayerBlocks:
                 (k.sp_kb[dom][None, :] <= k.sp_kb[x, None]) & (k.acc_kb[dom][None, :] <= k.acc_kb[x, None])
             for s, a in corners:
                 s_x, a_x = s[x], a[x]
-                least = (parts[:, x, 0] + parts[:, x, 1] * s_x + parts[:, x, 2] * a_x).min(0).values
-                most = (parts[:, None, dom, 0] + parts[:, None, dom, 1] * s_x[None, :, None]
-                        + parts[:, None, dom, 2] * a_x[None, :, None]).max(0).values
+                least = torch.where(cannot[:, x], math.inf, _priced(parts[:, x], s_x, a_x)).min(0).values
+                most = torch.where(cannot[:, None, dom], -math.inf,
+                                   _priced(parts[:, None, dom], s_x[None, :, None], a_x[None, :, None])).max(0).values
                 beats &= most <= least[:, None]
             alive[x[beats.any(1)]] = False
     return _subset(k, alive.nonzero().squeeze(1))
@@ -540,9 +618,9 @@ def _hardware_fronts(layers: list[Layer], kept: list[LayerBlocks], pe: int, acc_
     low_sp = max(float(k.sp_kb.min()) for k in kept)
     acc_sizes = sorted({acc for needs in acc_needs for need in needs.tolist()
                         for acc in itertools.islice(acc_candidates(pe, need), 1) if acc >= low_acc - 1e-9})
-    # per layer: the kept blocks' programs' access counts of each dataflow (hardware-free but for
-    # the array): energy on any buffers is these counts priced
-    counts = [dataflow_counts(layer, k.blocks, pe) for layer, k in zip(layers, kept)]
+    # per layer: the kept blocks' programs' access counts of each form (hardware-free but for the
+    # array): energy on any buffers is these counts priced
+    counts = [program_counts(layer, k, pe) for layer, k in zip(layers, kept)]
     for sp in sp_candidates(pe, low_sp) if acc_sizes else ():
         for acc in acc_sizes:
             fronts = _fronts(layers, kept, _chosen_schedules(layers, kept, counts, pe, sp, acc), pe, sp, acc)
@@ -560,14 +638,14 @@ def _array_candidates(layers: list[Layer], pe: int, limit: float, stats: _Search
     rest walked and pruned again (_within_bound)."""
     survivors, c_min, e_min = bounded_blocks(layers, pe, limit, stats)
     if any(s.shape[0] == 0 for s in survivors):
-        return [LayerBlocks(*(torch.zeros(0),) * 9) for _ in layers], []
+        return [_no_blocks() for _ in layers], []
     cands = [None] * len(layers)
     for i in sorted(range(len(layers)), key=lambda i: -c_min[i]):
         b = survivors[i].to(torch.float64)
         c, e = block_bound(layers[i], pe, b[:, 0], b[:, 1], b[:, 2])
         keep = (c * layers[i].count + sum(c_min) - c_min[i]) * (e * layers[i].count + sum(e_min) - e_min[i]) <= limit
         if not bool(keep.any()):
-            return [LayerBlocks(*(torch.zeros(0),) * 9) for _ in layers], []
+            return [_no_blocks() for _ in layers], []
         cands[i] = layer_blocks(layers[i], pe, walk=False, blocks=survivors[i][keep])
         c_min[i], e_min[i] = float(cands[i].cycles_lb.min()), float(cands[i].energy_lb.min())
         stats.blocks_costed += cands[i].blocks.shape[0]
@@ -631,15 +709,17 @@ def _within_bound(cands: list[LayerBlocks], limit: float) -> list[LayerBlocks]:
 def _chosen_schedules(layers, kept, counts, pe: int, sp, acc) -> list:
     """Per layer, (cycles × count, access counts) of each kept block on these memories: the schedule
     variant it runs (kernel_model.kernel_cycles: double buffering where it fits, LOOP_WS where the
-    blocks fit its halves) and the counts of that variant's dataflow."""
+    blocks fit its halves, kernel_model.runs_loop_ws) and the counts of that program (`counts`,
+    program_counts')."""
     chosen = []
+    pe_t, sp_t, acc_t = (torch.tensor(float(v)) for v in (pe, sp, acc))
     for layer, k, cnt in zip(layers, kept, counts):
-        cycles, choice = kernel_model.fastest_fitting(k.variants, k.sp_rows, torch.tensor(float(pe)),
-                                                      torch.tensor(float(sp)), loop=k.loop, acc_rows=k.acc_rows,
-                                                      acc_kb=torch.tensor(float(acc)))
+        cycles, choice = kernel_model.fastest_fitting(k.variants, k.sp_rows, pe_t, sp_t, loop=k.loop,
+                                                      acc_rows=k.acc_rows, acc_kb=acc_t)
         os_rows = torch.tensor([kernel_model.SCHEDULE_VARIANTS[int(i)][0] == "OS" for i in choice.tolist()])
-        chosen.append((cycles * layer.count, {key: torch.where(os_rows, cnt["OS"][key], cnt["WS"][key])
-                                              for key in cnt["WS"]}))
+        loop_rows = kernel_model.runs_loop_ws(choice, k.sp_rows, k.acc_rows, pe_t, sp_t, acc_t)
+        chosen.append((cycles * layer.count, {key: torch.where(loop_rows, cnt["LOOP"][key], torch.where(
+            os_rows, cnt["OS"][key], cnt["WS"][key])) for key in cnt["WS"]}))
     return chosen
 
 
