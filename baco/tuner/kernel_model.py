@@ -6,8 +6,8 @@ program compiled for the mapping's scratchpad tile costs on the cycle model: cyc
 (residual.compiled_cycles of the explicit stream; where a WS program's blocks fit the loop unit's
 halves the compiler emits one LOOP_WS a K step, costed as LoopMatmul runs it,
 baco.gemmini.loop_ws_timing's walk, the one the library's tiles are costed with) and energy
-(costmodel.compiled_program_energy: the program's access counts priced as the simulator prices
-them); among SCHEDULE_VARIANTS (dataflow x double buffering) the fastest one that fits the
+(the program's access counts priced as the simulator prices them: costmodel.compiled_program_energy
+of the explicit stream, loop_ws_counts of the LOOP_WS programs, kernel_energy); among SCHEDULE_VARIANTS (dataflow x double buffering) the fastest one that fits the
 hardware is chosen (double buffering doubles the scratchpad blocks,
 baco.gemmini.schedule.gemm_footprint; fastest_fitting), and that choice is what result.json's
 schedule carries. A convolution layer costs its compiled program too
