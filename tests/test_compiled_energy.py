@@ -12,12 +12,13 @@ import numpy as np
 import pytest
 import torch
 
-from baco.design import output_scale
+from baco.design import output_scale, run_gemm
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule
+from baco.gemmini.schedule import GemmSchedule, loop_ws_fits
 from baco.kernels.matmul import matmul_kernel, reference
+from baco.problem.layer import Layer
 from baco.sim.timing import TimingModel
-from baco.tuner import costmodel, residual
+from baco.tuner import costmodel, kernel_model, residual
 from baco.tuner.workloads import gemm
 
 COUNTS = ("macs", "registers", "scratchpad_reads", "scratchpad_writes", "accumulator_reads",
@@ -114,10 +115,6 @@ def test_tuner_energy_of_a_loop_ws_program_is_the_simulators(M, N, K, dim, block
     """A WS schedule whose blocks fit the loop unit's halves compiles to LOOP_WS: the energy the
     search prices it at (kernel_model.kernel_energy) is the cycle model's for that program, not
     the explicit stream's (which moves a resident A again for every column of programs)."""
-    from baco.design import run_gemm
-    from baco.gemmini.schedule import loop_ws_fits
-    from baco.problem.layer import Layer
-    from baco.tuner import kernel_model
     cfg = GemminiConfig.from_capacity(dim, 256, 64)
     s = GemmSchedule(*blocks)
     assert loop_ws_fits(min(blocks[0], M), min(blocks[1], N), min(blocks[2], K), cfg)
