@@ -19,7 +19,9 @@ mapping files of every layer, so Timeloop can re-evaluate the network outside th
 
 For a network of GEMM layers only (BERT) it also prints the exact optimum of the space every
 method searches (baco.tuner.optimum: branch and bound below the best method's EDP; "optimum
-(exhaustive)") and each method's EDP over it (1.000: no design is better). --no-optimum skips it.
+(exhaustive)") and each method's EDP over it (1.000: no design is better), or that it did not
+finish within --optimum-limit seconds (default by size: 300 smoke, 30 quick, 600 default; BERT's
+takes hours, README Known limitations). --no-optimum skips it.
 
     python benchmarks/network.py [--smoke | --quick] [--budget S] [--seed N] [--out DIR]
 
@@ -43,13 +45,13 @@ from baco.tuner.costmodel import network_edp_lower_bound  # noqa: E402
 from baco.tuner.emit import utilization, write_outputs  # noqa: E402
 from baco.tuner.explore import coexplore  # noqa: E402
 from baco.tuner.mapping import is_kernel_layer  # noqa: E402
-from baco.tuner.optimum import exact_optimum  # noqa: E402
+from baco.tuner.optimum import OptimumTimeout, exact_optimum  # noqa: E402
 
-SIZES = {  # networks, seconds per method per network
-    "smoke": (["bert"], 2.0),
-    "quick": (["bert", "resnet50"], 8.0),
+SIZES = {  # networks, seconds per method per network, seconds for the exhaustive optimum
+    "smoke": (["bert"], 2.0, 300.0),
+    "quick": (["bert", "resnet50"], 8.0, 30.0),
     "default": (["bert", "resnet50", "unet", "retinanet", "torchvision.models:resnet18",
-                 "torchvision.models:vit_b_16"], 20.0),
+                 "torchvision.models:vit_b_16"], 20.0, 600.0),
 }
 INPUT_SHAPES = {"torchvision.models:resnet18": (1, 3, 224, 224), "torchvision.models:vit_b_16": (1, 3, 224, 224)}
 METHODS = {
@@ -127,9 +129,14 @@ def plot(results: dict, out: Path) -> list[Path]:
     return [bars, conv]
 
 
-def print_optimum(layers: list, res: dict, bound: float, macs: int) -> dict:
-    """The exact optimum (below the best method's EDP) as a table row, and every method's EDP over it."""
-    o = exact_optimum(layers, min(v["edp"] for v in res.values()))
+def print_optimum(layers: list, res: dict, bound: float, macs: int, time_limit: float) -> dict:
+    """The exact optimum (below the best method's EDP) as a table row, and every method's EDP over it;
+    or that it did not finish within time_limit seconds."""
+    try:
+        o = exact_optimum(layers, min(v["edp"] for v in res.values()), time_limit=time_limit)
+    except OptimumTimeout as e:
+        print(f"  {'optimum (exhaustive)':<20}  not finished: {e}")
+        return {"finished": False, "time_limit_s": time_limit}
     r = o.result
     pe = r.hw.pe_dim
     print(f"  {'optimum (exhaustive)':<20}{r.edp:>12.4g}{r.edp / res['baco']['edp']:>9.3f}{r.timeloop_edp / bound:>9.2f}"
@@ -139,7 +146,7 @@ def print_optimum(layers: list, res: dict, bound: float, macs: int) -> dict:
           f"{o.blocks_walked} walked, {o.hardware_points} hardware points; "
           f"arrays ruled out by the bounds: {', '.join(f'{p}x{p}' for p in o.arrays_pruned) or 'none'})")
     print("  EDP / optimum: " + ", ".join(f"{m} {v['edp'] / r.edp:.3f}" for m, v in res.items()))
-    return {"edp": r.edp, "lower_bound": o.lower_bound, "exact": o.exact, "wall_s": o.wall_s,
+    return {"finished": True, "edp": r.edp, "lower_bound": o.lower_bound, "exact": o.exact, "wall_s": o.wall_s,
             "hardware": [pe, r.hw.sp_kb, r.hw.acc_kb], "cycles": r.cycles, "energy_uj": r.energy_uj}
 
 
@@ -152,9 +159,12 @@ def main(argv=None) -> int:
     p.add_argument("--networks", help="comma-separated networks (shipped names or torchvision.models:NAME)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-optimum", action="store_true", help="skip the exhaustive optimum of GEMM-only networks")
+    p.add_argument("--optimum-limit", type=float, help="seconds the exhaustive optimum may take per network "
+                   "(default by size: 300 smoke, 30 quick, 600 default)")
     p.add_argument("--out", default="out/network")
     a = p.parse_args(argv)
-    nets, budget = SIZES["smoke" if a.smoke else "quick" if a.quick else "default"]
+    nets, budget, optimum_limit = SIZES["smoke" if a.smoke else "quick" if a.quick else "default"]
+    optimum_limit = a.optimum_limit or optimum_limit
     nets = a.networks.split(",") if a.networks else nets
     budget = a.budget or budget
     out = Path(a.out)
@@ -187,7 +197,7 @@ def main(argv=None) -> int:
         print(f"  budget: the longest search, {worst}, took {res[worst]['wall_s'] - budget:+.1f} s over its {budget:g} s")
         results[net] = {**res, "lower_bound": bound}
         if not a.no_optimum and all(is_kernel_layer(layer) for layer in layers):
-            results[net]["optimum"] = print_optimum(layers, res, bound, macs)
+            results[net]["optimum"] = print_optimum(layers, res, bound, macs, optimum_limit)
     print(f"\ngeomean over {len(nets)} networks of EDP(method) / EDP(baco)  (> 1: baco better)")
     for name in METHODS:
         if name != "baco":

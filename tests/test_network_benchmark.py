@@ -49,3 +49,13 @@ def test_network_benchmark_optimum_of_a_gemm_network(tmp_path, capsys, monkeypat
     assert "optimum (exhaustive)" in out and results["optimum"]["exact"]
     assert all(results[m]["edp"] >= results["optimum"]["edp"] * (1 - 1e-9) for m in bench.METHODS)
     assert (tmp_path / "out" / "tiny" / "timeloop" / "arch.yaml").exists()
+
+
+def test_an_unfinished_optimum_is_reported_as_such(capsys):
+    """network.py prints that the exhaustive optimum did not finish within its limit and records it."""
+    from baco.tuner.workloads import gemm
+    bench = _benchmark()
+    layers = [gemm(8, 12, 8), gemm(8, 8, 12)]
+    row = bench.print_optimum(layers, {"baco": {"edp": 1e30}}, 1.0, 1, 1e-9)
+    assert row == {"finished": False, "time_limit_s": 1e-9}
+    assert "not finished: the exhaustive optimum did not finish within 1e-09 s" in capsys.readouterr().out

@@ -204,3 +204,14 @@ def test_a_dropped_block_has_a_kept_one_as_good_on_every_memory(bias, analytical
         as_good = (cycles[y][None, :] <= cycles[x][:, None] * (1 + 1e-12)) & \
             (energy_uj[y][None, :] <= energy_uj[x][:, None] * (1 + 1e-12))
         assert bool(as_good.any(1).all()), (walked.blocks[x[~as_good.any(1)]].tolist(), sp, acc)
+
+
+def test_the_optimum_stops_at_its_time_limit(analytical):
+    """Past its time limit the branch and bound raises OptimumTimeout (what it had done in the
+    message), not a design it has not proven; a limit that is no positive number is refused."""
+    layers = [gemm(4, 5, 3), gemm(3, 6, 2, count=2)]
+    with pytest.raises(optimum.OptimumTimeout, match=r"did not finish within 1e-09 s \(\d+ blocks bounded"):
+        optimum.exact_optimum(layers, math.inf, time_limit=1e-9)
+    with pytest.raises(ValueError, match="time_limit"):
+        optimum.exact_optimum(layers, math.inf, time_limit=0)
+    assert optimum.exact_optimum(layers, math.inf, time_limit=600).exact

@@ -66,6 +66,7 @@ from baco.tuner.mapping import KERNEL_B_PADDED, KERNEL_OUT_INT8, is_kernel_layer
 from baco.tuner.points import Tiling
 
 CHUNK = 1 << 17         # blocks costed per batched call
+WALK_CHUNK = 2048       # blocks walked between checks of the time limit (~6 s)
 REL_TOL = 1e-9          # an EDP within this of the incumbent's is kept (ties are the optimum too)
 
 
@@ -265,16 +266,19 @@ def candidate_grid(layer: Layer, pe: int) -> list[torch.Tensor]:
     return [torch.tensor(block_candidates(n, role, pe)) for n, role in ((layer.P, "M"), (layer.K, "N"), (layer.C, "K"))]
 
 
-def layer_blocks(layer: Layer, pe: int, walk: bool = True, blocks: torch.Tensor | None = None) -> LayerBlocks:
+def layer_blocks(layer: Layer, pe: int, walk: bool = True, blocks: torch.Tensor | None = None,
+                 check=lambda: None) -> LayerBlocks:
     """A layer's candidate blocks on a pe-wide array (`blocks` [B, 3], default every one of
     candidate_grid), costed; without `walk` their LOOP_WS cycles and counts are loop_ws_bound's and
-    loop_counts_bound's (walk_loop_ws walks the ones that survive the pruning)."""
+    loop_counts_bound's (walk_loop_ws walks the ones that survive the pruning). `check` is called
+    before each CHUNK of blocks (_Search.check: the time limit)."""
     if blocks is None:
         grids = torch.meshgrid(*candidate_grid(layer, pe), indexing="ij")
         blocks = torch.stack([g.reshape(-1) for g in grids], 1)
     every = blocks
     parts = []
     for lo in range(0, every.shape[0], CHUNK):
+        check()
         blocks = every[lo:lo + CHUNK]
         temporal, spatial = block_tensors(layer, blocks)
         need = requirements_from_factors(layer, temporal, spatial, float(pe))
@@ -289,6 +293,10 @@ def layer_blocks(layer: Layer, pe: int, walk: bool = True, blocks: torch.Tensor 
         k = LayerBlocks(blocks, need["sp_kb"], need["acc_kb"], _fastest(layer, variants, loop), None, variants, loop,
                         sp_rows, acc_rows, loop_counts)
         parts.append(replace(k, energy_lb=_least_energy(layer, k, pe)))
+    return _concat(parts)
+
+
+def _concat(parts: list[LayerBlocks]) -> LayerBlocks:
     return LayerBlocks(*(torch.cat([getattr(k, f.name) for k in parts], 0 if f.name == "blocks" else -1)
                          for f in fields(LayerBlocks)))
 
@@ -517,12 +525,28 @@ class Optimum:
 
 @dataclass
 class _Search:
-    """What the branch and bound took so far (Optimum's counts)."""
+    """What the branch and bound took so far (Optimum's counts), and when it must stop."""
     arrays_pruned: list[int] = field(default_factory=list)
     blocks_costed: int = 0
     hardware_points: int = 0
     blocks_walked: int = 0
     blocks_bounded: int = 0
+    deadline: float = math.inf      # time.perf_counter() past which check() raises OptimumTimeout
+    time_limit: float = math.inf
+
+    def check(self):
+        if time.perf_counter() > self.deadline:
+            raise OptimumTimeout(self)
+
+
+class OptimumTimeout(TimeoutError):
+    """exact_optimum did not finish within its time limit (`search`: what it had done)."""
+
+    def __init__(self, search: _Search):
+        super().__init__(f"the exhaustive optimum did not finish within {search.time_limit:g} s "
+                         f"({search.blocks_bounded} blocks bounded, {search.blocks_costed} costed, "
+                         f"{search.blocks_walked} walked, {search.hardware_points} hardware points)")
+        self.search = search
 
 
 def anchored_tiling(layer: Layer, block: tuple[int, int, int], pe: int) -> Tiling:
@@ -542,17 +566,22 @@ def anchored_tiling(layer: Layer, block: tuple[int, int, int], pe: int) -> Tilin
     return Tiling(tuple(map(tuple, temporal)), sc, sk)
 
 
-def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = False) -> Optimum:
+def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = False,
+                  time_limit: float | None = None) -> Optimum:
     """The optimum network EDP of the co-exploration space (compiled cycle model), by branch and bound
     below incumbent_edp (the EDP of a known design, e.g. baco's: the optimum is at most it).
-    Raises ValueError for layers that are not GEMMs (mapping.is_kernel_layer). Runs torch on one
-    thread (its batched ops here are small; the caller's setting is restored)."""
+    Raises ValueError for layers that are not GEMMs (mapping.is_kernel_layer), OptimumTimeout
+    past `time_limit` seconds (checked between CHUNK costed and WALK_CHUNK walked blocks and
+    between hardware points). Runs torch on one thread (its batched ops here are small; the caller's setting is
+    restored)."""
     if not all(is_kernel_layer(layer) for layer in layers):
         raise ValueError("the exhaustive optimum covers networks of GEMM layers only")
+    if time_limit is not None and not time_limit > 0:
+        raise ValueError(f"time_limit must be a positive number of seconds, got {time_limit!r}")
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return _branch_and_bound(layers, incumbent_edp, progress)
+        return _branch_and_bound(layers, incumbent_edp, progress, math.inf if time_limit is None else time_limit)
     finally:
         torch.set_num_threads(threads)
 
@@ -565,14 +594,14 @@ def _array_bound(layers: list[Layer], pe: int) -> float:
         * sum(e * l.count for (_, e), l in zip(bounds, layers))
 
 
-def _branch_and_bound(layers: list[Layer], incumbent_edp: float, progress: bool) -> Optimum:
+def _branch_and_bound(layers: list[Layer], incumbent_edp: float, progress: bool, time_limit: float) -> Optimum:
     """exact_optimum's search: the array sizes by their bound, least first (on a tie the larger), each
     design found lowering the limit the later ones are pruned against (a design within it is kept:
     REL_TOL)."""
     t0 = time.perf_counter()
     limit = incumbent_edp * (1 + REL_TOL)
     best_edp, best = math.inf, None
-    stats = _Search()
+    stats = _Search(deadline=t0 + time_limit, time_limit=time_limit)
     for pe in sorted(array_dims(), key=lambda pe: (_array_bound(layers, pe), -pe)):
         limit = min(limit, best_edp * (1 + REL_TOL))
         if _array_bound(layers, pe) > limit:
@@ -590,6 +619,7 @@ def _branch_and_bound(layers: list[Layer], incumbent_edp: float, progress: bool)
             stats.arrays_pruned.append(pe)
             continue
         for sp, acc, fronts in _hardware_fronts(layers, kept, pe, acc_needs):
+            stats.check()
             stats.hardware_points += 1
             edp, at = best_combination([f for f, _ in fronts])
             if edp < best_edp:
@@ -641,22 +671,32 @@ def _array_candidates(layers: list[Layer], pe: int, limit: float, stats: _Search
         return [_no_blocks() for _ in layers], []
     cands = [None] * len(layers)
     for i in sorted(range(len(layers)), key=lambda i: -c_min[i]):
+        stats.check()
         b = survivors[i].to(torch.float64)
         c, e = block_bound(layers[i], pe, b[:, 0], b[:, 1], b[:, 2])
         keep = (c * layers[i].count + sum(c_min) - c_min[i]) * (e * layers[i].count + sum(e_min) - e_min[i]) <= limit
         if not bool(keep.any()):
             return [_no_blocks() for _ in layers], []
-        cands[i] = layer_blocks(layers[i], pe, walk=False, blocks=survivors[i][keep])
+        cands[i] = layer_blocks(layers[i], pe, walk=False, blocks=survivors[i][keep], check=stats.check)
         c_min[i], e_min[i] = float(cands[i].cycles_lb.min()), float(cands[i].energy_lb.min())
         stats.blocks_costed += cands[i].blocks.shape[0]
     kept = _within_bound(cands, limit)
     acc_needs = [k.acc_kb for k in kept]
     if all(k.blocks.shape[0] for k in kept):
         kept = [undominated(layer, k, pe) for layer, k in zip(layers, kept)]
-    stats.blocks_walked += sum(k.blocks.shape[0] for k in kept)
     if all(k.blocks.shape[0] for k in kept):
-        kept = _within_bound([walk_loop_ws(layer, k, pe) for layer, k in zip(layers, kept)], limit)
+        kept = _within_bound([_walk_checked(layer, k, pe, stats) for layer, k in zip(layers, kept)], limit)
     return kept, acc_needs
+
+
+def _walk_checked(layer: Layer, k: LayerBlocks, pe: int, stats: _Search) -> LayerBlocks:
+    """walk_loop_ws of k, WALK_CHUNK blocks at a time, checking the time limit between them."""
+    parts = []
+    for lo in range(0, k.blocks.shape[0], WALK_CHUNK):
+        stats.check()
+        parts.append(walk_loop_ws(layer, _subset(k, torch.arange(lo, min(lo + WALK_CHUNK, k.blocks.shape[0]))), pe))
+        stats.blocks_walked += parts[-1].blocks.shape[0]
+    return _concat(parts) if parts else k
 
 
 def bounded_blocks(layers: list[Layer], pe: int, limit: float, stats: _Search | None = None):
@@ -681,6 +721,7 @@ def bounded_blocks(layers: list[Layer], pe: int, limit: float, stats: _Search | 
         survivors.append(torch.cat(kept))
         if stats is not None:
             stats.blocks_bounded += len(cm) * len(cn) * len(ck)
+            stats.check()
     return survivors, c_min, e_min
 
 
