@@ -24,6 +24,7 @@ finish within --optimum-limit seconds (default by size: 300 smoke, 30 quick, 600
 takes hours, README Known limitations). --no-optimum skips it.
 
     python benchmarks/network.py [--smoke | --quick] [--budget S] [--seed N] [--out DIR]
+                                 [--no-optimum | --optimum-limit S]
 
 Sizes: --smoke (BERT, 2 s per method; for the tests), --quick (BERT and ResNet-50, 8 s: under
 3 minutes), default (the four DOSA networks, torchvision ResNet-18 and ViT-B/16, 20 s: under
@@ -163,8 +164,10 @@ def main(argv=None) -> int:
                    "(default by size: 300 smoke, 30 quick, 600 default)")
     p.add_argument("--out", default="out/network")
     a = p.parse_args(argv)
+    if a.optimum_limit is not None and not a.optimum_limit > 0:
+        p.error(f"--optimum-limit must be a positive number of seconds, got {a.optimum_limit:g}")
     nets, budget, optimum_limit = SIZES["smoke" if a.smoke else "quick" if a.quick else "default"]
-    optimum_limit = a.optimum_limit or optimum_limit
+    optimum_limit = optimum_limit if a.optimum_limit is None else a.optimum_limit
     nets = a.networks.split(",") if a.networks else nets
     budget = a.budget or budget
     out = Path(a.out)

@@ -571,9 +571,9 @@ def exact_optimum(layers: list[Layer], incumbent_edp: float, progress: bool = Fa
     """The optimum network EDP of the co-exploration space (compiled cycle model), by branch and bound
     below incumbent_edp (the EDP of a known design, e.g. baco's: the optimum is at most it).
     Raises ValueError for layers that are not GEMMs (mapping.is_kernel_layer), OptimumTimeout
-    past `time_limit` seconds (checked between CHUNK costed and WALK_CHUNK walked blocks and
-    between hardware points). Runs torch on one thread (its batched ops here are small; the caller's setting is
-    restored)."""
+    past `time_limit` seconds (checked after each layer's bounds, before each CHUNK costed and
+    WALK_CHUNK walked blocks and each hardware point). Runs torch on one thread (its batched ops
+    here are small; the caller's setting is restored)."""
     if not all(is_kernel_layer(layer) for layer in layers):
         raise ValueError("the exhaustive optimum covers networks of GEMM layers only")
     if time_limit is not None and not time_limit > 0:
