@@ -87,6 +87,24 @@ def test_loop_ws_sim_and_iss_agree(case):
     np.testing.assert_array_equal(launch(case, "sim", True)[0], c_iss)
 
 
+# blocks as whole as the layer's or dividing it: an ELF launch is specialized for its shapes and grid,
+# which folds away the zeros under a bias window that covers the whole accumulator block
+WHOLE_BIAS_CASES = [
+    (16, 64, 384, "int8", False, True, (16, 64, 64), True, DIM16),
+    (32, 128, 96, "int8", True, True, (16, 64, 32), True, DIM16),
+    (32, 32, 96, "int32", False, True, (32, 32, 32), False, DIM16),
+    (8, 8, 24, "int8", True, True, (8, 8, 8), False, DIM4),
+]
+
+
+@pytest.mark.parametrize("case", WHOLE_BIAS_CASES, ids=case_id)
+def test_a_whole_block_bias_runs_loop_ws_on_the_iss(case):
+    c_iss, ref, info = launch(case, "iss", True)
+    assert uses_loop_ws(info)
+    np.testing.assert_array_equal(c_iss, ref)
+    np.testing.assert_array_equal(launch(case, "sim", True)[0], c_iss)
+
+
 def test_blocks_beyond_half_the_memories_stay_explicit():
     # a 128x128 int32 accumulator block needs the whole 1024-row accumulator; LOOP_WS has half
     case = (130, 140, 40, "int32", False, False, (128, 128, 32), False, DIM16)

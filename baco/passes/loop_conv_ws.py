@@ -103,10 +103,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from mlir.dialects import scf
-from mlir.ir import Block, BoolAttr, DenseI64ArrayAttr, InsertionPoint, MemRefType, UnitAttr
+from mlir.ir import Block, DenseI64ArrayAttr, InsertionPoint, MemRefType, UnitAttr
 
 from baco.dialects import instgem
-from baco.dialects.baco_dialect import LOOP_CONV_ATTR
 from baco.gemmini.arith import pooled_size
 from baco.gemmini.config import GemminiConfig
 from baco.gemmini.isa import COMMANDS
@@ -116,8 +115,8 @@ from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
 from baco.passes.linalg_to_instgem import SETS_CONFIG_EX, cst, dram_addr_and_stride, f32_bits, i64, loop, select
-from baco.passes.loop_facts import (Facts, block_space, const_value, hoist_above, local_window, p_add, p_const,
-                                   p_div, p_mul, p_sub, p_value, subview_ops, subview_parts)
+from baco.passes.loop_facts import (Facts, block_space, const_value, hoist_above, local_window, not_a_conv, p_add,
+                                   p_const, p_div, p_mul, p_sub, p_value, subview_ops, subview_parts)
 
 
 # ---- matching ---------------------------------------------------------------------------------
@@ -1350,18 +1349,13 @@ def rewrite(n: Conv, pr: Proof, cfg: GemminiConfig) -> bool:
     return True
 
 
-def _not_a_conv(func) -> bool:
-    """The function's kernel says its programs are not convolutions (baco.loop_conv = false)."""
-    return LOOP_CONV_ATTR in func.attributes and not BoolAttr(func.attributes[LOOP_CONV_ATTR]).value
-
-
 def run(module_op, options: CompileOptions):
     if options.dataflow != "WS" or not options.loop_ws:
         return
     cfg = options.config
     for func in module_op.regions[0].blocks[0].operations:
         func = func.operation
-        if func.name == "func.func" and len(func.regions[0].blocks) and not _not_a_conv(func):
+        if func.name == "func.func" and len(func.regions[0].blocks) and not not_a_conv(func):
             conv = match(func, cfg)
             if conv is None:
                 continue

@@ -1,13 +1,19 @@
-"""What both hardware-loop passes (loop_ws, loop_conv_ws) read off the IR: constants,
-loop-carried values, the one prover of index arithmetic (Facts: structural and sign facts, and
+"""What both hardware-loop passes (loop_ws, loop_conv_ws) read off the IR: the kernel's word on
+its programs (not_a_conv), constants, loop-carried values, the one prover of index arithmetic (Facts: structural and sign facts, and
 the affine normal form), the local windows of placed blocks, and address arithmetic moved above
 a loop."""
 from __future__ import annotations
 
-from mlir.ir import Block, BlockArgument, DenseI64ArrayAttr, IntegerAttr, MemRefType, StringAttr
+from mlir.ir import Block, BlockArgument, BoolAttr, DenseI64ArrayAttr, IntegerAttr, MemRefType, StringAttr
 
+from baco.dialects.baco_dialect import LOOP_CONV_ATTR
 from baco.passes import irutil as ir
 from baco.passes import prefetch
+
+
+def not_a_conv(func) -> bool:
+    """The function's kernel says its programs are not convolutions (baco.loop_conv = false)."""
+    return LOOP_CONV_ATTR in func.attributes and not BoolAttr(func.attributes[LOOP_CONV_ATTR]).value
 
 
 def const_value(v):

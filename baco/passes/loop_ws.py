@@ -109,7 +109,8 @@ from baco.passes import irutil as ir
 from baco.passes import prefetch
 from baco.passes.irutil import alloc_of
 from baco.passes.linalg_to_instgem import cst, dram_addr_and_stride, f32_bits, i64, loop, scale_bits, select
-from baco.passes.loop_facts import Facts, block_space, const_value, hoist_above, local_window, subview_ops
+from baco.passes.loop_facts import (Facts, block_space, const_value, hoist_above, local_window, not_a_conv,
+                                    subview_ops)
 
 # ---- matching ---------------------------------------------------------------------------------
 
@@ -156,7 +157,7 @@ def match(func, cfg: GemminiConfig):
     i_loop = at[n.loop or n.matmul]
     if n.loop is None and (at[n.a_copy] > i_loop or at[n.b_copy] > i_loop):
         return None
-    if not _accumulator(n, top, at, i_loop):
+    if not _accumulator(n, top, at, i_loop, not_a_conv(func)):
         return None
     if not _windows_match(n, Facts()):
         return None
@@ -231,10 +232,13 @@ def _loads(n: Nest, a, b, body) -> bool:
     return len(list(a.result.uses)) == 2 and len(list(b.result.uses)) == 2    # its window's view and the dot
 
 
-def _accumulator(n: Nest, top, at, i_loop) -> bool:
+def _accumulator(n: Nest, top, at, i_loop, gemm_kernel: bool) -> bool:
     """Finds what the accumulator block does outside the dot (n.acc_init, n.bias_copy,
     n.epilogue, n.store): zeroed, maybe loaded from a D window, before the loop; stored after it,
-    directly or through the epilogue's block."""
+    directly or through the epilogue's block. In a GEMM kernel (`gemm_kernel`: baco.loop_conv =
+    false) a D window as whole as the block may stand alone (a launch compiled for its shapes folds
+    the zeros under it away); a convolution's such nest is a one-pixel program, left to
+    loop-conv-ws, as the tuner prices it."""
     inits, stores, epilogue_alloc = [], [], None
     for use in n.acc.result.uses:
         user = use.owner
@@ -260,7 +264,8 @@ def _accumulator(n: Nest, top, at, i_loop) -> bool:
             epilogue_alloc = alloc_of(user.operands[1])
         else:
             return False
-    if len(inits) != 1 or (n.bias_copy is not None and at[n.bias_copy] < at[inits[0]]):
+    whole_bias = gemm_kernel and n.bias_copy is not None and n.bias_copy.operands[1] == n.acc.result
+    if len(inits) != (0 if whole_bias else 1) or (n.bias_copy is not None and inits and at[n.bias_copy] < at[inits[0]]):
         return False
     if n.epilogue is not None and (stores or not _epilogue(n, epilogue_alloc, top, at, i_loop, stores)):
         return False
