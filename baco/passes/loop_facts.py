@@ -1,7 +1,7 @@
 """What both hardware-loop passes (loop_ws, loop_conv_ws) read off the IR: the kernel's word on
-its programs (not_a_conv), constants, loop-carried values, the one prover of index arithmetic (Facts: structural and sign facts, and
-the affine normal form), the local windows of placed blocks, and address arithmetic moved above
-a loop."""
+its programs (not_a_conv), constants, loop-carried values, the one prover of index arithmetic
+(Facts: structural and sign facts, and the affine normal form), the local windows of placed
+blocks, and address arithmetic moved above a loop."""
 from __future__ import annotations
 
 from mlir.ir import Block, BlockArgument, BoolAttr, DenseI64ArrayAttr, IntegerAttr, MemRefType, StringAttr

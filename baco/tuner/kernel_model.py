@@ -7,10 +7,10 @@ program compiled for the mapping's scratchpad tile costs on the cycle model: cyc
 halves the compiler emits one LOOP_WS a K step, costed as LoopMatmul runs it,
 baco.gemmini.loop_ws_timing's walk, the one the library's tiles are costed with) and energy
 (the program's access counts priced as the simulator prices them: costmodel.compiled_program_energy
-of the explicit stream, loop_ws_counts of the LOOP_WS programs, kernel_energy); among SCHEDULE_VARIANTS (dataflow x double buffering) the fastest one that fits the
-hardware is chosen (double buffering doubles the scratchpad blocks,
-baco.gemmini.schedule.gemm_footprint; fastest_fitting), and that choice is what result.json's
-schedule carries. A convolution layer costs its compiled program too
+of the explicit stream, loop_ws_counts of the LOOP_WS programs, kernel_energy); among
+SCHEDULE_VARIANTS (dataflow x double buffering) the fastest one that fits the hardware is chosen
+(double buffering doubles the scratchpad blocks, baco.gemmini.schedule.gemm_footprint;
+fastest_fitting), and that choice is what result.json's schedule carries. A convolution layer costs its compiled program too
 (conv_program) with the schedule mapping.conv_schedule makes of its mapping, the same function
 `baco run --design` compiles with: where a program fits LoopConv's halves (runs_loop_conv) the
 compiler emits it as one LOOP_CONV_WS, costed as the library's LOOP_CONV_WS tiles are
