@@ -1282,19 +1282,21 @@ def pooled_program_tiles(N: int, H: int, W: int, K: int, C: int, R: int, S: int,
 
 def pooled_loop_conv_cycles(N: int, H: int, W: int, K: int, C: int, R: int, S: int, stride: int, padding: tuple,
                             dilation: int, pr: int, block_n: int, pool: int, pool_stride: int, pool_padding: int,
-                            cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS) -> float | None:
+                            cfg: GemminiConfig, k: TimingConstants = DEFAULT_CONSTANTS,
+                            bias: bool = False) -> float | None:
     """Estimated end-to-end cycles of the pooled conv kernel's LoopConv programs (pooled_program_tiles),
     as loop_conv_program_cycles prices a convolution's: LoopConv's walk or the CPU issuing the
-    programs, whichever is slower, plus one program's issue; None when a program does not fit."""
+    programs, whichever is slower, plus one program's issue; None when a program does not fit.
+    `bias`: each tile's first LOOP_CONV_WS loads a bias (a model's stem: its folded BatchNorm)."""
     built = pooled_program_tiles(N, H, W, K, C, R, S, stride, padding, dilation, pr, block_n, pool, pool_stride,
                                  pool_padding, cfg)
     if built is None:
         return None
     tiles, loops = built
-    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation)
+    gemmini = loop_conv_stream_cycles(tiles, cfg, dilation=dilation, bias=bias)
     cpu = k.cpu_cycles_per_instruction
-    return max(gemmini, sum(loop_conv_instructions(1, n) for n in loops) * cpu) + \
-        loop_conv_instructions(1, loops[0]) * cpu
+    issue = [loop_conv_instructions(1, n, strided=stride != 1, bias=bias) * cpu for n in loops]
+    return max(gemmini, sum(issue)) + issue[0]
 
 
 # LoopConv programs the walk prices within this fraction of the fastest are ties: the cycle model

@@ -156,7 +156,7 @@ def _check(x, w, pool, stride, padding, conv_stride, conv_padding, dilation, rel
 
 
 def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, config=None, filter_size=None,
-                  conv_stride=1, dilation=1, image=None, conv_padding=(0, 0), padding=0) -> GemmSchedule:
+                  conv_stride=1, dilation=1, image=None, conv_padding=(0, 0), padding=0, bias=False) -> GemmSchedule:
     """(PR, BLOCK_N, BLOCK_K) as a GemmSchedule whose block_m is PR (pooled rows per program):
     `blocks` if given, else from default_gemm_schedule of the layer's GEMM (all N*P*Q output
     pixels x K x C; with several filter taps at most DIM channels per step, as conv_schedule):
@@ -171,7 +171,8 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
     and one dilation for both axes, as default_conv_schedule takes them; `image` (H, W) and
     `conv_padding` (rows, columns) its input and padding, `padding` the pool's), the schedule is the
     fastest end to end (baco.gemmini.schedule.pooled_loop_conv_cycles: LoopConv's walk of the
-    programs' tiles of pooled rows x pooled columns, with the windows' halo, and the CPU issuing them)
+    programs' tiles of pooled rows x pooled columns, with the windows' halo, each tile's bias with
+    `bias`, and the CPU issuing them)
     of those whose program fits the capacity rule (the explicit program the pass keeps beside the
     loops) and LoopConv's halves: pooled rows spread evenly over the programs, DIM·2^i output
     channels; ties to the larger output tile. A program whose conv rows do not fit half the
@@ -205,7 +206,8 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
                                          config, True):
                         continue
                     cycles = pooled_loop_conv_cycles(N, *image, K, C, *filter_size, conv_stride, conv_padding,
-                                                     dilation, pr, block_n, pool, stride, padding, config)
+                                                     dilation, pr, block_n, pool, stride, padding, config,
+                                                     bias=bias)
                     if cycles is not None:
                         ranked.append(((cycles, -pr * min(block_n, K), -block_n, -block_k),
                                        GemmSchedule(pr, block_n, block_k, "WS", gemm.double_buffer)))
@@ -257,7 +259,7 @@ class ConvPoolLaunch(KernelLaunch):
         self.schedule = pool_schedule(blocks, N=N, PH=PH, P=P, Q=Q, K=K, C=C, pool=pool, stride=stride,
                                       taps=R * S, config=self.config, filter_size=loop_conv.get("filter_size"),
                                       conv_stride=loop_conv.get("stride", 1), dilation=loop_conv.get("dilation", 1),
-                                      image=(H, W), conv_padding=cp, padding=padding)
+                                      image=(H, W), conv_padding=cp, padding=padding, bias=bias is not None)
         pr = self.schedule.block_m
         rows = (pr - 1) * stride + pool
         problems = schedule_problems(GemmSchedule(rows * Q, self.schedule.block_n, self.schedule.block_k),
