@@ -115,11 +115,12 @@ def block_width(formulation: str, config: GemminiConfig) -> int:
 
 
 def depthwise_schedule(blocks=None, *, P, Q, R, S, stride=(1, 1), dilation=(1, 1), config=None, out_int8=False,
-                       formulation="block-diagonal"):
+                       formulation="block-diagonal", bias=False, padding=(0, 0), image=None):
     """The schedule depthwise_conv2d runs: `blocks` (a GemmSchedule, its dict or tuple, with
     BLOCK_N = BLOCK_K = the channels per program), or default_conv_schedule of one channel
     block's B x B convolution (whole output rows when they fit, shrunk to LoopConv's halves
-    when the strides and dilations along H and W agree), with BLOCK_N = BLOCK_K = B."""
+    when the strides and dilations along H and W agree; ranked with the `bias`, `padding` and
+    `image` (H, W) the launch runs), with BLOCK_N = BLOCK_K = B."""
     config = as_config(config)
     if blocks is not None:
         s = conv_schedule(blocks, Q=Q, K=1, C=1)
@@ -127,7 +128,8 @@ def depthwise_schedule(blocks=None, *, P, Q, R, S, stride=(1, 1), dilation=(1, 1
             raise ValueError(f"depthwise blocks need BLOCK_N == BLOCK_K (channels per program), got {s}")
         return s
     return default_depthwise_schedule(P, Q, R, S, config, out_int8, stride=stride, dilation=dilation,
-                                      width=block_width(formulation, config))
+                                      width=block_width(formulation, config), bias=bias, padding=padding,
+                                      image=image)
 
 
 def depthwise_weight_blocks(w, width: int):
@@ -166,7 +168,8 @@ def depthwise_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=
     (stride, padding, dilation), P, Q = _check(x, w, stride, padding, dilation, out, relu, depthwise=True)
     config = as_config(config)
     s = depthwise_schedule(blocks, P=P, Q=Q, R=w.shape[0], S=w.shape[1], stride=stride, dilation=dilation,
-                           config=config, out_int8=out == "int8", formulation=formulation)
+                           config=config, out_int8=out == "int8", formulation=formulation, bias=bias is not None,
+                           padding=padding, image=x.shape[1:3])
     y = np.zeros((x.shape[0], P, Q, x.shape[3]), dtype=np.int8 if out == "int8" else np.int32)
     return DepthwiseLaunch.prepare(x, w, y, bias, stride=stride, padding=padding, dilation=dilation, scale=scale,
                                    relu=relu, schedule=s, config=config)

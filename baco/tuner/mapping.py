@@ -179,7 +179,9 @@ def default_layer_schedule(layer: Layer, cfg: GemminiConfig, out_int8: bool = KE
     if layer.depthwise:
         return default_depthwise_schedule(layer.P, layer.Q, layer.R, layer.S, cfg, out_int8,
                                           stride=(layer.Hstride, layer.Wstride),
-                                          dilation=(layer.Hdilation, layer.Wdilation))
+                                          dilation=(layer.Hdilation, layer.Wdilation), bias=layer.bias,
+                                          padding=(layer.padding, layer.padding),
+                                          image=(layer.image_rows, layer.image_cols))
     pointwise = is_pointwise(layer)
     pixels = layer.N * layer.P * layer.Q if pointwise else layer.Q
     square = layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation
