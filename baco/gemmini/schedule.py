@@ -1011,8 +1011,10 @@ def default_depthwise_schedule(P: int, Q: int, R: int, S: int, cfg: GemminiConfi
     first 3x3 depthwise layer, 32x32x32 padded at DIM 16, with a bias: 2 rows a program walked
     unpadded, 21,930 cycles on the cycle model; 3 rows, 20,678)."""
     width = cfg.dim if width is None else width
-    loop_conv = {} if stride[0] != stride[1] or dilation[0] != dilation[1] or padding[0] != padding[1] else \
-        dict(filter_size=(R, S), stride=stride[0], dilation=dilation[0], bias=bias, padding=padding[0], image=image)
+    loop_conv = {} if stride[0] != stride[1] or dilation[0] != dilation[1] else \
+        dict(filter_size=(R, S), stride=stride[0], dilation=dilation[0], bias=bias)
+    if loop_conv and padding[0] == padding[1]:      # the walk pads rows and columns alike
+        loop_conv.update(padding=padding[0], image=image)
     s = default_conv_schedule(Q, cfg.dim, cfg.dim, cfg, out_int8, P=P, taps=R * S, **loop_conv)
     return replace(s, block_n=width, block_k=width)
 
