@@ -160,6 +160,24 @@ def test_a_depthwise_default_ranks_its_bias_and_padding():
     assert launch.cycles()["cycles"] < slower.cycles()["cycles"]
 
 
+def test_the_loop_conv_ranking_is_one_rule_for_kernels_and_tuner():
+    """loop_conv_ranking says what the LoopConv ranking walks, for the conv and depthwise kernels and
+    the tuner alike: no ranking across unlike strides, the unpadded walk for an asymmetric padding or
+    one at or beyond the filter's extent (torch allows it, the walk does not take it)."""
+    from baco.gemmini.schedule import loop_conv_ranking
+    assert loop_conv_ranking((3, 3), (1, 2)) == {}
+    padded = loop_conv_ranking((3, 3), bias=True, padding=(1, 1), image=(8, 8))
+    assert padded == {"filter_size": (3, 3), "stride": 1, "dilation": 1, "bias": True, "padding": 1, "image": (8, 8)}
+    for padding in ((1, 0), (3, 3)):
+        assert "padding" not in loop_conv_ranking((3, 3), padding=padding, image=(8, 8))
+    import numpy as np
+    from baco.kernels.conv import conv2d_launch
+    layer = Layer(R=3, S=3, P=10, Q=10, C=16, K=32, bias=True, padding=3)      # a 6x6 image
+    launch = conv2d_launch(np.zeros((1, 6, 6, 16), np.int8), np.zeros((3, 3, 16, 32), np.int8),
+                           np.zeros(32, np.int32), padding=3, scale=0.1, config=CFG)
+    assert default_layer_schedule(layer, CFG, True) == launch.options["schedule"]
+
+
 def test_the_timeloop_model_ignores_the_padding():
     """DOSA's and Timeloop's problems are unpadded: the Timeloop-matched model prices a padded layer as
     its unpadded twin; the compiled-program model does not."""

@@ -1011,12 +1011,24 @@ def default_depthwise_schedule(P: int, Q: int, R: int, S: int, cfg: GemminiConfi
     first 3x3 depthwise layer, 32x32x32 padded at DIM 16, with a bias: 2 rows a program walked
     unpadded, 21,930 cycles on the cycle model; 3 rows, 20,678)."""
     width = cfg.dim if width is None else width
-    loop_conv = {} if stride[0] != stride[1] or dilation[0] != dilation[1] else \
-        dict(filter_size=(R, S), stride=stride[0], dilation=dilation[0], bias=bias)
-    if loop_conv and padding[0] == padding[1]:      # the walk pads rows and columns alike
-        loop_conv.update(padding=padding[0], image=image)
-    s = default_conv_schedule(Q, cfg.dim, cfg.dim, cfg, out_int8, P=P, taps=R * S, **loop_conv)
+    s = default_conv_schedule(Q, cfg.dim, cfg.dim, cfg, out_int8, P=P, taps=R * S,
+                              **loop_conv_ranking((R, S), stride, dilation, bias, padding, image))
     return replace(s, block_n=width, block_k=width)
+
+
+def loop_conv_ranking(filter_size: tuple[int, int], stride=(1, 1), dilation=(1, 1), bias: bool = False,
+                      padding=(0, 0), image: tuple[int, int] | None = None) -> dict:
+    """default_conv_schedule's LoopConv arguments for a convolution of `filter_size` (R, S) with
+    (rows, columns) `stride`, `dilation` and `padding` reading an `image` (H, W), with a `bias` or
+    not: none for different strides or dilations along H and W, which one LOOP_CONV_WS cannot take;
+    the padding and image its ranking walks where the padding is the same along H and W and less
+    than the dilated filter's extent, as a baco.problem.layer.Layer's (else the unpadded walk)."""
+    if stride[0] != stride[1] or dilation[0] != dilation[1]:
+        return {}
+    options = {"filter_size": tuple(filter_size), "stride": stride[0], "dilation": dilation[0], "bias": bias}
+    if image is not None and padding[0] == padding[1] < (min(filter_size) - 1) * dilation[0] + 1:
+        options.update(padding=padding[0], image=tuple(image))
+    return options
 
 
 MAX_CONV_ROWS = 16     # output rows per program the conv default takes at most (the compiler unrolls a load per row)

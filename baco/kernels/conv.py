@@ -56,8 +56,8 @@ import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.arith import acc_to_int8, saturate
 from baco.gemmini.config import GemminiConfig, as_config
-from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, pointwise_loop_conv_schedule,
-                                   schedule_problems)
+from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_conv_schedule, loop_conv_ranking,
+                                   pointwise_loop_conv_schedule, schedule_problems)
 from baco.kernels.arguments import bias_vector, exact_array, output_kind, real_scalar
 from baco.kernels.cli import add_gemmini_arguments, add_output_arguments, gemmini_config, output_scale, report
 from baco.kernels.launch import KernelLaunch
@@ -240,17 +240,9 @@ def is_pointwise(w, stride, padding) -> bool:
 
 
 def loop_conv_options(w, stride, dilation, pointwise: bool, bias: bool = False, padding=(0, 0), image=None) -> dict:
-    """default_conv_schedule's LoopConv arguments for a conv2d (`bias`: it has one; none for a
-    pointwise one, a GEMM, or for different strides or dilations along H and W, which one
-    LOOP_CONV_WS cannot take; `padding` (rows, columns) and `image` (H, W): the image its ranking
-    walks, where the padding is the same along H and W and less than the dilated filter's extent, as
-    a baco.problem.layer.Layer's)."""
-    if pointwise or stride[0] != stride[1] or dilation[0] != dilation[1]:
-        return {}
-    options = {"filter_size": (w.shape[0], w.shape[1]), "stride": stride[0], "dilation": dilation[0], "bias": bias}
-    if image is not None and padding[0] == padding[1] < (min(w.shape[:2]) - 1) * dilation[0] + 1:
-        options.update(padding=padding[0], image=tuple(image))
-    return options
+    """default_conv_schedule's LoopConv arguments for a conv2d (`bias`: it has one; `padding` (rows,
+    columns) and `image` (H, W): what it reads): loop_conv_ranking's, none for a pointwise one (a GEMM)."""
+    return {} if pointwise else loop_conv_ranking(w.shape[:2], stride, dilation, bias, padding, image)
 
 
 def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",

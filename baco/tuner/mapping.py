@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 from baco.gemmini.config import GemminiConfig, kb_to_rows
 from baco.gemmini.schedule import (GemmSchedule, default_conv_schedule, default_depthwise_schedule, default_gemm_schedule,
-                                   schedule_problems)
+                                   loop_conv_ranking, schedule_problems)
 from baco.problem.dims import DIMS, KEEPS, NUM_LEVELS
 from baco.problem.layer import Layer
 from baco.problem.mapping_text import parse_loops
@@ -176,18 +176,13 @@ def default_layer_schedule(layer: Layer, cfg: GemminiConfig, out_int8: bool = KE
     depthwise layer, else the conv kernel's (baco.gemmini.schedule), with the filter, stride and
     dilation LoopConv needs when one LOOP_CONV_WS can run it, and the layer's bias and padded image (as
     baco.kernels.conv.conv2d asks)."""
+    reads = dict(stride=(layer.Hstride, layer.Wstride), dilation=(layer.Hdilation, layer.Wdilation), bias=layer.bias,
+                 padding=(layer.padding, layer.padding), image=(layer.image_rows, layer.image_cols))
     if layer.depthwise:
-        return default_depthwise_schedule(layer.P, layer.Q, layer.R, layer.S, cfg, out_int8,
-                                          stride=(layer.Hstride, layer.Wstride),
-                                          dilation=(layer.Hdilation, layer.Wdilation), bias=layer.bias,
-                                          padding=(layer.padding, layer.padding),
-                                          image=(layer.image_rows, layer.image_cols))
+        return default_depthwise_schedule(layer.P, layer.Q, layer.R, layer.S, cfg, out_int8, **reads)
     pointwise = is_pointwise(layer)
     pixels = layer.N * layer.P * layer.Q if pointwise else layer.Q
-    square = layer.Hstride == layer.Wstride and layer.Hdilation == layer.Wdilation
-    loop_conv = {} if pointwise or not square else \
-        {"filter_size": (layer.R, layer.S), "stride": layer.Hstride, "dilation": layer.Hdilation, "bias": layer.bias,
-         "padding": layer.padding, "image": (layer.image_rows, layer.image_cols)}
+    loop_conv = {} if pointwise else loop_conv_ranking((layer.R, layer.S), **reads)
     return default_conv_schedule(pixels, layer.K, layer.C, cfg, out_int8, P=1 if pointwise else layer.P,
                                  taps=layer.R * layer.S, **loop_conv)
 
