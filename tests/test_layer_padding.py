@@ -4,13 +4,16 @@ stream skips the taps outside the image and zeroes the padding columns), and a d
 the layer with its padding, so that it measures what the model priced."""
 import dataclasses
 
+import numpy as np
 import pytest
 import torch
 from torch import nn
 
 from baco.design import check_design, layer_of, run_conv
 from baco.gemmini.config import GemminiConfig
-from baco.gemmini.schedule import GemmSchedule
+from baco.gemmini.schedule import GemmSchedule, default_depthwise_schedule, loop_conv_ranking
+from baco.kernels.conv import conv2d_launch
+from baco.kernels.depthwise import depthwise_launch
 from baco.model.compile import compile_model
 from baco.model.lower import design_schedules
 from baco.model.workload import workload_of
@@ -147,9 +150,6 @@ def test_a_depthwise_default_ranks_its_bias_and_padding():
     loads, as the conv kernel's is, and the tuner asks for the same one: MobileNetV2's first 3x3
     depthwise layer at 64x64 (32x32x32, padding 1, a bias) at DIM 16 runs 3 rows a program, which
     the cycle model times below the 2 rows the unpadded, unbiased walk ranks first."""
-    import numpy as np
-    from baco.gemmini.schedule import default_depthwise_schedule
-    from baco.kernels.depthwise import depthwise_launch
     x, w, b = np.zeros((1, 32, 32, 32), np.int8), np.zeros((3, 3, 32), np.int8), np.zeros(32, np.int32)
     launch = depthwise_launch(x, w, b, padding=1, scale=0.1, relu=True, config=CFG)
     layer = Layer(R=3, S=3, P=32, Q=32, C=1, K=32, depthwise=True, bias=True, padding=1)
@@ -164,14 +164,11 @@ def test_the_loop_conv_ranking_is_one_rule_for_kernels_and_tuner():
     """loop_conv_ranking says what the LoopConv ranking walks, for the conv and depthwise kernels and
     the tuner alike: no ranking across unlike strides, the unpadded walk for an asymmetric padding or
     one at or beyond the filter's extent (torch allows it, the walk does not take it)."""
-    from baco.gemmini.schedule import loop_conv_ranking
     assert loop_conv_ranking((3, 3), (1, 2)) == {}
     padded = loop_conv_ranking((3, 3), bias=True, padding=(1, 1), image=(8, 8))
     assert padded == {"filter_size": (3, 3), "stride": 1, "dilation": 1, "bias": True, "padding": 1, "image": (8, 8)}
     for padding in ((1, 0), (3, 3)):
         assert "padding" not in loop_conv_ranking((3, 3), padding=padding, image=(8, 8))
-    import numpy as np
-    from baco.kernels.conv import conv2d_launch
     layer = Layer(R=3, S=3, P=10, Q=10, C=16, K=32, bias=True, padding=3)      # a 6x6 image
     launch = conv2d_launch(np.zeros((1, 6, 6, 16), np.int8), np.zeros((3, 3, 16, 32), np.int8),
                            np.zeros(32, np.int32), padding=3, scale=0.1, config=CFG)
