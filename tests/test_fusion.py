@@ -445,8 +445,9 @@ def fused_step(lowered):
 
 def test_default_producers_fused_program_runs_the_faster_recorded_blocks():
     """A fused group whose producer runs its kernel's default program is priced at the default blocks
-    and at its tile; the faster is recorded on the edge ("blocks") and is what the compiled fused
-    launch runs; a design without the field (an older result.json) runs the default blocks."""
+    and at its tile; the one of lower EDP (its program's cycles x energy) is recorded on the edge
+    ("blocks") and is what the compiled fused launch runs; a design without the field (an older
+    result.json) runs the default blocks."""
     import baco
     from baco.gemmini.fused import gemm_resadd_default_blocks, gemm_resadd_program_cycles
     from baco.model.lower import lower
@@ -459,10 +460,14 @@ def test_default_producers_fused_program_runs_the_faster_recorded_blocks():
     layer, cfg = g.layers[i], result.hw.to_gemmini_config()
     M = layer.N * layer.P * layer.Q
     t = tile_dims(result.mappings[i], 2, layer)
-    prices = {source: gemm_resadd_program_cycles(M, layer.K, layer.C, *blocks, cfg)["cycles"] for source, blocks in
-              (("default", gemm_resadd_default_blocks(M, layer.K, layer.C, cfg)),
-               ("tile", (t["N"] * t["P"] * t["Q"], t["K"], t["C"])))}
-    assert prices["tile"] < prices["default"]       # 10,527 against 14,092 cycles: the tile's 24 columns
+    blocks = {"default": gemm_resadd_default_blocks(M, layer.K, layer.C, cfg),
+              "tile": (t["N"] * t["P"] * t["Q"], t["K"], t["C"])}
+    prices = {source: gemm_resadd_program_cycles(M, layer.K, layer.C, *b, cfg)["cycles"] for source, b in blocks.items()}
+    energy = {source: fusion.fused_program_energy(g, e, result.mappings[i], result.hw,
+                                                  blocks=dict(zip(("block_m", "block_n", "block_k"), b)))
+              for source, b in blocks.items()}
+    # 9,961 cycles at the default blocks, 10,810 at the tile's 32 rows, whose energy is lower
+    assert prices["tile"] * energy["tile"] < prices["default"] * energy["default"]
     assert edge["blocks_source"] == "tile" and edge["group_cycles"] == prices["tile"]
     assert edge["blocks"] == {"block_m": t["N"] * t["P"] * t["Q"], "block_n": t["K"], "block_k": t["C"]}
     design = result_dict(g.layers, result)

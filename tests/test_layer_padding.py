@@ -165,8 +165,8 @@ def test_the_loop_conv_ranking_is_one_rule_for_kernels_and_tuner():
     the tuner alike: no ranking across unlike strides, the unpadded walk for an asymmetric padding or
     one at or beyond the filter's extent (torch allows it, the walk does not take it)."""
     assert loop_conv_ranking((3, 3), (1, 2)) == {}
-    padded = loop_conv_ranking((3, 3), bias=True, padding=(1, 1), image=(8, 8))
-    assert padded == {"filter_size": (3, 3), "stride": 1, "dilation": 1, "bias": True, "padding": 1, "image": (8, 8)}
+    padded = loop_conv_ranking((3, 3), padding=(1, 1), image=(8, 8))
+    assert padded == {"filter_size": (3, 3), "stride": 1, "dilation": 1, "padding": 1, "image": (8, 8)}
     for padding in ((1, 0), (3, 3)):
         assert "padding" not in loop_conv_ranking((3, 3), padding=padding, image=(8, 8))
     layer = Layer(R=3, S=3, P=10, Q=10, C=16, K=32, bias=True, padding=3)      # a 6x6 image

@@ -1011,21 +1011,21 @@ def default_depthwise_schedule(P: int, Q: int, R: int, S: int, cfg: GemminiConfi
     first 3x3 depthwise layer, 32x32x32 padded at DIM 16, with a bias: 2 rows a program walked
     unpadded, 21,930 cycles on the cycle model; 3 rows, 20,678)."""
     width = cfg.dim if width is None else width
-    s = default_conv_schedule(Q, cfg.dim, cfg.dim, cfg, out_int8, P=P, taps=R * S,
-                              **loop_conv_ranking((R, S), stride, dilation, bias, padding, image))
+    s = default_conv_schedule(Q, cfg.dim, cfg.dim, cfg, out_int8, P=P, taps=R * S, bias=bias,
+                              **loop_conv_ranking((R, S), stride, dilation, padding, image))
     return replace(s, block_n=width, block_k=width)
 
 
-def loop_conv_ranking(filter_size: tuple[int, int], stride=(1, 1), dilation=(1, 1), bias: bool = False,
-                      padding=(0, 0), image: tuple[int, int] | None = None) -> dict:
+def loop_conv_ranking(filter_size: tuple[int, int], stride=(1, 1), dilation=(1, 1), padding=(0, 0),
+                      image: tuple[int, int] | None = None) -> dict:
     """default_conv_schedule's LoopConv arguments for a convolution of `filter_size` (R, S) with
-    (rows, columns) `stride`, `dilation` and `padding` reading an `image` (H, W), with a `bias` or
-    not: none for different strides or dilations along H and W, which one LOOP_CONV_WS cannot take;
-    the padding and image its ranking walks where the padding is the same along H and W and less
-    than the dilated filter's extent, as a baco.problem.layer.Layer's (else the unpadded walk)."""
+    (rows, columns) `stride`, `dilation` and `padding` reading an `image` (H, W): none for different
+    strides or dilations along H and W, which one LOOP_CONV_WS cannot take; the padding and image its
+    ranking walks where the padding is the same along H and W and less than the dilated filter's
+    extent, as a baco.problem.layer.Layer's (else the unpadded walk)."""
     if stride[0] != stride[1] or dilation[0] != dilation[1]:
         return {}
-    options = {"filter_size": tuple(filter_size), "stride": stride[0], "dilation": dilation[0], "bias": bias}
+    options = {"filter_size": tuple(filter_size), "stride": stride[0], "dilation": dilation[0]}
     if image is not None and padding[0] == padding[1] < (min(filter_size) - 1) * dilation[0] + 1:
         options.update(padding=padding[0], image=tuple(image))
     return options
@@ -1131,7 +1131,10 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
     (a 28x28 3x3 layer, C = 128, K = 256 at DIM 16: one row of 32 columns by 64 channels, 1,547,507
     cycles on the cycle model; 10 rows of 28 by 16 channels, 983,289: each weight block LoopConv
     preloads then serves 280 pixels instead of 28). When even DIM-sized blocks do not fit, the explicit schedule
-    stays. `bias`: the programs load a bias, which the ranking prices (its mvins cost the candidates
+    stays. `bias`: the programs load a bias, which the GEMM default it starts from and the ranking
+    price (MobileNetV2 224x224's 7x7 960->320 pointwise layer at DIM 16, a GEMM of 49 pixels: 32/320/16
+    without it, an explicit stream of 170,417 cycles end to end on the ISS; with it 32/32/160, LOOP_WS,
+    81,207); on the LoopConv ranking its mvins cost the candidates
     unalike: DIM 32 28x28 64->64 3x3 ran 6 rows a program in 36,126 cycles and 4 rows, fastest
     without a bias, in 41,258). `padding` and `image` (H, W): the image the layer reads, padded by
     that many zero rows and columns each side (program_conv_tiles; by default the unpadded image the
@@ -1139,7 +1142,7 @@ def default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: 
     image's edge runs only its tap rows inside the image (3x3 'same' on a 1x1 image, 3->64 channels
     at DIM 16: one program 336 cycles on the cycle model, walked 857 without the padding and chosen
     against two, 413)."""
-    s = _default_conv_schedule(Q, K, C, cfg, out_int8, P, taps)
+    s = _default_conv_schedule(Q, K, C, cfg, out_int8, P, taps, bias)
     if filter_size is None or not out_int8:
         return s
     return _fastest_loop_conv(s, P, Q, K, C, *filter_size, stride, dilation, cfg, bias, padding,
@@ -1161,7 +1164,7 @@ def pointwise_loop_conv_schedule(N: int, P: int, Q: int, K: int, C: int, cfg: Ge
     s = default_conv_schedule(Q, K, C, cfg, True, P=P, filter_size=(1, 1), bias=bias)
     if not loop_conv_channels(s, P, Q, K, C, 1, 1, 1, 1, cfg):
         return None
-    gemm = default_conv_schedule(N * P * Q, K, C, cfg, True)
+    gemm = default_conv_schedule(N * P * Q, K, C, cfg, True, bias=bias)
     if N * loop_conv_program_cycles(P, Q, K, C, 1, 1, 1, 1, s, cfg, bias=bias) >= \
             gemm_program_cycles(N * P * Q, K, C, gemm, cfg, True, bias=bias)["cycles"]:
         return None
@@ -1352,16 +1355,16 @@ def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: in
 
 
 def _default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: bool, P: int,
-                           taps: int) -> GemmSchedule:
+                           taps: int, bias: bool = False) -> GemmSchedule:
     """default_conv_schedule without the loop unit's limits."""
     step = (lambda s: replace(s, block_k=min(s.block_k, cfg.dim))) if taps > 1 else (lambda s: s)  # noqa: E731
-    image = step(default_gemm_schedule(P * Q, K, C, cfg, out_int8))
+    image = step(default_gemm_schedule(P * Q, K, C, cfg, out_int8, bias))
     if P < 2 or image.block_m < 2 * Q:
-        return step(default_gemm_schedule(Q, K, C, cfg, out_int8))
+        return step(default_gemm_schedule(Q, K, C, cfg, out_int8, bias))
     fits = [r for r in range(2, min(P, MAX_CONV_ROWS) + 1)
             if not schedule_problems(replace(image, block_m=Q, rows=r), cfg, out_int8)]
     if not fits:
-        return step(default_gemm_schedule(Q, K, C, cfg, out_int8))
+        return step(default_gemm_schedule(Q, K, C, cfg, out_int8, bias))
     rows = -(-P // -(-P // fits[-1]))          # the fewest programs, rows spread evenly over them
     return replace(image, block_m=Q, rows=rows)
 

@@ -240,9 +240,9 @@ def is_pointwise(w, stride, padding) -> bool:
 
 
 def loop_conv_options(w, stride, dilation, pointwise: bool, bias: bool = False, padding=(0, 0), image=None) -> dict:
-    """default_conv_schedule's LoopConv arguments for a conv2d (`bias`: it has one; `padding` (rows,
-    columns) and `image` (H, W): what it reads): loop_conv_ranking's, none for a pointwise one (a GEMM)."""
-    return {} if pointwise else loop_conv_ranking(w.shape[:2], stride, dilation, bias, padding, image)
+    """default_conv_schedule's arguments for a conv2d (`bias`: it has one; `padding` (rows, columns)
+    and `image` (H, W): what it reads): loop_conv_ranking's, only the bias for a pointwise one (a GEMM)."""
+    return {"bias": bias, **({} if pointwise else loop_conv_ranking(w.shape[:2], stride, dilation, padding, image))}
 
 
 def conv2d_launch(x, w, bias=None, *, stride=1, padding=0, dilation=1, scale=1.0, relu=False, out="int8",

@@ -176,15 +176,15 @@ def default_layer_schedule(layer: Layer, cfg: GemminiConfig, out_int8: bool = KE
     depthwise layer, else the conv kernel's (baco.gemmini.schedule), with the filter, stride and
     dilation LoopConv needs when one LOOP_CONV_WS can run it, and the layer's bias and padded image (as
     baco.kernels.conv.conv2d asks)."""
-    reads = dict(stride=(layer.Hstride, layer.Wstride), dilation=(layer.Hdilation, layer.Wdilation), bias=layer.bias,
+    reads = dict(stride=(layer.Hstride, layer.Wstride), dilation=(layer.Hdilation, layer.Wdilation),
                  padding=(layer.padding, layer.padding), image=(layer.image_rows, layer.image_cols))
     if layer.depthwise:
-        return default_depthwise_schedule(layer.P, layer.Q, layer.R, layer.S, cfg, out_int8, **reads)
+        return default_depthwise_schedule(layer.P, layer.Q, layer.R, layer.S, cfg, out_int8, bias=layer.bias, **reads)
     pointwise = is_pointwise(layer)
     pixels = layer.N * layer.P * layer.Q if pointwise else layer.Q
     loop_conv = {} if pointwise else loop_conv_ranking((layer.R, layer.S), **reads)
     return default_conv_schedule(pixels, layer.K, layer.C, cfg, out_int8, P=1 if pointwise else layer.P,
-                                 taps=layer.R * layer.S, **loop_conv)
+                                 taps=layer.R * layer.S, bias=layer.bias, **loop_conv)
 
 
 def gemm_mapping_to_blocks(m: Mapping, layer: Layer) -> dict:
