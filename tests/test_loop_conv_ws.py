@@ -452,7 +452,7 @@ def test_default_schedule_runs_loop_conv_ws():
     assert loops_run(info, "sim") == lc.grid[0] * lc.grid[1] * lc.grid[2] * -(-256 // channels)
     np.testing.assert_array_equal(lc.y, reference_conv2d(x, w, b, **kw))
     wide = conv2d_launch(x, w, b, config=DIM16, out="int32", stride=1, padding=1)
-    assert wide.schedule == default_conv_schedule(14, 250, 256, DIM16, False, P=14, taps=9)
+    assert wide.schedule == default_conv_schedule(14, 250, 256, DIM16, False, P=14, taps=9, bias=True)
 
 
 # (N, H, W, C, K, R, conv stride, conv padding, pool, pool stride, pool padding, (PR, BN), bias)
