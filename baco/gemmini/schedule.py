@@ -1326,6 +1326,13 @@ def pooled_loop_conv_cycles(N: int, H: int, W: int, K: int, C: int, R: int, S: i
 CONV_WALK_MARGIN = 0.001
 
 
+def walk_ties(walked: dict) -> list:
+    """Of `walked` (a candidate -> its walked cycles), the candidates within CONV_WALK_MARGIN of the
+    fastest: ties, which the callers break to the larger output tile."""
+    fastest = min(walked.values())
+    return [c for c, cycles in walked.items() if cycles <= fastest * (1 + CONV_WALK_MARGIN)]
+
+
 @functools.lru_cache(maxsize=1024)
 def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: int, S: int, stride: int,
                        dilation: int, cfg: GemminiConfig, bias: bool, padding: int = 0,
@@ -1349,9 +1356,7 @@ def _fastest_loop_conv(base: GemmSchedule, P: int, Q: int, K: int, C: int, R: in
         return None
     cycles = {f: loop_conv_program_cycles(P, Q, K, C, R, S, stride, dilation, f, cfg, bias=bias, padding=padding,
                                           image=image) for f in fitting}
-    fastest = min(cycles.values())
-    return max((f for f in fitting if cycles[f] <= fastest * (1 + CONV_WALK_MARGIN)),
-               key=lambda f: (f.rows * min(f.block_m, Q) * min(f.block_n, K), -cycles[f]))
+    return max(walk_ties(cycles), key=lambda f: (f.rows * min(f.block_m, Q) * min(f.block_n, K), -cycles[f]))
 
 
 def _default_conv_schedule(Q: int, K: int, C: int, cfg: GemminiConfig, out_int8: bool, P: int,

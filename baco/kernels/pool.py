@@ -41,8 +41,8 @@ import baco.language as bl
 from baco.frontend.jit import jit
 from baco.gemmini.arith import max_pool, pool_field_problems, pooled_size
 from baco.gemmini.config import as_config
-from baco.gemmini.schedule import (CONV_WALK_MARGIN, GemmSchedule, as_schedule, default_gemm_schedule,
-                                   pooled_loop_conv_cycles, schedule_problems)
+from baco.gemmini.schedule import (GemmSchedule, as_schedule, default_gemm_schedule, pooled_loop_conv_cycles,
+                                   schedule_problems, walk_ties)
 from baco.kernels.conv import _check as check_conv
 from baco.kernels.arguments import bias_vector, exact_array, real_scalar
 from baco.kernels.conv import KernelLaunch, is_pointwise, loop_conv_options, reference_conv2d
@@ -177,8 +177,8 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
     loops) and LoopConv's halves: pooled rows spread evenly over the programs, DIM·2^i output
     channels; those within CONV_WALK_MARGIN of the fastest are ties, to the larger output tile, then
     the wider channel block (ResNet's stem with a bias at 64x64, DIM 16: 3 pooled rows x 32 channels
-    walked 0.09% above 6 x 16, run 77,484 cycles end to end against 78,972). A program whose conv rows do not fit half the
-    accumulator at once is several LOOP_CONV_WS over tiles of pooled columns (the C library's
+    walked 0.09% above 6 x 16, run 77,484 cycles end to end against 78,972). A program whose conv
+    rows do not fit half the accumulator at once is several LOOP_CONV_WS over tiles of pooled columns (the C library's
     tiled_conv tiles pocols the same way). On the cycle model ResNet's 7x7/2 stem with its 3x3/2
     pool at 224x224 (DIM 16) took 1,213,049 Gemmini cycles as one pooled row x 16 channels (the
     largest whole-row tile in half the accumulator: 3 conv rows for every 2 pooled rows' worth),
@@ -200,7 +200,7 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
         if image is None:
             raise ValueError("pool_schedule: filter_size needs image, the input's (H, W), for LoopConv's walk")
         spread = sorted({-(-PH // g) for g in range(1, PH + 1)} & set(range(1, tallest + 1)))
-        ranked = []
+        walked = {}     # (pooled rows, block_n, block_k) -> walked cycles
         for block_n in narrower(gemm.block_n):
             for block_k in narrower(gemm.block_k):
                 for pr in spread:
@@ -211,11 +211,10 @@ def pool_schedule(blocks=None, *, N, PH, P, Q, K, C, pool, stride, taps=1, confi
                                                      dilation, pr, block_n, pool, stride, padding, config,
                                                      bias=bias)
                     if cycles is not None:
-                        ranked.append(((cycles, -pr * min(block_n, K), -block_n, -block_k),
-                                       GemmSchedule(pr, block_n, block_k, "WS", gemm.double_buffer)))
-        if ranked:      # ties within CONV_WALK_MARGIN of the fastest, as default_conv_schedule's
-            fastest = min(r[0][0] for r in ranked)
-            return min((r for r in ranked if r[0][0] <= fastest * (1 + CONV_WALK_MARGIN)), key=lambda r: r[0][1:])[1]
+                        walked[pr, block_n, block_k] = cycles
+        if walked:      # ties (walk_ties, as default_conv_schedule's) to the larger tile, the wider channels
+            pr, block_n, block_k = max(walk_ties(walked), key=lambda t: (t[0] * min(t[1], K), t[1], t[2]))
+            return GemmSchedule(pr, block_n, block_k, "WS", gemm.double_buffer)
     for double_buffer in ((True, False) if gemm.double_buffer else (False,)):
         for block_n in narrower(gemm.block_n):
             for block_k in narrower(gemm.block_k):
