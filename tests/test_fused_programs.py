@@ -475,12 +475,14 @@ def test_a_wide_chains_stores_and_output_tiles():
     shapes and grid (specialize_shapes="iss") and the table refitted: 0.66x of the ISS's 21,517 (the
     table's tile terms fitted to 0 on the folded programs); end to end 0.99x (Gemmini-bound). With
     terms that see the grid (a grid of one program's single_* apart from the general code's tile
-    terms) and the table refitted: 0.97x."""
+    terms) and the table refitted: 0.97x. With the last row of programs (1024 = 12 x 80 + 64) run with
+    its program id a constant (interior._version_last_program) and the table refitted on the 23
+    chains: 0.89x of the ISS's 20,470 (the tile terms fall with the ragged programs' cost)."""
     launch, model = launch_and_model("chain", (1024, 32, 16, 96, 80, 32))
     assert model["gemmini"] == pytest.approx(launch.cycles()["cycles"], rel=0.03)
     compiled = launch.compiled("iss")
     instructions = compiled.run(launch.grid, launch.args)["kernel_cycles"]
-    assert model["cpu"] / instructions == pytest.approx(0.97, abs=0.04), (model, instructions)
+    assert model["cpu"] / instructions == pytest.approx(0.89, abs=0.04), (model, instructions)
 
 
 @pytest.mark.parametrize("dim,shape", [

@@ -1,6 +1,7 @@
 """A GEMM-like block program is versioned on all its windows being full (baco.passes.interior):
 `if (no boundary clamp bites) { body without clamps } else { body }`, the test over the program's
 origin and the K loop's first and last offsets; the two versions issue the same commands."""
+import re
 from pathlib import Path
 
 import numpy as np
@@ -89,3 +90,36 @@ def test_ragged_k_programs_are_bit_exact_and_classified():
     assert explicit_program_version(32, 16, pieces(256, 64), schedule) == "interior"
     assert explicit_program_version(32, 16, pieces(17, 64), schedule) == "ragged_k"   # K < the block: one short step
     assert explicit_program_version(32, 16, pieces(1, 64), schedule) == "interior"    # K = 1: the K loop folded
+
+
+def _launch_stage_ir(tmp_path, monkeypatch, M, N, K, schedule, seed):
+    """An explicit-stream launch of an M x N x K GEMM with a bias, int8 out, compiled for the ISS
+    (its integers and grid specialized), run there against the reference; its linalg-to-instgem IR."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-128, 128, (M, K), dtype=np.int8)
+    b = rng.integers(-128, 128, (K, N), dtype=np.int8)
+    bias = rng.integers(-3000, 3000, N, dtype=np.int32)
+    launch = matmul_launch(a, b, bias=bias, out="int8", scale=0.02, schedule=schedule, config=GemminiConfig())
+    dump = tmp_path / f"{M}x{N}x{K}"
+    monkeypatch.setenv("BACO_DUMP_IR", str(dump))
+    launch.compiled("iss", loop_ws=False).run(launch.grid, launch.runtime_args())
+    np.testing.assert_array_equal(launch.y, reference(a, b, bias=bias, out="int8", scale=0.02, schedule=schedule))
+    (stage,) = dump.glob("*-linalg-to-instgem.mlir")
+    return stage.read_text()
+
+
+def test_the_last_program_of_a_short_axis_runs_its_own_copy(tmp_path, monkeypatch):
+    """Compiled for its grid, a launch whose last row and last column of programs hold short
+    windows (49 x 40 at 32/16: rows 32 + 17, columns 16 + 16 + 8) versions its edge code on those
+    programs' ids (1 along M, 2 along N), whose windows then have constant extents; a launch of
+    whole blocks (64 x 48) has no such test. Both bit-exact on the ISS."""
+    schedule = GemmSchedule(32, 16, 32, double_buffer=True)
+    ragged = _launch_stage_ir(tmp_path, monkeypatch, 49, 40, 64, schedule, 7)
+    whole = _launch_stage_ir(tmp_path, monkeypatch, 64, 48, 64, schedule, 8)
+
+    def last_program_tests(text):
+        ids = dict(re.findall(r"(%\w+) = call @baco_program_id\(%c(\d)_i64\)", text))
+        return sorted((int(ids[v]), int(c)) for v, c in re.findall(r"arith\.cmpi eq, (%\w+), %c(\d+)_i64", text)
+                      if v in ids)
+    assert last_program_tests(ragged) == [(0, 1), (1, 2)]
+    assert last_program_tests(whole) == []
