@@ -89,7 +89,12 @@ GEMMS = [(dim, M, N, K, bias) for dim, M, N, K in
     # of explicit_gemm_iss.py's 512x128x3, 1024x64x8 and 256x256x16 probes (other shapes)
     (dim, M, N, K, bias, blocks) for dim, M, N, K, blocks in
     [(16, 768, 128, 5, (256, 64, 16)), (16, 384, 256, 10, (128, 128, 16)), (16, 512, 64, 12, (128, 64, 16)),
-     (32, 512, 128, 6, (128, 64, 32)), (32, 256, 256, 20, (64, 128, 32))]
+     (32, 512, 128, 6, (128, 64, 32)), (32, 256, 256, 20, (64, 128, 32)),
+     # wide column blocks under K steps of one or two DIM blocks (a C column's work is a weight
+     # block or two: the column loop's own instructions, which LLVM unrolls for a few columns only,
+     # weigh), whole and with an edge program in a grid of several
+     (16, 64, 256, 512, (32, 256, 16)), (16, 96, 320, 256, (32, 320, 16)), (16, 49, 512, 512, (32, 512, 16)),
+     (16, 81, 128, 256, (32, 128, 32)), (32, 64, 256, 256, (64, 256, 32)), (32, 49, 256, 512, (32, 256, 32))]
     for bias in (False, True)]
 # (DIM, R, stride, P, C, K, rows, block_m, block_n, block_k): explicit conv programs (P = Q, no padding)
 CONVS = [(16, 3, 1, 8, 32, 32, 1, 8, 32, 16), (16, 3, 1, 8, 32, 32, 4, 8, 32, 32), (16, 3, 2, 7, 64, 32, 2, 7, 32, 32),

@@ -218,8 +218,8 @@ def as_schedule(schedule, what: str = "schedule") -> GemmSchedule:
 # ("row_axis") and of more than one column ("column_axis"; grid_axes): within 0.84-1.15x, median
 # 0.99 (the same refit without the two: 0.56-1.37x, median 0.99); "program", "k_loop" and
 # "n_strides" fall to 9 / 0 / 0 (what they priced is an axis's).
-EXPLICIT_INSTRUCTIONS = {"program": 75.1, "step": 0.0, "column": 0.0, "group": 0.0, "pair": 14.8, "store": 16.8,
-                         "fill": 5.6, "k_loop": 0.0}
+EXPLICIT_INSTRUCTIONS = {"program": 52.6, "step": 0.0, "column": 0.0, "group": 0.0, "pair": 12.6, "store": 19.5,
+                         "fill": 1.2, "k_loop": 0.0}
 # An interior program of the explicit stream (all its blocks full, or K = 1 and its M and N blocks
 # full: explicit_program_versions) runs the version of the program without boundary clamps
 # (baco.passes.interior): per program, per K step, per command and, where K is 1, per command again
@@ -267,8 +267,22 @@ EXPLICIT_INSTRUCTIONS = {"program": 75.1, "step": 0.0, "column": 0.0, "group": 0
 # no term describes); on explicit_gemm_iss.py's 44 probes the CPU term 0.32-1.37x, median 0.70,
 # median error 32.1% (the tables before on that code: 0.36-3.12x, 0.90, 41.8%), end to end
 # 0.67-1.38x, median error 9.3% (before: 0.71-2.09x, 9.9%).
-EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 99.5, "step": 0.0, "command": 3.4, "unfused_command": 2.1}
-EXPLICIT_RAGGED_K_INSTRUCTIONS = {"program": 0.0, "step": 14.4, "group": 0.0, "command": 6.0}
+# The three refitted once the last program of an axis whose window is short ran its own copy, its
+# program id a constant (baco.passes.interior: an edge program in a grid of several had cost 1.9-5.1x
+# the instructions of the same program alone), with a term per C column tile and K step of an
+# interior program whose column loop LLVM keeps a loop (explicit_column_steps: its share of the
+# next step's loads, ~15-30 instructions, which a program of one weight block a column pays per
+# ~3 commands; a column loop of two tiles unrolls), on the 76 and 12 programs of wide column blocks
+# under K steps of one or two DIM blocks (cpu_constants.py's GEMMS): 88 programs 0.40-1.60x,
+# median 0.94, median error 15.6% (the tables before, on that code: 0.32-1.88x, 0.92, 23.2%; the
+# 12 wide ones 0.32-0.76x, now 0.70-1.13x). Without it ResNet-50's 7x7 2048->512 layer at DIM 16
+# ran 32/512/16, priced 266,538 cycles end to end, measured 398,637; now 64/256/32, priced 269,761,
+# measured 285,645. On explicit_gemm_iss.py's 44 probes end to end 0.67-1.31x, median error 8.2%
+# (the tables before, on the code before: 0.67-1.41x, 9.2%), the CPU term 0.35-1.32x, median 0.68,
+# median error 33.2% (0.32-1.44x, 0.71, 30.9%).
+EXPLICIT_INTERIOR_INSTRUCTIONS = {"program": 73.3, "step": 2.3, "command": 2.9, "unfused_command": 2.7,
+                                  "column_step": 25.8}
+EXPLICIT_RAGGED_K_INSTRUCTIONS = {"program": 0.0, "step": 28.7, "group": 0.0, "command": 5.9}
 # the three as one table of explicit_gemm_terms' terms
 EXPLICIT_TERM_TABLE = {**EXPLICIT_INSTRUCTIONS,
                        **{f"{version}_{name}": v for version, table in (("interior", EXPLICIT_INTERIOR_INSTRUCTIONS),
@@ -395,15 +409,26 @@ def explicit_gemm_terms(edge: dict, interior: dict, ragged_k: dict) -> dict:
     "columns" (C column blocks), "groups" (weight blocks: a column block's DIM rows of a K step),
     "pairs" (preload/compute), "stores", "fill_mvins" (accumulator fill mvins: a bias's rows),
     "commands" and, of the interior ones, "unfused_commands" (those of a program whose K is 1:
-    explicit_unfused_commands); "k_loop": the edge programs whose K loop runs more than one step
-    (explicit_k_loop_programs). Plain arithmetic: numbers or tensors."""
+    explicit_unfused_commands) and "column_steps" (explicit_column_steps); "k_loop": the edge
+    programs whose K loop runs more than one step (explicit_k_loop_programs). Plain arithmetic:
+    numbers or tensors."""
     return {"program": edge["programs"], "step": edge["steps"], "column": edge["columns"], "group": edge["groups"],
             "pair": edge["pairs"], "store": edge["stores"], "fill": edge["fill_mvins"],
             "interior_program": interior["programs"], "interior_step": interior["steps"],
             "interior_command": interior["commands"], "interior_unfused_command": interior["unfused_commands"],
+            "interior_column_step": interior["column_steps"],
             "ragged_k_program": ragged_k["programs"], "ragged_k_step": ragged_k["steps"],
             "ragged_k_group": ragged_k["groups"], "ragged_k_command": ragged_k["commands"],
             "k_loop": explicit_k_loop_programs(edge)}
+
+
+def explicit_column_steps(columns, steps):
+    """Of a GEMM program of `columns` C column tiles whose K loop runs `steps` steps, the (column,
+    step) pairs its CPU runs the column loop's own instructions for: each column's share of the next
+    step's loads (the software pipeline's division, its bounds and checks), where the loop stays a
+    loop. LLVM unrolls a column loop of two tiles (the shares fold); of more it keeps the loop.
+    Numbers or tensors."""
+    return columns * steps * (columns > 2)
 
 
 def explicit_k_loop_programs(counts: dict):
@@ -838,8 +863,9 @@ def explicit_gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: G
     rows, cols, ksteps = _run_length(pieces(M, s.block_m)), _run_length(pieces(N, s.block_n)), pieces(K, s.block_k)
     gemmini = 0
     # the edge, interior and ragged-K programs' counts (explicit_gemm_terms')
-    counts = {kind: dict.fromkeys(("programs", "steps", "columns", "groups", "pairs", "stores", "fill_mvins",
-                                   "commands", "unfused_commands"), 0) for kind in ("edge", "interior", "ragged_k")}
+    counts = {kind: dict.fromkeys(("programs", "steps", "columns", "column_steps", "groups", "pairs", "stores",
+                                   "fill_mvins", "commands", "unfused_commands"), 0)
+              for kind in ("edge", "interior", "ragged_k")}
     for i, ((r, nr), (c, nc)) in enumerate((r, c) for r in rows for c in cols):
         p = explicit_program_costs(r, c, ksteps, s, cfg, out_int8, k, bias)
         if not i and not bias:      # the first program's loads, or the last's tail, exposed
@@ -848,6 +874,7 @@ def explicit_gemm_program_cycles(M: int, N: int, K: int, s: GemmSchedule, cfg: G
         gemmini += nr * nc * (serial + p["steady"] + p["store_wait"])
         one = {**p, "programs": 1, "steps": explicit_k_loop_steps(K, len(ksteps)), "columns": -(-c // cfg.dim),
                "unfused_commands": explicit_unfused_commands(K, p["commands"])}
+        one["column_steps"] = explicit_column_steps(one["columns"], one["steps"])
         kind = counts[explicit_program_version(r, c, ksteps, s)]
         for name in kind:
             kind[name] += nr * nc * one[name]
@@ -955,9 +982,9 @@ def default_gemm_schedule(M: int, N: int, K: int, cfg: GemminiConfig, out_int8: 
     model runs it (loop_ws_timing: ~0.1-5 ms a candidate, so candidates are walked in the order of
     their lower bound and those that cannot win by more than WALK_MARGIN are not, but for the
     library's tile, which is always walked); larger blocks keep the explicit stream, which the CPU
-    issues at ~10 instructions a command, ~350 a K step and ~250 a C column in an edge program, ~4
-    a command and ~110 a K step in an interior one (all blocks full), ~4 a command, ~200 a K step
-    and ~23 a weight block in a ragged-K one (only the last K step short). Ties go to the larger
+    issues at the instructions EXPLICIT_TERM_TABLE prices (an edge program ~13 a preload/compute pair
+    and ~20 a store, an interior one ~3 a command and ~26 a C column of a K step where its column
+    loop stays a loop, a ragged-K one ~6 a command and ~29 a K step). Ties go to the larger
     C block, then the smaller K step, then the taller C block. `bias`: the kernel starts each C block
     from a bias row (its LOOP_WS moves it into the accumulator first);
     `b_transposed`, `b_padded`: B column-major, B holding padded_rows(K, DIM) rows (a ragged K step is

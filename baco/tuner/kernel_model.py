@@ -52,8 +52,8 @@ from baco.gemmini.loop_conv_timing import (COUNT_KEYS, loop_conv_stream_cycles, 
 from baco.gemmini.loop_ws_timing import LoopWs, library_matmul_loops, loop_ws_end_to_end, loop_ws_gemmini_cycles
 from baco.gemmini.loop_ws_commands import lda_elements, ldb_elements, store_elements
 from baco.gemmini.schedule import (CONV_EXPLICIT_INSTRUCTIONS, DEPTHWISE_EXPLICIT_INSTRUCTIONS,
-                                   GemmSchedule, explicit_gemm_instructions, explicit_gemm_terms, explicit_stream_cycles,
-                                   gemm_loop_ws_loops,
+                                   GemmSchedule, explicit_column_steps, explicit_gemm_instructions, explicit_gemm_terms,
+                                   explicit_stream_cycles, gemm_loop_ws_loops,
                                    loop_conv_channels, loop_conv_downsamples, loop_conv_instructions, loop_ws_fits,
                                    loop_conv_pipeline_cycles, loop_conv_program_cycles, loop_conv_walked_channels,
                                    grid_axes, loop_ws_instructions, ragged_k_loop,
@@ -207,6 +207,7 @@ def gemm_end_to_end(gemmini, terms, hw_t, *, loop_ws, dims=None) -> torch.Tensor
         explicit_gemm_terms names them."""
         n = terms[f"{kind}_programs"]
         return {"programs": n, "steps": n * terms["k_loop_steps"], "columns": n * columns,
+                "column_steps": n * explicit_column_steps(columns, terms["k_loop_steps"]),
                 "fill_mvins": terms[f"{kind}_fills"],
                 **{name: terms[f"{kind}_{name}"] for name in ("groups", "pairs", "stores", "commands")},
                 **({"unfused_commands": terms["interior_unfused_commands"]} if kind == "interior" else {})}
