@@ -4,7 +4,7 @@ Gemmini C library's code on the cycle model, shape by shape.
     python benchmarks/kernels.py [--dims 16 32] [--count 20] [--shapes MxNxK ...] [--conv-count 20] [--no-gemm]
         [--resnet-512] [--seed 0]
         [--out int32|int8] [--top-k 4] [--smoke] [--loop-ws] [--loop-conv] [--library-bin DIR] [--padded-b]
-        [--bound-only]
+        [--bound-only] [--rocket-muldiv]
 
 For each Gemmini (DIM 16 and 32, 256 KB scratchpad, 64 KB accumulator) and each
 shape: baco's kernel compiled with baco.gemmini.schedule.default_gemm_schedule and
@@ -29,6 +29,10 @@ every shape). With --padded-b, baco's B is stored in padded_rows(K, DIM) rows (t
 padding), so each ragged K step is one padded LOOP_WS (baco.passes.loop_ws), as the library's stream
 issues it: the library's LoopMatmul reads the same rows past a B of K rows (its programs pad their
 arrays); without it, B has K rows and baco reads only those (a ragged step split in two).
+The ISS prices every RISC-V instruction at one cycle; with --rocket-muldiv the runs on it price
+the CPU's multiplies and divides as Rocket's iterative unit takes them at most
+(timing_constants.ROCKET_MULDIV), the library's own ELF too; the library's re-created streams
+keep their tile loop's instruction count (its divides unpriced, which favours the library).
 
 Conv2D (--conv-count shapes, default 20, from the thesis's Conv2D bands, Table 6.5, with
 images capped at 28x28 and channels at 256 so they run here; stride 1, 'same' padding, int8
@@ -138,6 +142,7 @@ from baco.frontend.autotune import Autotuner, cost_model_pruner  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
 from baco.gemmini.isa import MIN_FEED_ROWS  # noqa: E402
 from baco.gemmini.schedule import default_gemm_schedule, loop_ws_fits, padded_rows  # noqa: E402
+from baco.gemmini.timing_constants import ROCKET_MULDIV  # noqa: E402
 from baco.kernels.matmul import matmul_kernel  # noqa: E402
 from baco.sim.clib import time_matmul  # noqa: E402
 from baco.sim.timing import DEFAULT_CONSTANTS, CommandStream, TimingModel  # noqa: E402
@@ -147,6 +152,9 @@ import gemv  # noqa: E402
 
 CAP = 2048
 LIBRARY_TILE = DEFAULT_CONSTANTS.library_tile_instructions   # the library's CPU work per tile it issues
+# the cycle model's constants for the runs on the ISS (the CPU counted): --rocket-muldiv prices the
+# CPU's multiplies and divides as Rocket's iterative unit at most (timing_constants.ROCKET_MULDIV)
+ISS_CONSTANTS = DEFAULT_CONSTANTS
 SMOKE_SHAPES = [(48, 40, 72), (70, 1, 100)]
 CONV_CAP_HW, CONV_CAP_CH = 28, 256
 SMOKE_CONVS = [(6, 20, 17, 3)]
@@ -270,7 +278,7 @@ def end_to_end(kernel, grid, args, options, cfg, runtime=None) -> dict:
     run's arguments when they are not `args` (an optional bias after them). Compiled for its grid,
     as a launch is (a shape-specialized kernel folds it)."""
     ck = kernel.compile(*args, target="iss", grid=grid, **options)
-    return ck.run(grid, runtime or args, timing=TimingModel(cfg))
+    return ck.run(grid, runtime or args, timing=TimingModel(cfg, ISS_CONSTANTS))
 
 
 def baco_end_to_end(M, N, K, cfg, out_int8, s, bias=False, b_rows=None):
@@ -334,7 +342,7 @@ def iss_launch(ck, grid, args, cfg, expected, path):
     with the cycle model attached; the ELF must pass."""
     from baco.sim.iss import run_elf
     ck.build_elf(grid, args, path, expected={2: expected})
-    res = run_elf(path, config=cfg, timing=TimingModel(cfg), stdout=None)
+    res = run_elf(path, config=cfg, timing=TimingModel(cfg, ISS_CONSTANTS), stdout=None)
     if res.exit_code != 0:
         raise SystemExit(f"{path}: the self-checking ELF failed ({res.error or res.exit_code})")
     return res.instructions, res.cpu_cycles, res.elapsed_s
@@ -428,7 +436,7 @@ def loop_conv_section(convs, iss_count) -> None:
                 from baco.sim.iss import run_elf
                 with tempfile.TemporaryDirectory() as tmp:
                     launch.write_elf(f"{tmp}/k.elf", reference_conv2d(x, w, bias, **kw))
-                    res = run_elf(f"{tmp}/k.elf", config=cfg, timing=TimingModel(cfg), stdout=None)
+                    res = run_elf(f"{tmp}/k.elf", config=cfg, timing=TimingModel(cfg, ISS_CONSTANTS), stdout=None)
                 if res.exit_code != 0:
                     raise SystemExit(f"{name}: the self-checking ELF failed ({res.error or res.exit_code})")
                 iss = res.cpu_cycles
@@ -479,7 +487,7 @@ def perf_shape_section(library_bin) -> float:
     if library_bin:
         from baco.sim.iss import run_elf
         elf = Path(library_bin) / "tiled_matmul_ws_perf-baremetal"
-        res = run_elf(elf, config=cfg, timing=TimingModel(cfg), stdout=None)
+        res = run_elf(elf, config=cfg, timing=TimingModel(cfg, ISS_CONSTANTS), stdout=None)
         taken = re.search(r"Cycles taken: (\d+)", res.console or "")
         if res.exit_code != 0 or taken is None:
             raise SystemExit(f"{elf}: did not run to its cycle count ({res.error or res.exit_code})")
@@ -694,10 +702,17 @@ def main(argv=None) -> int:
                                          "tiled_matmul_ws_perf ELF")
     p.add_argument("--loop-conv-iss", type=int, default=len(LOOP_CONVS),
                    help="LOOP_CONV_WS section: shapes also run on the ISS")
+    p.add_argument("--rocket-muldiv", action="store_true",
+                   help="baco's programs and the library's own ELF on the ISS with the CPU's multiplies and "
+                        "divides priced as Rocket's iterative unit at most (ROCKET_MULDIV); the library's "
+                        "re-created streams keep their tile loop's instruction count, which favours them")
     p.add_argument("--bound-only", action="store_true",
                    help="only the floor against the library (no baco runs): the largest speed-up any program "
                         "can have")
     args = p.parse_args(argv)
+    if args.rocket_muldiv:
+        global ISS_CONSTANTS
+        ISS_CONSTANTS = replace(DEFAULT_CONSTANTS, **ROCKET_MULDIV)
     if args.loop_conv or args.smoke:
         loop_conv_section(SMOKE_LOOP_CONVS if args.smoke else LOOP_CONVS, 1 if args.smoke else args.loop_conv_iss)
         if args.loop_conv:

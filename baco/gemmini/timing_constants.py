@@ -23,6 +23,13 @@ class TimingConstants:
     # the CPU (baco.sim.iss.CpuClock): Rocket is an in-order scalar core; one cycle per
     # instruction, plus its waits on Gemmini at fences and when the command queue is full
     cpu_cycles_per_instruction: float = 1.0
+    # a 64-bit multiply and divide (mul, mulh*, div*, rem*) on the CPU; the 32-bit forms (mulw,
+    # divw, ...) half as many, at least one. 1: as any instruction, the ISS's lower bound.
+    # ROCKET_MULDIV holds Rocket's iterative unit's (rocket-chip MulDiv.scala under
+    # WithNBigCores' MulDivParams(mulUnroll = 8, divEarlyOut): 64 / 8 multiply steps, one
+    # quotient bit a step), early-out not modelled: an upper bound on those instructions
+    cpu_mul_cycles: float = 1.0
+    cpu_div_cycles: float = 1.0
     # RISC-V instructions the C library's tile loop runs per tile it issues (tiled_conv /
     # tiled_matmul compute the tile's bounds, pads and addresses; 7 RoCC commands)
     library_tile_instructions: float = 400.0
@@ -35,3 +42,4 @@ class TimingConstants:
 
 
 DEFAULT_CONSTANTS = TimingConstants()
+ROCKET_MULDIV = {"cpu_mul_cycles": 8.0, "cpu_div_cycles": 64.0}

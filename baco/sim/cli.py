@@ -72,6 +72,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="attach the cycle model (baco.sim.timing): the CPU's cycle/time CSRs and "
                         "Gemmini's performance counters then report the modelled time (a program that reads "
                         "the counters gets it without --timing)")
+    p.add_argument("--rocket-muldiv", action="store_true",
+                   help="with --timing: price the CPU's multiplies and divides as Rocket's iterative unit "
+                        "takes them at most (baco.gemmini.timing_constants.ROCKET_MULDIV: 8 and 64 cycles, "
+                        "the 32-bit forms half) instead of one cycle like any instruction")
     p.add_argument("--extlib", help="Spike: the Gemmini extension library (libgemmini.so); "
                                     "default $BACO_SPIKE_EXTLIB")
     p.add_argument("--no-gemmini", action="store_true", help="Spike: run without the Gemmini extension")
@@ -104,9 +108,13 @@ def elf_config(args) -> GemminiConfig:
     return asked or built or DEFAULT_CONFIG
 
 
-def make_timing_model(config: GemminiConfig):
+def make_timing_model(config: GemminiConfig, rocket_muldiv: bool = False):
+    """The cycle model; `rocket_muldiv`: its CPU side prices multiplies and divides as Rocket's
+    iterative unit (timing_constants.ROCKET_MULDIV)."""
+    from dataclasses import replace
+    from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, ROCKET_MULDIV
     from baco.sim.timing import TimingModel
-    return TimingModel(config)
+    return TimingModel(config, replace(DEFAULT_CONSTANTS, **ROCKET_MULDIV) if rocket_muldiv else DEFAULT_CONSTANTS)
 
 
 def timing_cycles(timing) -> int:
@@ -117,6 +125,8 @@ def timing_cycles(timing) -> int:
 def summary(result, cycles: int | None) -> str:
     parts = [f"exit {result.exit_code}" if result.error is None else "stopped",
              f"{result.instructions} instructions", f"{result.gemmini_commands} Gemmini commands"]
+    if any(result.muldiv):
+        parts.append(f"{sum(result.muldiv[:2])} multiplies and {sum(result.muldiv[2:])} divides")
     if cycles is not None:
         parts.append(f"{result.cpu_cycles} CPU cycles, {cycles} Gemmini cycles")
     parts.append(f"{result.elapsed_s:.2f} s")
@@ -126,7 +136,9 @@ def summary(result, cycles: int | None) -> str:
 def run_iss(args) -> int:
     from baco.sim.iss import IssError, run_elf
     config = elf_config(args)
-    timing = make_timing_model(config) if args.timing else None
+    if args.rocket_muldiv and not args.timing:
+        raise ValueError("--rocket-muldiv prices the CPU's cycles: it needs --timing")
+    timing = make_timing_model(config, args.rocket_muldiv) if args.timing else None
     try:
         result = run_elf(args.elf, config=config, max_instructions=args.max_instructions,
                          timeout_s=args.timeout, trace=args.trace, stdout=sys.stdout,

@@ -60,6 +60,7 @@ DEFAULT_TIMEOUT_S = 600.0
 ECALL = 0x00000073
 OPCODE_MISC_MEM = 0x0F
 OPCODE_SYSTEM = 0x73
+OPCODE_OP, OPCODE_OP_32, FUNCT7_MULDIV = 0x33, 0x3B, 0x01     # the M extension's register forms
 COUNTER_CSRS = {0xC00: "cycle", 0xC01: "time", 0xC02: "instret", 0xB00: "mcycle", 0xB02: "minstret"}
 SYS_write, SYS_exit = 64, 93
 ENOSYS = 38
@@ -93,6 +94,7 @@ class IssResult:
     fault: GemminiFault | None = None    # the Gemmini fault that stopped it, if one did
     elapsed_s: float = 0.0
     cpu_cycles: int = 0            # the hart's cycle CSR at the end (baco.sim.iss.CpuClock)
+    muldiv: tuple = (0, 0, 0, 0)   # retired multiplies and divides, by muldiv_kind
     timing: object = None          # the cycle model the run had (given, or attached for its counters)
     _uc: unicorn.Uc | None = field(default=None, repr=False)
     _symbols: dict = field(default_factory=dict, repr=False)
@@ -148,6 +150,16 @@ def instruction_words(code: bytes, start: int = 0):
             i += 2
 
 
+def muldiv_kind(word: int) -> int | None:
+    """The M-extension instruction a 4-byte word is, as an index into CpuClock.muldiv's counts:
+    0 a 64-bit multiply (mul, mulh, mulhsu, mulhu), 1 a 32-bit one (mulw), 2 a 64-bit divide or
+    remainder, 3 a 32-bit one; None for any other instruction."""
+    opcode = word & 0x7F
+    if opcode not in (OPCODE_OP, OPCODE_OP_32) or word >> 25 != FUNCT7_MULDIV:
+        return None
+    return 2 * ((word >> 12) & 7 >= 4) + (opcode == OPCODE_OP_32)
+
+
 def _is_fence(word: int) -> bool:
     return word & 0x7F == OPCODE_MISC_MEM and (word >> 12) & 7 == 0
 
@@ -170,12 +182,19 @@ class CpuClock:
     def __init__(self, run, timing=None):
         from baco.sim.timing import DEFAULT_CONSTANTS
         self.run, self.timing = run, timing
-        self.cpi = (timing.k if timing is not None else DEFAULT_CONSTANTS).cpu_cycles_per_instruction
+        k = timing.k if timing is not None else DEFAULT_CONSTANTS
+        self.cpi = k.cpu_cycles_per_instruction
+        # the cycles a multiply or divide (muldiv_kind's order) takes beyond the one it is counted
+        # at: the 32-bit forms' iterative units run half the steps
+        full = (k.cpu_mul_cycles, k.cpu_mul_cycles / 2, k.cpu_div_cycles, k.cpu_div_cycles / 2)
+        self.muldiv_extra = tuple(max(c, self.cpi) - self.cpi for c in full)
+        self.muldiv = [0, 0, 0, 0]      # retired M-extension instructions by muldiv_kind
         self.stall = 0.0
         self.offset = {"cycle": 0, "instret": 0}   # csrw mcycle/minstret
 
     def now(self) -> float:
-        return self.run.instructions * self.cpi + self.stall
+        return self.run.instructions * self.cpi + self.stall + sum(
+            n * c for n, c in zip(self.muldiv, self.muldiv_extra))
 
     def wait_until(self, t: float) -> float:
         self.stall += max(0.0, t - self.now())
@@ -262,7 +281,7 @@ class _Run:
         self.exit_code: int | None = None
         self.error: str | None = None
         self.fault: GemminiFault | None = None
-        self.block_sizes: dict[int, int] = {}
+        self.block_sizes: dict[tuple, tuple] = {}   # (addr, size) -> _block_counts
         self.split: dict[int, dict] = {}     # custom instruction word -> its fields
         self.blocks_until_time_check = TIME_CHECK_BLOCKS
         self.deadline = 0.0
@@ -283,15 +302,25 @@ class _Run:
         return self.uc.reg_read(rv.UC_RISCV_REG_PC)
 
     # ---- counting and limits ----------------------------------------------
-    def _block_length(self, addr: int, size: int) -> int:
+    def _block_counts(self, addr: int, size: int) -> tuple[int, tuple]:
+        """(instructions, the M-extension ones by muldiv_kind) of the basic block at addr."""
         code = bytes(self.uc.mem_read(addr, size))
-        n = sum(1 for _ in instruction_words(code))
-        self.block_sizes[(addr, size)] = n
-        return n
+        n, muldiv = 0, [0, 0, 0, 0]
+        for _, length, word in instruction_words(code):
+            n += 1
+            kind = muldiv_kind(word) if length == 4 else None
+            if kind is not None:
+                muldiv[kind] += 1
+        counts = self.block_sizes[(addr, size)] = (n, tuple(muldiv) if any(muldiv) else None)
+        return counts
 
     def _on_block(self, uc, addr, size, _):
-        n = self.block_sizes.get((addr, size)) or self._block_length(addr, size)
+        n, muldiv = self.block_sizes.get((addr, size)) or self._block_counts(addr, size)
         self.instructions += n
+        if muldiv is not None:
+            totals = self.clock.muldiv
+            for i, m in enumerate(muldiv):
+                totals[i] += m
         if self.instructions > self.max_instructions:
             self.stop(f"instruction limit reached: more than {self.max_instructions} instructions "
                       f"executed (pc=0x{addr:x}); raise --max-instructions if the program is "
@@ -537,5 +566,5 @@ def run_elf(path, *, config: GemminiConfig = DEFAULT_CONFIG,
     return IssResult(exit_code=run.exit_code, instructions=run.instructions,
                      gemmini_commands=run.gemmini_commands, console="".join(run.console),
                      stats=stats, model=model, error=run.error, fault=run.fault, elapsed_s=elapsed, _uc=uc,
-                     cpu_cycles=int(run.clock.now()), timing=timing,
+                     cpu_cycles=int(run.clock.now()), muldiv=tuple(run.clock.muldiv), timing=timing,
                      _symbols=loaded.symbols)

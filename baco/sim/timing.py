@@ -60,6 +60,10 @@ The CPU side (`baco sim --timing`, the ISS): the CPU and Gemmini share one clock
   whose CPI is 1 only without stalls: load-use interlocks, taken-branch and
   mispredict bubbles, multiplies and the iterative divider, cache misses and
   the RoCC replay below all cost more, so CPU time here is a lower bound.
+  Multiplies and divides can be priced apart (`cpu_mul_cycles`, `cpu_div_cycles`;
+  `baco sim --timing --rocket-muldiv` takes ROCKET_MULDIV, Rocket's iterative
+  unit without its early out: an upper bound on those instructions); the ISS
+  counts them per basic block as it counts instructions (IssResult.muldiv).
 - RoCC issue: a custom instruction is an ordinary instruction to the core (one
   cycle); the command is dispatched into Gemmini no earlier than the CPU
   issued it (`issue_time`). If Gemmini cannot take it (`accept_time`: a loop
