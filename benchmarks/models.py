@@ -26,13 +26,17 @@
   the compiler's error.
 
 Simulation times are given the same way; --timeout bounds the ISS run's wall time.
+The ISS prices every RISC-V instruction at one cycle; --rocket-muldiv prices baco's programs' and
+--mlp1-elf's multiplies and divides as Rocket's iterative unit at most
+(timing_constants.ROCKET_MULDIV); the library's layers keep their tile loop's instruction count
+(its divides unpriced, in its favour), its CPU steps are baco's measured cycles as always.
 
 With --mlp1-elf PATH (gemmini-rocc-tests' own mlp1-baremetal) that program also runs on the ISS
 with the cycle model and its end-to-end CPU cycles are printed beside baco's mlp1 (benchmarks read
 no reference data by themselves: give the path).
 
     python benchmarks/models.py [--models mlp1,resnet18,...] [--resolution 224] [--sequence 128] [--calibrate 8]
-                                [--samples 8] [--mlp1-elf PATH] [--per-step] [--timeout 3600]
+                                [--samples 8] [--mlp1-elf PATH] [--per-step] [--timeout 3600] [--rocket-muldiv]
     python benchmarks/models.py --smoke      # a tiny MLP, a tiny CNN and a tiny encoder layer
 """
 from __future__ import annotations
@@ -43,6 +47,7 @@ import resource
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -53,6 +58,7 @@ import baco  # noqa: E402
 from baco.codegen.program import run_program  # noqa: E402
 from baco.errors import CompilationError  # noqa: E402
 from baco.gemmini.config import GemminiConfig  # noqa: E402
+from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, ROCKET_MULDIV, TimingConstants  # noqa: E402
 from baco.model.compile import quantization_error  # noqa: E402
 from baco.model.lower import CpuStep, GemminiStep  # noqa: E402
 from baco.model.zoo import MLP1, mlp, seeded_inputs, small_cnn, torchvision_model  # noqa: E402
@@ -180,7 +186,7 @@ def library_cycles(compiled, step_cycles: dict) -> dict:
 
 
 def measure(name: str, resolution: int, calibrate: int, samples: int, sequence: int = 128,
-            timeout_s: float = 3600) -> dict:
+            timeout_s: float = 3600, constants: TimingConstants = DEFAULT_CONSTANTS) -> dict:
     model, shape = model_and_input_shape(name, resolution, sequence)
     x = torch.randn(shape, generator=torch.Generator().manual_seed(0))
     row = dict(model=name, input="x".join(map(str, shape)))
@@ -205,7 +211,7 @@ def measure(name: str, resolution: int, calibrate: int, samples: int, sequence: 
         row["compile_cpu_s"] = c_compile + cpu_seconds() - c2
         row.update(elf_bytes=build.elf_bytes, arena=build.plan.peak_bytes, activations=build.plan.activation_bytes)
         t3, c3 = time.perf_counter(), cpu_seconds()
-        run = run_program(build, timing=True, timeout_s=timeout_s)
+        run = run_program(build, timing=TimingModel(compiled.config, constants), timeout_s=timeout_s)
         row["iss_s"], row["iss_cpu_s"] = time.perf_counter() - t3, cpu_seconds() - c3
     row.update(iss_bit_exact=run.passed, baco_cycles=run.total_cycles, commands=run.gemmini_commands)
     cpu_steps = {f"s{i:03d}_{s.op.kind}" for i, s in enumerate(compiled.lowered.steps) if isinstance(s, CpuStep)}
@@ -218,12 +224,12 @@ def measure(name: str, resolution: int, calibrate: int, samples: int, sequence: 
     return row
 
 
-def run_gemmini_mlp1(path: str) -> dict:
+def run_gemmini_mlp1(path: str, constants: TimingConstants = DEFAULT_CONSTANTS) -> dict:
     """gemmini-rocc-tests' own mlp1 program on the ISS with the cycle model: its CPU cycles end to end."""
     from baco.sim.iss import run_elf
     cfg = GemminiConfig()
     t0 = time.perf_counter()
-    res = run_elf(path, config=cfg, timing=TimingModel(cfg), stdout=None, timeout_s=3600)
+    res = run_elf(path, config=cfg, timing=TimingModel(cfg, constants), stdout=None, timeout_s=3600)
     return dict(exit_code=res.exit_code, cycles=res.cpu_cycles, commands=res.gemmini_commands,
                 seconds=time.perf_counter() - t0, console=res.console)
 
@@ -258,6 +264,10 @@ def main(argv=None) -> int:
     p.add_argument("--mlp1-elf", help="gemmini-rocc-tests' mlp1-baremetal, run beside baco's mlp1")
     p.add_argument("--per-step", action="store_true", help="each step's cycles, baco's and the library's")
     p.add_argument("--timeout", type=float, default=3600.0, help="wall seconds the ISS may run one model")
+    p.add_argument("--rocket-muldiv", action="store_true",
+                   help="baco's programs and --mlp1-elf on the ISS with the CPU's multiplies and divides priced "
+                        "as Rocket's iterative unit at most (ROCKET_MULDIV); the library's layers keep their tile "
+                        "loop's instruction count, which favours them (CPU steps: baco's cycles on both sides)")
     p.add_argument("--smoke", action="store_true",
                    help="a tiny MLP, CNN and encoder layer, 2 calibration inputs, 2 samples")
     args = p.parse_args(argv)
@@ -266,12 +276,13 @@ def main(argv=None) -> int:
     if unknown:
         p.error(f"unknown models {unknown}; known: {', '.join(KNOWN)}")
     calibrate, samples = (2, 2) if args.smoke else (args.calibrate, args.samples)
+    constants = replace(DEFAULT_CONSTANTS, **ROCKET_MULDIV) if args.rocket_muldiv else DEFAULT_CONSTANTS
     print(f"default Gemmini (DIM {GemminiConfig().dim}); calibration inputs {calibrate}; quantisation error over "
           f"{samples} seeded inputs; CNNs at {args.resolution}x{args.resolution}, BERT at sequence {args.sequence}",
           flush=True)
     rows, ok = [], True
     for name in names:
-        r = measure(name, args.resolution, calibrate, samples, args.sequence, args.timeout)
+        r = measure(name, args.resolution, calibrate, samples, args.sequence, args.timeout, constants)
         print_row(r, args.per_step)
         rows.append(r)
         ok &= "unsupported" in r or (r["sim_bit_exact"] and r["iss_bit_exact"])
@@ -281,7 +292,7 @@ def main(argv=None) -> int:
         each = ", ".join(f"{r['model']} {r['ratio']:.3f}x" for r in rows if "ratio" in r)
         print(f"C library / baco cycles: {each}; geomean {geomean:.3f}x over {len(ratios)} models")
     if args.mlp1_elf:
-        g = run_gemmini_mlp1(args.mlp1_elf)
+        g = run_gemmini_mlp1(args.mlp1_elf, constants)
         mine = next((r for r in rows if r["model"] == "mlp1" and "baco_cycles" in r), None)
         line = (f"gemmini-rocc-tests mlp1 ({args.mlp1_elf}): exit {g['exit_code']}, {g['cycles']:,} CPU cycles end to "
                 f"end, {g['commands']:,} commands ({g['seconds']:.1f} s)")
