@@ -712,7 +712,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.rocket_muldiv:
         global ISS_CONSTANTS
-        ISS_CONSTANTS = replace(DEFAULT_CONSTANTS, **ROCKET_MULDIV)
+        ISS_CONSTANTS = ROCKET_MULDIV
     if args.loop_conv or args.smoke:
         loop_conv_section(SMOKE_LOOP_CONVS if args.smoke else LOOP_CONVS, 1 if args.smoke else args.loop_conv_iss)
         if args.loop_conv:

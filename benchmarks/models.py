@@ -47,7 +47,6 @@ import resource
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import torch
@@ -276,7 +275,7 @@ def main(argv=None) -> int:
     if unknown:
         p.error(f"unknown models {unknown}; known: {', '.join(KNOWN)}")
     calibrate, samples = (2, 2) if args.smoke else (args.calibrate, args.samples)
-    constants = replace(DEFAULT_CONSTANTS, **ROCKET_MULDIV) if args.rocket_muldiv else DEFAULT_CONSTANTS
+    constants = ROCKET_MULDIV if args.rocket_muldiv else DEFAULT_CONSTANTS
     print(f"default Gemmini (DIM {GemminiConfig().dim}); calibration inputs {calibrate}; quantisation error over "
           f"{samples} seeded inputs; CNNs at {args.resolution}x{args.resolution}, BERT at sequence {args.sequence}",
           flush=True)

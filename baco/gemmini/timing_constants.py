@@ -25,9 +25,10 @@ class TimingConstants:
     cpu_cycles_per_instruction: float = 1.0
     # a 64-bit multiply and divide (mul, mulh*, div*, rem*) on the CPU; the 32-bit forms (mulw,
     # divw, ...) half as many, at least one. 1: as any instruction, the ISS's lower bound.
-    # ROCKET_MULDIV holds Rocket's iterative unit's (rocket-chip's MulDiv under Chipyard's
-    # WithNBigCores, MulDivParams(mulUnroll = 8, mulEarlyOut = true, divEarlyOut = true): 64 / 8
-    # multiply steps, one quotient bit a step), the early outs not modelled: an upper bound
+    # ROCKET_MULDIV: the default constants with Rocket's iterative unit's (rocket-chip's MulDiv
+    # under Chipyard's WithNBigCores, MulDivParams(mulUnroll = 8, mulEarlyOut = true,
+    # divEarlyOut = true): 64 / 8 multiply steps, one quotient bit a step), the early outs not
+    # modelled: an upper bound
     cpu_mul_cycles: float = 1.0
     cpu_div_cycles: float = 1.0
     # RISC-V instructions the C library's tile loop runs per tile it issues (tiled_conv /
@@ -42,4 +43,4 @@ class TimingConstants:
 
 
 DEFAULT_CONSTANTS = TimingConstants()
-ROCKET_MULDIV = {"cpu_mul_cycles": 8.0, "cpu_div_cycles": 64.0}
+ROCKET_MULDIV = TimingConstants(cpu_mul_cycles=8.0, cpu_div_cycles=64.0)

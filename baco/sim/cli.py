@@ -111,10 +111,9 @@ def elf_config(args) -> GemminiConfig:
 def make_timing_model(config: GemminiConfig, rocket_muldiv: bool = False):
     """The cycle model; `rocket_muldiv`: its CPU side prices multiplies and divides as Rocket's
     iterative unit (timing_constants.ROCKET_MULDIV)."""
-    from dataclasses import replace
     from baco.gemmini.timing_constants import DEFAULT_CONSTANTS, ROCKET_MULDIV
     from baco.sim.timing import TimingModel
-    return TimingModel(config, replace(DEFAULT_CONSTANTS, **ROCKET_MULDIV) if rocket_muldiv else DEFAULT_CONSTANTS)
+    return TimingModel(config, ROCKET_MULDIV if rocket_muldiv else DEFAULT_CONSTANTS)
 
 
 def timing_cycles(timing) -> int:
