@@ -57,7 +57,9 @@ SMOKE = {
     "tuned_models.py": (["--smoke"], 0),
 }
 # further smoke runs of a script (arguments, expected exit code), all slow
-MORE_SMOKE = {"fused_programs.py": [(["--smoke", "--ext-spad", "--no-forced"], 0)]}
+MORE_SMOKE = {"fused_programs.py": [(["--smoke", "--ext-spad", "--no-forced"], 0)],
+              # each row at two seeds, its saving their median; no seed at all is an argument error
+              "fusion.py": [(["--smoke", "--seeds", "2"], 0), (["--smoke", "--seeds", "0"], 2)]}
 
 
 def scripts():
