@@ -313,6 +313,31 @@ def test_joint_search_fuses_and_reports():
     assert again.edp == pytest.approx(result.edp, rel=1e-12)
 
 
+def test_fused_polish_first_polishes_without_fusion():
+    """A fusion-aware search's polish starts with the search without fusion's (explore._twin_polished):
+    the best design it polishes on the unfused cost joins the starts at its fused EDP, no worse
+    without fusion than any start, and takes its share of the kicks (half where fusion saves little)."""
+    g = fusion.graph_from_torch(separable(), torch.zeros(1, 8, 12, 12))
+    hw = Hardware(16, 8, 8)
+    problem = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="timeloop", fusion_graph=g)
+    unfused = explore.NetworkProblem(g.layers, fixed_hw=hw, cycle_model="timeloop")
+    tilings = explore.random_tilings(problem, 64, torch.Generator().manual_seed(0))
+    designs = [[t[b] for t in tilings] for b in range(64)]
+    cost = lambda p, ds: p.score([[d[i] for d in ds] for i in range(len(g.layers))])  # noqa: E731
+    fused = cost(problem, designs)
+    valid = [(float(e), d) for e, p, d in zip(fused.edp, fused.penalty, designs) if float(p) == 0]
+    found = sorted(valid, key=lambda x: x[0])[:explore.POLISHED]
+    assert len(found) == explore.POLISHED
+    out, kicks = explore._twin_polished(problem, found, None, torch.Generator().manual_seed(1), 8)
+    gain = 1 - found[0][0] / float(cost(unfused, [found[0][1]]).edp[0])
+    assert kicks == int(8 * explore.TWIN_POLISH_SHARE * min(1.0, explore.TWIN_FULL_GAIN / gain))
+    assert [e for e, _ in out] == sorted(e for e, _ in out) and len(out) == len(found) + 1
+    (edp, twin_design), = [x for x in out if x[1] not in [d for _, d in found]]
+    assert edp == pytest.approx(float(cost(problem, [twin_design]).edp[0]), rel=1e-12)
+    starts = cost(unfused, [d for _, d in found]).edp
+    assert float(cost(unfused, [twin_design]).edp[0]) <= float(starts.min())
+
+
 def test_parse_hardware():
     assert parse_hardware("32,512,64") == Hardware(32, 512, 64)
     with pytest.raises(ValueError, match="--hardware"):
