@@ -203,6 +203,8 @@ def main(argv=None) -> int:
     for c in configs:
         if c not in CONFIGS:
             p.error(f"--configs: unknown configuration {c!r} (of {', '.join(CONFIGS)})")
+    if a.seeds < 1:
+        p.error(f"--seeds must be >= 1, got {a.seeds}")
     if a.ext_spad:
         configs = [c for config in configs for c in (config, config + EXT)]
     budget = a.budget or (1.5 if a.smoke else 20.0)
@@ -210,8 +212,6 @@ def main(argv=None) -> int:
     print(f"{'network':12} {'config':10} {'baco+fusion':>12} {'baco':>12} {'saving':>7} {'bound':>13} "
           + (f"{'spread':>7} " if a.spread else "") + f"{'GA+fusion':>12} {'DOSA+fusion':>12}  fused groups",
           flush=True)
-    if a.seeds < 1:
-        p.error(f"--seeds must be >= 1, got {a.seeds}")
     seeds = list(range(a.seed, a.seed + a.seeds))
     for name in names:
         graph = graph_of(*table[name])
@@ -243,13 +243,15 @@ def main(argv=None) -> int:
         fixed = [r for r in part if hardware(r["config"])[0] is not None]
         if fixed:
             saving, bound = (sum(r[k] for r in fixed) / len(fixed) for k in ("saving", "bound_unfused_design"))
-            runs = [x for r in part for x in r.get("runs", [r])]
+            seed_runs = [x for r in part for x in r.get("runs", [r])]
             print(f"mean saving on the fixed configurations{family}: {saving:.1%} (goal >= 15%; the "
                   f"intermediates' whole traffic at the designs without fusion: {bound:.1%}); "
                   f"rows where fusion is higher: {sum(r['saving'] < 0 for r in part)} of {len(part)}"
-                  + (f" (single seeds: {sum(x['saving'] < 0 for x in runs)} of {len(runs)})" if a.seeds > 1 else ""))
+                  + (f" (single seeds: {sum(x['saving'] < 0 for x in seed_runs)} of {len(seed_runs)})"
+                     if a.seeds > 1 else ""))
     runs = [(r["network"], r["config"], x) for r in rows for x in r.get("runs", [r])]
-    beaten = [(n, c, x["seed"]) for n, c, x in runs if x["baco_fused"] > min(x["ga_fused"], x["dosa_fused"]) * (1 + 1e-9)]
+    beaten = [(n, c, x["seed"]) for n, c, x in runs
+              if x["baco_fused"] > min(x["ga_fused"], x["dosa_fused"]) * (1 + 1e-9)]
     print(f"baco+fusion at least as good as GA and DOSA with fusion: {len(runs) - len(beaten)} of {len(runs)} "
           + ("rows" if a.seeds == 1 else "runs") + (f" (not on {beaten})" if beaten else ""))
     out = Path(a.out)

@@ -1179,10 +1179,11 @@ def _twin_polished(problem: NetworkProblem, found: list, deadline, generator, ki
     basin while the same moves without fusion leave it (GPT-3's block on FADiff's Large Gemmini,
     40 steps: the fused kicks stopped at 5.403e14 at two seeds, the unfused ones' path, which the
     fused cost rewards as well, went on to 4.615e14). It takes TWIN_POLISH_SHARE of the polish (of
-    its time, or of `kicks`) where fusion saves at most TWIN_FULL_GAIN at the best design found,
-    less in proportion where fusion saves more: there the fused objective is what the polish must
-    follow (MobileNetV1 on FADiff's Small, 15 s: half the polish so spent cost its saving 50% -> 33%).
-    Returns (found, the kicks it took)."""
+    its time, or of `kicks`) where the best design found costs at most TWIN_FULL_GAIN less fused
+    than without the fusion graph (its layers alone: a tail op's traffic, a residual add's or a
+    pool's, counts in the fused cost only), less in proportion where it costs less still: there the
+    fused objective is what the polish must follow (MobileNetV1 on FADiff's Small, 15 s: half the
+    polish so spent cost its saving 50% -> 33%). Returns (found, the kicks it took)."""
     twin = NetworkProblem(problem.layers, fixed_hw=problem.fixed_hw, max_area_mm2=problem.max_area_mm2,
                           cycle_model=problem.cycle_model, untuned=problem.untuned, ext_spad=problem.ext_spad)
     designs = [d for _, d in found]
