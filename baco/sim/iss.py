@@ -189,12 +189,18 @@ class CpuClock:
         full = (k.cpu_mul_cycles, k.cpu_mul_cycles / 2, k.cpu_div_cycles, k.cpu_div_cycles / 2)
         self.muldiv_extra = tuple(max(c, self.cpi) - self.cpi for c in full)
         self.muldiv = [0, 0, 0, 0]      # retired M-extension instructions by muldiv_kind
+        self.muldiv_cycles = 0.0        # and their cycles beyond one instruction's
         self.stall = 0.0
         self.offset = {"cycle": 0, "instret": 0}   # csrw mcycle/minstret
 
+    def retire_muldiv(self, counts) -> None:
+        """A basic block's M-extension instructions (by muldiv_kind) retired."""
+        for i, n in enumerate(counts):
+            self.muldiv[i] += n
+            self.muldiv_cycles += n * self.muldiv_extra[i]
+
     def now(self) -> float:
-        return self.run.instructions * self.cpi + self.stall + sum(
-            n * c for n, c in zip(self.muldiv, self.muldiv_extra))
+        return self.run.instructions * self.cpi + self.stall + self.muldiv_cycles
 
     def wait_until(self, t: float) -> float:
         self.stall += max(0.0, t - self.now())
@@ -318,9 +324,7 @@ class _Run:
         n, muldiv = self.block_sizes.get((addr, size)) or self._block_counts(addr, size)
         self.instructions += n
         if muldiv is not None:
-            totals = self.clock.muldiv
-            for i, m in enumerate(muldiv):
-                totals[i] += m
+            self.clock.retire_muldiv(muldiv)
         if self.instructions > self.max_instructions:
             self.stop(f"instruction limit reached: more than {self.max_instructions} instructions "
                       f"executed (pc=0x{addr:x}); raise --max-instructions if the program is "
