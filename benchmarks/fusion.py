@@ -249,10 +249,10 @@ def main(argv=None) -> int:
                   f"rows where fusion is higher: {sum(r['saving'] < 0 for r in part)} of {len(part)}"
                   + (f" (single seeds: {sum(x['saving'] < 0 for x in seed_runs)} of {len(seed_runs)})"
                      if a.seeds > 1 else ""))
-    runs = [(r["network"], r["config"], x) for r in rows for x in r.get("runs", [r])]
-    beaten = [(n, c, x["seed"]) for n, c, x in runs
+    all_runs = [(r["network"], r["config"], x) for r in rows for x in r.get("runs", [r])]
+    beaten = [(n, c, x["seed"]) for n, c, x in all_runs
               if x["baco_fused"] > min(x["ga_fused"], x["dosa_fused"]) * (1 + 1e-9)]
-    print(f"baco+fusion at least as good as GA and DOSA with fusion: {len(runs) - len(beaten)} of {len(runs)} "
+    print(f"baco+fusion at least as good as GA and DOSA with fusion: {len(all_runs) - len(beaten)} of {len(all_runs)} "
           + ("rows" if a.seeds == 1 else "runs") + (f" (not on {beaten})" if beaten else ""))
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
